@@ -1,0 +1,150 @@
+#include "cli_common.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn::cli {
+
+void CommonOptions::add_to(CLI::App* app, bool with_json) {
+  app->add_option("--threads", threads, "Worker threads (0 = all cores); never changes results")
+      ->check(CLI::NonNegativeNumber);
+  app->add_flag("--quiet,-q", quiet, "No progress indicator");
+  if (with_json) app->add_flag("--json", json, "Print a machine-readable JSON summary on stdout");
+}
+
+void HyperParamOptions::add_to(CLI::App* app) {
+  const char* g = "Hyper-parameters";
+  m_opt = app->add_option("--m", m, "FlyHash dimension m (output units)")->group(g);
+  ef_opt = app->add_option("--expansion-factor", expansion_factor,
+                           "m as a multiple of d: m = floor(factor*d)")
+               ->group(g);
+  s_opt = app->add_option("--s", s, "Ones per row of the lifting matrix (s <= d)")->group(g);
+  cs_opt = app->add_option("--connection-sparsity", connection_sparsity,
+                           "s as a fraction of d: s = max(2, floor(sparsity*d))")
+               ->group(g);
+  rho_opt = app->add_option("--rho", rho, "Winners per hash rho (rho < m)")->group(g);
+  wr_opt = app->add_option("--wta-ratio", wta_ratio, "rho as a fraction of m: max(2, floor(ratio*m))")
+               ->group(g);
+  nnz_opt = app->add_option("--wta-nnz", wta_nnz, "rho given as the reference's wta_nnz")->group(g);
+  gamma_opt = app->add_option("--gamma", gamma, "Filter decay gamma in [0,1); 0 = binary filters")
+                  ->group(g);
+  seed_opt = app->add_option("--seed", seed, "Seed of the lifting matrix (default 5489)")->group(g);
+  pre_opt = app->add_option("--preprocess", preprocess, "Row preprocessing: normalize (default), densify, none")
+                ->group(g);
+}
+
+HyperParams HyperParamOptions::params() const {
+  HyperParams p;
+  if (m_opt->count()) p.m = m;
+  if (ef_opt->count()) p.expansion_factor = expansion_factor;
+  if (s_opt->count()) p.s = s;
+  if (cs_opt->count()) p.connection_sparsity = connection_sparsity;
+  if (rho_opt->count()) p.rho = rho;
+  if (wr_opt->count()) p.wta_ratio = wta_ratio;
+  if (nnz_opt->count()) p.wta_nnz = wta_nnz;
+  if (gamma_opt->count()) p.gamma = gamma;
+  if (seed_opt->count()) p.seed = seed;
+  if (pre_opt->count()) p.preprocess = parse_preprocess(preprocess);
+  return p;
+}
+
+void DataOptions::add_to(CLI::App* app) {
+  const char* g = "Data format";
+  app->add_option("--format", format, "csv, arff, idx, libsvm or auto (from the file name)")
+      ->group(g);
+  app->add_option("--label-col", label_col,
+                  "Class column: 'last' (default), 1-based number, negative from the end, a "
+                  "header name, or 'none'")
+      ->group(g);
+  app->add_option("--header", header, "CSV header line: auto, yes, no")->group(g);
+  app->add_option("--delimiter", delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
+  app->add_option("--idx-labels", idx_labels,
+                  "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
+      ->group(g);
+}
+
+io::LoadOptions DataOptions::load_options() const {
+  io::LoadOptions o;
+  o.format = io::parse_format(format);
+  o.label_column = io::LabelColumn::parse(label_col);
+  if (header == "auto") {
+    o.header = io::LoadOptions::Header::Auto;
+  } else if (header == "yes") {
+    o.header = io::LoadOptions::Header::Yes;
+  } else if (header == "no") {
+    o.header = io::LoadOptions::Header::No;
+  } else {
+    throw Error(fmt::format("--header: '{}' is not one of auto, yes, no", header));
+  }
+  if (delimiter == "\\t" || delimiter == "tab") {
+    o.delimiter = '\t';
+  } else if (delimiter.size() == 1) {
+    o.delimiter = delimiter[0];
+  } else if (!delimiter.empty()) {
+    throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", delimiter));
+  }
+  o.idx_labels = idx_labels;
+  return o;
+}
+
+LabelSet training_labels(const std::string& labels_flag, const Dataset& data) {
+  if (labels_flag.empty()) return data.classes;
+  return LabelSet::parse_list(labels_flag);
+}
+
+ProgressBar::ProgressBar(std::string what, bool enabled)
+    : what_(std::move(what)), enabled_(enabled && ::isatty(STDERR_FILENO)) {
+  start_ = last_ = std::chrono::steady_clock::now();
+  if (!enabled_) return;
+  fn_ = [this](std::size_t done, std::size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.1) return true;
+    last_ = now;
+    const double frac = total ? static_cast<double>(done) / total : 0.0;
+    const double eta = frac > 0 ? elapsed * (1.0 - frac) / frac : 0.0;
+    std::fprintf(stderr, "\r%s %5.1f%% (%zu/%zu) ETA %.0fs   ", what_.c_str(), 100.0 * frac, done,
+                 total, eta);
+    std::fflush(stderr);
+    shown_ = true;
+    return true;
+  };
+}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::finish() {
+  if (shown_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
+
+std::string human_bytes(std::uint64_t b) {
+  if (b < 1024) return fmt::format("{} B", b);
+  if (b < (1u << 20)) return fmt::format("{:.1f} KiB", b / 1024.0);
+  if (b < (1u << 30)) return fmt::format("{:.1f} MiB", b / double(1u << 20));
+  return fmt::format("{:.2f} GiB", b / double(1u << 30));
+}
+
+nlohmann::json config_json(const FlyConfig& c) {
+  return {{"d", c.input_dim},     {"m", c.m},
+          {"s", c.s},             {"rho", c.rho},
+          {"gamma", c.gamma},     {"seed", c.seed},
+          {"preprocess", preprocess_name(c.preprocess)}};
+}
+
+}  // namespace flynn::cli

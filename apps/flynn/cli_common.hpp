@@ -1,0 +1,86 @@
+#pragma once
+// Pieces shared by the flynn subcommands: option groups registered the same way on every
+// subcommand, the progress bar, and small output helpers. Commands only parse, call the
+// library and print.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::cli {
+
+/// --threads, --quiet, --json.
+struct CommonOptions {
+  int threads = 0;
+  bool quiet = false;
+  bool json = false;
+  void add_to(CLI::App* app, bool with_json = true);
+};
+
+/// The hyper-parameter flags of every subcommand that trains.
+struct HyperParamOptions {
+  std::uint64_t m = 0, s = 0, rho = 0, wta_nnz = 0, seed = 0;
+  double expansion_factor = 0, connection_sparsity = 0, wta_ratio = 0, gamma = 0;
+  std::string preprocess;
+  CLI::Option *m_opt = nullptr, *s_opt = nullptr, *rho_opt = nullptr, *nnz_opt = nullptr,
+              *seed_opt = nullptr, *ef_opt = nullptr, *cs_opt = nullptr, *wr_opt = nullptr,
+              *gamma_opt = nullptr, *pre_opt = nullptr;
+  void add_to(CLI::App* app);
+  HyperParams params() const;
+};
+
+/// How to read a data file: --format, --label-col, --header, --delimiter, --idx-labels.
+struct DataOptions {
+  std::string format = "auto";
+  std::string label_col = "last";
+  std::string header = "auto";
+  std::string delimiter;
+  std::string idx_labels;
+  void add_to(CLI::App* app);
+  io::LoadOptions load_options() const;
+};
+
+/// The label list for training: --labels when given, else the data's sorted labels.
+LabelSet training_labels(const std::string& labels_flag, const Dataset& data);
+
+/// A TTY-aware progress line on stderr. It appears only after the work has run for a
+/// second, redraws at most ten times a second, and is silent when stderr is not a
+/// terminal or --quiet was given.
+class ProgressBar {
+ public:
+  ProgressBar(std::string what, bool enabled);
+  ~ProgressBar();
+  /// The callback to hand to the library.
+  const ProgressFn& callback() const { return fn_; }
+  /// Erases the line (also done by the destructor).
+  void finish();
+
+ private:
+  std::string what_;
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+  ProgressFn fn_;
+};
+
+/// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start);
+
+/// Prints a JSON object to stdout (2-space indent).
+void print_json(const nlohmann::json& j);
+
+/// "12.3 MB" style sizes.
+std::string human_bytes(std::uint64_t bytes);
+
+/// Config as a JSON object.
+nlohmann::json config_json(const FlyConfig& config);
+
+}  // namespace flynn::cli

@@ -1,0 +1,74 @@
+// flynn eval: stratified k-fold cross-validation accuracy of one configuration.
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flynn/error.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/io/loaders.hpp"
+
+namespace flynn::cli {
+
+namespace {
+
+struct EvalOptions {
+  std::string data;
+  std::uint32_t folds = 10;
+  std::uint64_t fold_seed = 0;
+  CommonOptions common;
+  HyperParamOptions hyper;
+  DataOptions format;
+};
+
+void run_eval(const EvalOptions& o) {
+  const Dataset data = io::load_dataset(o.data, o.format.load_options());
+  if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", o.data));
+  data.require_trainable();
+  const FlyConfig config =
+      o.hyper.params().resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
+  const auto folds = eval::stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
+  eval::CvResult r;
+  {
+    ProgressBar bar("hashing", !o.common.quiet);
+    r = eval::cross_validate_flynn(data, config, folds, o.folds, o.common.threads, bar.callback());
+  }
+  if (o.common.json) {
+    print_json({{"command", "eval"},
+                {"data", o.data},
+                {"rows", data.n_rows},
+                {"features", data.n_features},
+                {"classes", data.classes.size()},
+                {"folds", o.folds},
+                {"fold_seed", o.fold_seed},
+                {"config", config_json(config)},
+                {"accuracy_mean", r.mean},
+                {"accuracy_sd", r.sd},
+                {"fold_accuracy", r.fold_accuracy},
+                {"seconds", r.seconds}});
+    return;
+  }
+  std::cout << fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows,
+                           data.n_features, data.classes.size())
+            << fmt::format("config: {}\n", config.describe())
+            << fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n",
+                           o.folds, r.mean, r.sd, r.seconds);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto o = std::make_shared<EvalOptions>();
+  CLI::App* cmd = app.add_subcommand("eval", "Stratified k-fold cross-validation accuracy");
+  cmd->add_option("--data", o->data, "Labelled data file")->required();
+  cmd->add_option("--folds", o->folds, "Number of folds (default 10)")->check(CLI::Range(2u, 1000000u));
+  cmd->add_option("--fold-seed", o->fold_seed, "Seed of the fold assignment (default 0)");
+  o->hyper.add_to(cmd);
+  o->format.add_to(cmd);
+  o->common.add_to(cmd);
+  cmd->callback([o] { run_eval(*o); });
+}
+
+}  // namespace flynn::cli

@@ -1,0 +1,90 @@
+// flynn info: what a model file holds.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flynn/error.hpp"
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::cli {
+
+namespace {
+
+struct InfoOptions {
+  std::string model;
+  bool json = false;
+};
+
+void run_info(const InfoOptions& o) {
+  std::ifstream f(o.model, std::ios::binary);
+  if (!f) throw Error(fmt::format("{}: cannot open model file", o.model));
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string bytes = ss.str();
+  const io::ModelContents mc = io::parse_model(bytes, o.model);
+  const ClassCounts& counts = mc.counts;
+  const std::size_t L = mc.labels.size();
+  nlohmann::json classes = nlohmann::json::array();
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint32_t* c = counts.of_class(l);
+    std::uint64_t nonzero = 0, max = 0;
+    for (std::uint32_t i = 0; i < mc.config.m; ++i) {
+      nonzero += c[i] != 0;
+      max = std::max<std::uint64_t>(max, c[i]);
+    }
+    classes.push_back({{"label", mc.labels.name(l)},
+                       {"rows", counts.rows_per_class()[l]},
+                       {"nonzero_units", nonzero},
+                       {"max_count", max}});
+  }
+  nlohmann::json j = {{"model", o.model},
+                      {"format_version", io::kModelFormatVersion},
+                      {"file_bytes", bytes.size()},
+                      {"crc32", fmt::format("{:08x}", io::model_checksum(bytes))},
+                      {"config", config_json(mc.config)},
+                      {"training_rows", counts.total_rows()},
+                      {"classes", classes},
+                      {"differentially_private", mc.provenance.differentially_private}};
+  if (mc.provenance.differentially_private)
+    j["dp"] = {{"epsilon", mc.provenance.epsilon},
+               {"T", mc.provenance.dp_T},
+               {"parties", mc.provenance.dp_parties}};
+  if (o.json) {
+    print_json(j);
+    return;
+  }
+  std::cout << fmt::format("model:    {} ({}, format v{}, crc32 {})\n", o.model,
+                           human_bytes(bytes.size()), io::kModelFormatVersion,
+                           j["crc32"].get<std::string>())
+            << fmt::format("config:   {}\n", mc.config.describe())
+            << fmt::format("training: {} rows{}\n", counts.total_rows(),
+                           mc.provenance.differentially_private
+                               ? fmt::format(" (differentially private release: epsilon={}, "
+                                             "T={}, parties={})",
+                                             mc.provenance.epsilon, mc.provenance.dp_T,
+                                             mc.provenance.dp_parties)
+                               : "")
+            << fmt::format("classes:  {}\n", L);
+  for (const auto& c : classes)
+    std::cout << fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}\n",
+                             c["label"].get<std::string>(), c["rows"].get<std::uint64_t>(),
+                             c["nonzero_units"].get<std::uint64_t>(), c["max_count"].get<std::uint64_t>());
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto o = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand("info", "Show a model file's configuration, classes and counts");
+  cmd->add_option("--model", o->model, "Model file")->required();
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->callback([o] { run_info(*o); });
+}
+
+}  // namespace flynn::cli

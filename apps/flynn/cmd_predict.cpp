@@ -1,0 +1,138 @@
+// flynn predict: classify the rows of a data file with a saved model.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flynn/classifier.hpp"
+#include "flynn/error.hpp"
+#include "flynn/io/atomic_file.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::cli {
+
+namespace {
+
+struct PredictCmdOptions {
+  std::string model, data, out, tie_break = "lowest";
+  std::uint64_t tie_seed = 0;
+  bool proba = false;
+  CommonOptions common;
+  DataOptions format;
+};
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+void write_predictions(std::ostream& out, const FlyNN& model, const std::vector<std::uint32_t>& pred,
+                       const std::vector<double>& proba) {
+  const LabelSet& labels = model.labels();
+  out << "row,prediction";
+  if (!proba.empty())
+    for (const auto& name : labels.names()) out << "," << csv_field("p_" + name);
+  out << "\n";
+  for (std::size_t r = 0; r < pred.size(); ++r) {
+    out << r + 1 << "," << csv_field(labels.name(pred[r]));
+    if (!proba.empty())
+      for (std::size_t l = 0; l < labels.size(); ++l)
+        out << "," << fmt::format("{:.6g}", proba[r * labels.size() + l]);
+    out << "\n";
+  }
+}
+
+void run_predict(const PredictCmdOptions& o) {
+  const FlyNN model = io::load_model(o.model, o.common.threads);
+  io::LoadOptions load = o.format.load_options();
+  load.expected_features = model.config().input_dim;
+  load.require_labels = false;
+  const Dataset data = io::load_dataset(o.data, load);
+
+  PredictOptions po;
+  po.threads = o.common.threads;
+  if (o.tie_break == "random") {
+    po.tie_break = TieBreak::Random;
+  } else if (o.tie_break != "lowest") {
+    throw Error(fmt::format("--tie-break: '{}' is not one of lowest, random", o.tie_break));
+  }
+  po.tie_seed = o.tie_seed;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::uint32_t> pred;
+  std::vector<double> proba;
+  {
+    ProgressBar bar("predicting", !o.common.quiet);
+    po.progress = bar.callback();
+    pred = model.predict(data, po);
+    if (o.proba) {
+      po.progress = nullptr;
+      proba = model.predict_proba(data, po);
+    }
+  }
+  const double seconds = seconds_since(t0);
+
+  nlohmann::json j = {{"command", "predict"}, {"model", o.model},  {"data", o.data},
+                      {"rows", data.n_rows},  {"seconds", seconds}};
+  if (data.has_labels) {
+    std::size_t correct = 0, unknown = 0;
+    for (std::size_t r = 0; r < data.n_rows; ++r) {
+      const long truth = model.labels().find(data.classes.name(data.labels[r]));
+      if (truth < 0) ++unknown;
+      correct += truth >= 0 && pred[r] == static_cast<std::uint32_t>(truth);
+    }
+    j["accuracy"] = data.n_rows ? static_cast<double>(correct) / data.n_rows : 0.0;
+    j["correct"] = correct;
+    if (unknown) j["rows_with_unknown_label"] = unknown;
+  }
+  if (!o.out.empty()) {
+    io::write_file_atomic(o.out, [&](std::ostream& s) { write_predictions(s, model, pred, proba); });
+    j["out"] = o.out;
+  } else if (!o.common.json) {
+    write_predictions(std::cout, model, pred, proba);
+  } else {
+    std::vector<std::string> names;
+    for (auto p : pred) names.push_back(model.labels().name(p));
+    j["predictions"] = names;
+  }
+  if (o.common.json) {
+    print_json(j);
+    return;
+  }
+  // With predictions on stdout, the summary goes to stderr so the CSV stays clean.
+  std::ostream& summary = o.out.empty() ? std::cerr : std::cout;
+  summary << fmt::format("predicted {} rows in {:.3f} s", data.n_rows, seconds);
+  if (j.contains("accuracy"))
+    summary << fmt::format(", accuracy {:.4f} ({}/{})", j["accuracy"].get<double>(),
+                           j["correct"].get<std::size_t>(), data.n_rows);
+  if (j.contains("rows_with_unknown_label"))
+    summary << fmt::format(" ({} rows have labels the model does not know)",
+                           j["rows_with_unknown_label"].get<std::size_t>());
+  summary << "\n";
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto o = std::make_shared<PredictCmdOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "predict", "Classify rows with a saved model (the label column is optional)");
+  cmd->add_option("--model", o->model, "Model file from 'flynn train'")->required();
+  cmd->add_option("--data", o->data, "Rows to classify (with or without the label column)")->required();
+  cmd->add_option("--out", o->out, "Write predictions CSV here (default: stdout)");
+  cmd->add_flag("--proba", o->proba, "Add class probabilities softmax(-score/rho) to the CSV");
+  cmd->add_option("--tie-break", o->tie_break,
+                  "Equal scores: 'lowest' (first class in the label list, default) or 'random' "
+                  "(seeded, as the reference)");
+  cmd->add_option("--tie-seed", o->tie_seed, "Seed for --tie-break random");
+  o->format.add_to(cmd);
+  o->common.add_to(cmd);
+  cmd->callback([o] { run_predict(*o); });
+}
+
+}  // namespace flynn::cli

@@ -1,0 +1,116 @@
+// flynn train: learn a model from a data file and save it.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flynn/classifier.hpp"
+#include "flynn/error.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::cli {
+
+namespace {
+
+struct TrainOptions {
+  std::string data, test, model, labels;
+  CommonOptions common;
+  HyperParamOptions hyper;
+  DataOptions format;
+};
+
+double accuracy(const std::vector<std::uint32_t>& predicted, const Dataset& data,
+                const LabelSet& model_labels) {
+  std::size_t correct = 0;
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    const long truth = model_labels.find(data.classes.name(data.labels[r]));
+    correct += truth >= 0 && predicted[r] == static_cast<std::uint32_t>(truth);
+  }
+  return data.n_rows ? static_cast<double>(correct) / data.n_rows : 0.0;
+}
+
+void run_train(const TrainOptions& o) {
+  const auto t_load = std::chrono::steady_clock::now();
+  io::LoadOptions load = o.format.load_options();
+  Dataset data = io::load_dataset(o.data, load);
+  if (!data.has_labels)
+    throw Error(fmt::format("{}: training data needs a label column", o.data));
+  data.require_trainable();
+  const LabelSet labels = training_labels(o.labels, data);
+  const double load_seconds = seconds_since(t_load);
+
+  const FlyConfig config =
+      o.hyper.params().resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
+  FlyNN model(config, labels, o.common.threads);
+  const auto t_train = std::chrono::steady_clock::now();
+  {
+    ProgressBar bar("training", !o.common.quiet);
+    model.fit(data, bar.callback());
+  }
+  const double train_seconds = seconds_since(t_train);
+  io::save_model(model, o.model);
+  const auto model_bytes = std::filesystem::file_size(o.model);
+
+  nlohmann::json j = {{"command", "train"},
+                      {"data", o.data},
+                      {"rows", data.n_rows},
+                      {"features", data.n_features},
+                      {"classes", labels.names()},
+                      {"config", config_json(config)},
+                      {"load_seconds", load_seconds},
+                      {"train_seconds", train_seconds},
+                      {"model", o.model},
+                      {"model_bytes", model_bytes}};
+  if (!o.test.empty()) {
+    io::LoadOptions tl = load;
+    tl.expected_features = data.n_features;
+    tl.require_labels = false;
+    const Dataset test = io::load_dataset(o.test, tl);
+    const auto t_pred = std::chrono::steady_clock::now();
+    PredictOptions po;
+    po.threads = o.common.threads;
+    ProgressBar bar("predicting", !o.common.quiet);
+    po.progress = bar.callback();
+    const auto predicted = model.predict(test, po);
+    bar.finish();
+    j["test"] = {{"data", o.test}, {"rows", test.n_rows}, {"predict_seconds", seconds_since(t_pred)}};
+    if (test.has_labels) j["test"]["accuracy"] = accuracy(predicted, test, labels);
+  }
+  if (o.common.json) {
+    print_json(j);
+    return;
+  }
+  std::cout << fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s\n",
+                           data.n_rows, data.n_features, labels.size(), train_seconds)
+            << fmt::format("config: {}\n", config.describe())
+            << fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
+  if (j.contains("test")) {
+    const auto& t = j["test"];
+    std::cout << fmt::format("test: {} rows predicted in {:.3f} s", t["rows"].get<std::size_t>(),
+                             t["predict_seconds"].get<double>());
+    if (t.contains("accuracy")) std::cout << fmt::format(", accuracy {:.4f}", t["accuracy"].get<double>());
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto o = std::make_shared<TrainOptions>();
+  CLI::App* cmd = app.add_subcommand("train", "Train a FlyNN model on a labelled data file");
+  cmd->add_option("--data", o->data, "Training data (CSV[.gz], ARFF, IDX[.gz], LIBSVM)")->required();
+  cmd->add_option("--test", o->test, "Optional test data: accuracy and prediction time are reported");
+  cmd->add_option("--model", o->model, "Output model file (written atomically)")->required();
+  cmd->add_option("--labels", o->labels,
+                  "Label list L1,L2,... fixing class ids (default: sorted labels of the data)");
+  o->hyper.add_to(cmd);
+  o->format.add_to(cmd);
+  o->common.add_to(cmd);
+  cmd->callback([o] { run_train(*o); });
+}
+
+}  // namespace flynn::cli

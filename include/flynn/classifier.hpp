@@ -1,0 +1,110 @@
+#pragma once
+// The FlyNN classifier (Algorithm 1 of Ram & Sinha, AAAI 2022): one Fly Bloom Filter per
+// class over FlyHash codes, kept as integer counts.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "flynn/class_counts.hpp"
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/fly_hasher.hpp"
+#include "flynn/progress.hpp"
+#include "flynn/scoring.hpp"
+
+namespace flynn {
+
+/// How predict() chooses among classes with equal (minimal) scores.
+enum class TieBreak {
+  LowestClass,  ///< the class that comes first in the label list (default; deterministic)
+  Random,       ///< uniformly among the tied classes, from SeededRng stream
+                ///< (tie_seed, PredictTieBreak, row index): the reference's behaviour,
+                ///< still reproducible
+};
+
+struct PredictOptions {
+  TieBreak tie_break = TieBreak::LowestClass;
+  std::uint64_t tie_seed = 0;  ///< for TieBreak::Random
+  int threads = 0;             ///< 0 = all cores
+  ProgressFn progress;         ///< optional; counts rows
+};
+
+/// Where a model's counts came from; stored in the model file and shown by `info`.
+struct Provenance {
+  bool differentially_private = false;  ///< counts are a DP release (noisy), not row sums
+  double epsilon = 0.0;                 ///< total privacy budget ε spent, when DP
+  std::uint32_t dp_T = 0;               ///< entries released per party, when DP
+  std::uint32_t dp_parties = 0;         ///< parties (τ) that shared ε, when DP
+  bool operator==(const Provenance&) const = default;
+};
+
+/// A FlyNN model: configuration, label list, lifting matrix (rebuilt from the seed) and
+/// per-class counts.
+///
+/// Scores: score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} with 0^0 = 1 (γ = 0 gives binary filters:
+/// the number of winners class l has never seen). predict() returns argmin_l score_l;
+/// predict_proba() returns softmax(−score/ρ). Scores are summed in double over the
+/// winners in ascending unit order, so they are identical for identical counts.
+///
+/// Training is exact integer counting: fit(S) then forget(S') equals fit(S ∖ S'); fit on
+/// parts then merge equals fit on the whole; results do not depend on thread count.
+class FlyNN {
+ public:
+  /// An untrained model. The config is validated for `labels.size()` classes.
+  FlyNN(const FlyConfig& config, LabelSet labels, int threads = 0);
+  /// A model with given counts (from a model file or a federation).
+  FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads = 0);
+
+  FlyNN(FlyNN&&) noexcept;
+  FlyNN& operator=(FlyNN&&) noexcept;
+  ~FlyNN();
+
+  const FlyConfig& config() const { return hasher_->config(); }
+  const LabelSet& labels() const { return labels_; }
+  const ClassCounts& counts() const { return counts_; }
+  const FlyHasher& hasher() const { return *hasher_; }
+  const Provenance& provenance() const { return provenance_; }
+  void set_provenance(const Provenance& p) { provenance_ = p; }
+
+  /// Threads for training and prediction (0 = all cores). Never changes results.
+  void set_threads(int threads) { threads_ = threads; }
+  int threads() const { return threads_; }
+
+  /// Forgets everything, then learns `data`.
+  void fit(const Dataset& data, const ProgressFn& progress = {});
+  /// Learns `data` on top of what the model holds. Rows' labels are matched to the
+  /// model's label list by name; an unknown label throws (naming file and line) before
+  /// the model changes.
+  void partial_fit(const Dataset& data, const ProgressFn& progress = {});
+  /// Removes rows that were learned before: afterwards the model equals one trained
+  /// without them. Throws (model unchanged) when some row cannot have been learned, or
+  /// when the counts are a differentially private release.
+  void forget(const Dataset& data, const ProgressFn& progress = {});
+  /// Adds another model's counts. Throws unless configs and label lists are equal (the
+  /// message names the differing field), and for differentially private models (their
+  /// releases are combined by federated aggregation, which accounts for the budget).
+  void merge(const FlyNN& other);
+
+  /// The counts `data` would add (the same work as partial_fit, without changing the
+  /// model): what a federated party computes.
+  ClassCounts count(const Dataset& data, const ProgressFn& progress = {}) const;
+
+  /// Predicted class ids (into labels()) for every row.
+  std::vector<std::uint32_t> predict(const Dataset& data, const PredictOptions& options = {}) const;
+  /// Scores, n × L row-major (lower = more familiar).
+  std::vector<double> scores(const Dataset& data, const PredictOptions& options = {}) const;
+  /// Class probabilities softmax(−score/ρ), n × L row-major.
+  std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
+
+ private:
+  void check_features(const Dataset& data) const;
+  std::vector<std::uint32_t> class_map(const Dataset& data) const;
+
+  LabelSet labels_;
+  std::unique_ptr<FlyHasher> hasher_;
+  ClassCounts counts_;
+  Provenance provenance_;
+  int threads_ = 0;
+};
+
+}  // namespace flynn

@@ -1,0 +1,94 @@
+#pragma once
+// Hyper-parameters of FlyNN: what a user gives (HyperParams, possibly as the reference's
+// ratios) and what a model is built from (FlyConfig, concrete and validated).
+//
+// This header is the single source of parameter names, defaults and allowed ranges; the
+// CLI, the model file and the docs take them from here.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace flynn {
+
+/// Row preprocessing applied before FlyHash.
+enum class Preprocess : std::uint8_t {
+  None = 0,       ///< rows are hashed as given
+  Normalize = 1,  ///< rows are scaled to unit L2 norm (zero rows stay zero); the default,
+                  ///< as in the reference implementation
+  Densify = 2,    ///< L2 normalisation, then the randomised Hadamard transform: random ±1
+                  ///< signs (from the seed), zero-padding to the next power of two d',
+                  ///< fast Walsh–Hadamard transform, scaling by 1/√d'
+};
+
+/// "none", "normalize" (also "l2"), "densify"; throws flynn::Error otherwise.
+Preprocess parse_preprocess(const std::string& name);
+const char* preprocess_name(Preprocess p);
+
+/// A concrete, validated FlyNN configuration: everything needed to rebuild the lifting
+/// matrix and interpret counts. Two models can be merged (and federated parties agree)
+/// exactly when their FlyConfigs are equal.
+struct FlyConfig {
+  std::uint32_t input_dim = 0;   ///< d: features per input row
+  std::uint32_t m = 0;           ///< FlyHash dimensionality (output units)
+  std::uint32_t s = 0;           ///< ones per row of the lifting matrix (fan-in)
+  std::uint32_t rho = 0;         ///< winners per hash (ρ)
+  double gamma = 0.0;            ///< filter decay γ in [0, 1); 0 = binary filters
+  std::uint64_t seed = 0;        ///< seed of the lifting matrix (and densify signs)
+  Preprocess preprocess = Preprocess::Normalize;
+
+  /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify.
+  std::uint32_t hash_input_dim() const;
+
+  /// Throws flynn::Error naming the first invalid field and its allowed range.
+  /// `n_classes` (when > 0) is used to check that the model fits in memory.
+  void validate(std::size_t n_classes = 0) const;
+
+  /// "m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…, d=…".
+  std::string describe() const;
+
+  /// The first field in which two configs differ ("m", "seed", …), or "" when equal.
+  std::string first_difference(const FlyConfig& other) const;
+  bool operator==(const FlyConfig& other) const { return first_difference(other).empty(); }
+  bool operator!=(const FlyConfig& other) const { return !(*this == other); }
+};
+
+/// flynn's defaults, chosen from measurements on the OpenML suite (see docs/defaults.md).
+struct Defaults {
+  static constexpr double expansion_factor = 64.0;     ///< m = 64·d …
+  static constexpr std::uint32_t min_m = 4096;         ///< … but at least 4096 units
+  static constexpr double connection_sparsity = 0.1;   ///< s = max(2, ⌊0.1·d⌋)
+  static constexpr std::uint32_t rho = 32;             ///< ρ (capped below m)
+  static constexpr double gamma = 0.5;                 ///< γ
+  static constexpr std::uint64_t seed = 5489;          ///< the reference's seed
+  static constexpr Preprocess preprocess = Preprocess::Normalize;
+};
+
+/// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
+/// reference's ratio, or left to the default; giving both forms of one is an error.
+///   m = ⌊expansion_factor · d⌋
+///   s = max(2, ⌊connection_sparsity · d⌋)
+///   ρ = max(2, ⌊wta_ratio · m⌋), or ρ = wta_nnz
+/// Floors are taken after adding 1e-9, so that e.g. 0.105·784 and 8/m·m land on the
+/// integers they denote (the reference's int() turns ρ = 8 into 7 for Fashion-MNIST).
+struct HyperParams {
+  std::optional<std::uint64_t> m;
+  std::optional<double> expansion_factor;
+  std::optional<std::uint64_t> s;
+  std::optional<double> connection_sparsity;
+  std::optional<std::uint64_t> rho;
+  std::optional<double> wta_ratio;
+  std::optional<std::uint64_t> wta_nnz;   ///< the reference's name for ρ
+  std::optional<double> gamma;
+  std::optional<std::uint64_t> seed;
+  std::optional<Preprocess> preprocess;
+
+  /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
+  /// naming the parameter and its allowed range).
+  FlyConfig resolve(std::uint32_t input_dim, std::size_t n_classes = 0) const;
+};
+
+/// Bytes a model with this config and class count needs in memory (counts, score table,
+/// lifting matrix); used by the memory guard in FlyConfig::validate.
+std::uint64_t model_memory_bytes(const FlyConfig& config, std::size_t n_classes);
+
+}  // namespace flynn

@@ -1,0 +1,80 @@
+#pragma once
+// In-memory labelled (or unlabelled) data: what every loader produces and every learner
+// consumes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace flynn {
+
+/// An ordered list of class names. The position of a name is its class id everywhere in
+/// flynn (counts, model files, predictions), so every party of a federation and every
+/// model that is merged must use the same list in the same order.
+class LabelSet {
+ public:
+  LabelSet() = default;
+  /// Takes the names in the given order; throws flynn::Error on duplicates or empty names.
+  explicit LabelSet(std::vector<std::string> names);
+
+  /// The natural order of a set of names: numeric order when every name parses as an
+  /// integer (so "2" < "10"), plain byte-wise order otherwise. Duplicates are removed.
+  static LabelSet sorted(std::vector<std::string> names);
+  /// Parses "a,b,c" (the CLI's --labels); throws on empty items or duplicates.
+  static LabelSet parse_list(const std::string& comma_separated);
+
+  std::size_t size() const { return names_.size(); }
+  bool empty() const { return names_.empty(); }
+  const std::string& name(std::size_t id) const { return names_.at(id); }
+  const std::vector<std::string>& names() const { return names_; }
+  /// The id of a name, or -1 when it is not in the set.
+  long find(const std::string& name) const;
+  /// "a,b,c": the inverse of parse_list.
+  std::string joined() const;
+
+  bool operator==(const LabelSet& other) const { return names_ == other.names_; }
+  bool operator!=(const LabelSet& other) const { return !(*this == other); }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+/// Rows of float features, optionally with a class per row.
+///
+/// Loaders fill `labels` with ids into `classes` (the sorted set of names seen in the file,
+/// see LabelSet::sorted) and `row_origin` with where each row came from (1-based line for
+/// text formats, 1-based record for IDX) so that later errors can point into the file.
+struct Dataset {
+  std::string source;                  ///< file name (or "<memory>") for error messages
+  std::size_t n_rows = 0;              ///< number of rows
+  std::size_t n_features = 0;          ///< features per row (d)
+  std::vector<float> features;         ///< row-major n_rows × n_features, all finite
+  bool has_labels = false;             ///< whether `labels` is filled
+  std::vector<std::uint32_t> labels;   ///< class id per row, into `classes`
+  LabelSet classes;                    ///< names of the class ids used in `labels`
+  std::vector<std::uint64_t> row_origin;  ///< 1-based line/record of each row in `source`
+
+  const float* row(std::size_t i) const { return features.data() + i * n_features; }
+  float* row(std::size_t i) { return features.data() + i * n_features; }
+
+  /// Re-expresses the labels in the ids of `target` (e.g. a model's or --labels' list).
+  /// Throws flynn::Error naming the file and line of the first row whose label is not in
+  /// `target`.
+  void relabel(const LabelSet& target);
+
+  /// A new dataset holding the given rows (in that order), same classes.
+  Dataset subset(const std::vector<std::size_t>& rows) const;
+
+  /// Appends the rows of `other` (same n_features; labels are merged by name into this
+  /// set's classes, which grow if needed, kept in LabelSet::sorted order).
+  void append(const Dataset& other);
+
+  /// Rows per class id (size classes.size()); requires has_labels.
+  std::vector<std::size_t> class_sizes() const;
+
+  /// Throws flynn::Error unless the dataset has at least two classes with rows:
+  /// a classifier cannot be trained on one class.
+  void require_trainable() const;
+};
+
+}  // namespace flynn

@@ -1,0 +1,80 @@
+#pragma once
+// FlyHash h(x) = Γρ(M x): sparse binary lifting followed by winner-take-all.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "flynn/config.hpp"
+#include "flynn/lifting_matrix.hpp"
+#include "flynn/preprocess.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn {
+
+/// Computes FlyHashes: the indices of the ρ largest entries of M·p(x), where p is the
+/// config's preprocessing and M its lifting matrix.
+///
+/// Tie rule (fixed, documented): units are ranked by activation, larger first; among
+/// equal activations the unit whose index comes first in a row-specific rotation wins:
+/// unit i has tie key (i − o(x)) mod m, smaller key first, where o(x) = row_salt(x) mod m
+/// and row_salt hashes the row's raw values. The rotation keeps the tie winners of
+/// unrelated inputs from piling onto the same low-index units (which would make them look
+/// similar), while identical inputs still get identical hashes. The hash depends on the
+/// row alone: not on its position in a batch, the batch size, the thread count or the SIMD
+/// target.
+///
+/// Exact integer path: when preprocessing is None or Normalize and a row holds only
+/// integers with |v| ≤ 2^24, activations are computed exactly in int16/int32 on the raw
+/// values. L2 normalisation multiplies all activations of a row by the same positive
+/// number, so the winners are the exact winners of the normalised row; the float path
+/// gives the same winners whenever its float sums are exact (e.g. preprocess None on small
+/// integers). Other rows take the float path: activations are float sums over the row's
+/// columns in ascending column order, starting from 0.
+class FlyHasher {
+ public:
+  /// Builds the lifting matrix for `config` (validated) on `threads` threads.
+  explicit FlyHasher(const FlyConfig& config, int threads = 0);
+
+  const FlyConfig& config() const { return config_; }
+  const LiftingMatrix& lifting() const { return lifting_; }
+  const Preprocessor& preprocessor() const { return preprocessor_; }
+  std::uint32_t m() const { return config_.m; }
+  std::uint32_t rho() const { return config_.rho; }
+  std::uint32_t input_dim() const { return config_.input_dim; }
+
+  /// Enables (default) or disables the exact integer path; with it disabled every row
+  /// takes the float path. For tests and benchmarks.
+  void set_integer_path(bool enabled) { integer_path_ = enabled; }
+  bool integer_path() const { return integer_path_; }
+
+  /// Receives consecutive rows' hashes: rows [first_row, first_row + count), winners is
+  /// count × ρ ascending unit indices. Called concurrently from worker threads (`worker`
+  /// in [0, threads)); every row is delivered exactly once.
+  using BlockSink = std::function<void(int worker, std::size_t first_row, std::size_t count,
+                                       const std::uint32_t* winners)>;
+
+  /// Hashes n row-major rows of input_dim() floats, streaming results to `sink`.
+  void hash_stream(const float* rows, std::size_t n, int threads, const BlockSink& sink,
+                   const ProgressFn& progress = {}) const;
+
+  /// Hashes n rows into winners (n × ρ, each row ascending).
+  void hash(const float* rows, std::size_t n, std::uint32_t* winners, int threads = 0,
+            const ProgressFn& progress = {}) const;
+  std::vector<std::uint32_t> hash(const float* rows, std::size_t n, int threads = 0) const;
+
+  /// A plain scalar implementation of the same function (full activation vector, sort):
+  /// slow, obviously correct; the tests hold the fast kernels to it.
+  void hash_row_reference(const float* row, std::uint32_t* winners) const;
+
+  /// The hash of a row's raw values that seeds its tie rotation (−0 and +0 hash alike).
+  static std::uint64_t row_salt(const float* row, std::uint32_t d);
+
+ private:
+  FlyConfig config_;
+  Preprocessor preprocessor_;
+  LiftingMatrix lifting_;
+  bool integer_path_ = true;
+};
+
+}  // namespace flynn

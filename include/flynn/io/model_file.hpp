@@ -1,0 +1,64 @@
+#pragma once
+// The flynn model file: versioned, self-describing, checksummed binary.
+//
+// Layout (all integers little-endian):
+//   magic        8 bytes  "FLYNNMDL"
+//   version      u32      format version (this build writes and reads 1)
+//   body_length  u64      bytes of the body that follows
+//   body:
+//     d, m, s, rho              u32 × 4
+//     gamma                     f64 (IEEE-754 bits)
+//     seed                      u64
+//     preprocess                u8   (0 none, 1 normalize, 2 densify)
+//     hash_version              u8   (1: SplitMix64/Floyd lifting matrix, rotation tie rule)
+//     flags                     u16  (bit 0: counts are a differential-privacy release)
+//     dp_epsilon                f64  (0 unless DP)
+//     dp_T, dp_parties          u32 × 2 (0 unless DP)
+//     n_classes L               u32
+//     L × { u32 length, bytes } class names (UTF-8)
+//     L × u64                   training rows per class
+//     counts_encoding           u8   (1: LEB128 varints, class-major, zlib-deflated)
+//     raw_length                u64  bytes of the varint stream
+//     packed_length             u64  bytes of the deflated stream that follows
+//     packed bytes
+//   crc32        u32      CRC-32 (zlib) of everything before it
+//
+// The lifting matrix is not stored: it is rebuilt from (seed, m, s, d', hash_version).
+// Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
+// raw L·m·4 bytes. The same model always serialises to the same bytes.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "flynn/classifier.hpp"
+
+namespace flynn::io {
+
+inline constexpr std::uint32_t kModelFormatVersion = 1;
+inline constexpr std::uint8_t kHashVersion = 1;
+
+/// Everything a model file holds, before the lifting matrix is rebuilt.
+struct ModelContents {
+  FlyConfig config;
+  LabelSet labels;
+  ClassCounts counts;
+  Provenance provenance;
+};
+
+/// The file's bytes for a model.
+std::string serialize_model(const FlyNN& model);
+/// Parses and verifies a model file's bytes (magic, version, lengths, checksum, field
+/// ranges, count consistency). Throws flynn::Error naming `source` and the problem:
+/// "not a flynn model file", "truncated", "format version 2 is newer than …",
+/// "checksum mismatch", … Never allocates more than the bytes can describe.
+ModelContents parse_model(std::string_view bytes, const std::string& source);
+
+/// Writes the model atomically (temp file + rename).
+void save_model(const FlyNN& model, const std::string& path);
+/// Reads a model file and rebuilds the model (lifting matrix from the seed).
+FlyNN load_model(const std::string& path, int threads = 0);
+
+/// CRC-32 of the file as stored in its last 4 bytes, for display ("info").
+std::uint32_t model_checksum(std::string_view bytes);
+
+}  // namespace flynn::io

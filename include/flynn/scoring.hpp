@@ -1,0 +1,39 @@
+#pragma once
+// Scoring hashed rows against Fly Bloom Filters: the inference half of Algorithm 1, kept
+// apart from FlyNN so that cross-validation and federated parties can score precomputed
+// hashes against any counts.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "flynn/class_counts.hpp"
+
+namespace flynn {
+
+/// The m × L table (unit-major: unit i's L values are contiguous) of filter values
+/// w_l[i] = γ^{c_l[i]}, with 0^0 = 1, so each winner reads one contiguous row.
+std::vector<double> filter_table(const ClassCounts& counts, double gamma);
+
+/// score_l = Σ_k table[winners[k]][l] over the ρ winners, summed in the winners' order.
+inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const double* table,
+                          std::size_t n_classes, double* out) {
+  for (std::size_t l = 0; l < n_classes; ++l) out[l] = 0.0;
+  for (std::uint32_t k = 0; k < rho; ++k) {
+    const double* t = table + std::size_t(winners[k]) * n_classes;
+    for (std::size_t l = 0; l < n_classes; ++l) out[l] += t[l];
+  }
+}
+
+/// The class with the smallest score; the lowest class id among ties.
+inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
+  std::size_t best = 0;
+  for (std::size_t l = 1; l < n_classes; ++l)
+    if (scores[l] < scores[best]) best = l;
+  return static_cast<std::uint32_t>(best);
+}
+
+/// Softmax of −score/ρ over one row of L scores (numerically stable).
+void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,
+                             double* out);
+
+}  // namespace flynn

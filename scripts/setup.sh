@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots).
+# Idempotent: packages already present are skipped by apt-get. Needs root or sudo.
+set -euo pipefail
+
+PKGS=(
+  cmake g++ make clang libclang-rt-14-dev ninja-build
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
+  libhwy-dev libboost-math-dev
+  libfaiss-dev libopenblas-dev libopenblas0-pthread
+  libopenmpi-dev openmpi-bin
+  libssl-dev
+  dataset-fashion-mnist
+  python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

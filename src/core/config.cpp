@@ -1,0 +1,169 @@
+#include "flynn/config.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn {
+
+namespace {
+
+constexpr std::uint64_t kMaxUnits = (1ULL << 31) - 1;  // winners are stored as uint32
+
+std::uint64_t floor_ratio(double ratio, double base) {
+  return static_cast<std::uint64_t>(std::floor(ratio * base + 1e-9));
+}
+
+std::uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 16ULL << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+std::uint32_t next_power_of_two(std::uint32_t d) {
+  std::uint32_t p = 1;
+  while (p < d) p <<= 1;
+  return p;
+}
+
+}  // namespace
+
+Preprocess parse_preprocess(const std::string& name) {
+  if (name == "none") return Preprocess::None;
+  if (name == "normalize" || name == "l2") return Preprocess::Normalize;
+  if (name == "densify") return Preprocess::Densify;
+  throw Error(fmt::format("preprocess: '{}' is not one of none, normalize, densify", name));
+}
+
+const char* preprocess_name(Preprocess p) {
+  switch (p) {
+    case Preprocess::None: return "none";
+    case Preprocess::Normalize: return "normalize";
+    case Preprocess::Densify: return "densify";
+  }
+  return "?";
+}
+
+std::uint32_t FlyConfig::hash_input_dim() const {
+  return preprocess == Preprocess::Densify ? next_power_of_two(input_dim) : input_dim;
+}
+
+std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
+  const std::uint64_t m = c.m, L = n_classes;
+  // counts (uint32) + prediction table (double) + per-thread training counts (2 threads
+  // accounted) + lifting matrix (uint32 columns).
+  return m * L * 4 + m * L * 8 + 2 * m * L * 4 + m * static_cast<std::uint64_t>(c.s) * 4;
+}
+
+void FlyConfig::validate(std::size_t n_classes) const {
+  if (input_dim == 0) throw Error("d (input dimension): must be at least 1");
+  if (static_cast<int>(preprocess) > 2) throw Error("preprocess: unknown value");
+  if (preprocess == Preprocess::Densify && input_dim > (1u << 30))
+    throw Error(fmt::format("d = {} is too large for densify (at most 2^30)", input_dim));
+  const std::uint32_t width = hash_input_dim();
+  if (m < 2 || m > kMaxUnits)
+    throw Error(fmt::format("m = {}: must be in [2, {}]", m, kMaxUnits));
+  if (s < 1 || s > width)
+    throw Error(fmt::format("s = {}: must be in [1, {}] (the number of input columns{})", s,
+                            width, preprocess == Preprocess::Densify ? " after densify" : ""));
+  if (rho < 1 || rho >= m)
+    throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rho, m - 1));
+  if (!(gamma >= 0.0 && gamma < 1.0))
+    throw Error(fmt::format("gamma = {}: must be in [0, 1)", gamma));
+  if (n_classes > 0) {
+    const std::uint64_t need = model_memory_bytes(*this, n_classes);
+    const std::uint64_t have = physical_memory_bytes();
+    if (need > have / 2)
+      throw Error(fmt::format(
+          "m = {} with {} classes needs about {:.1f} GiB, more than half of this machine's "
+          "{:.1f} GiB: choose a smaller m (or expansion factor)",
+          m, n_classes, need / double(1ULL << 30), have / double(1ULL << 30)));
+  }
+}
+
+std::string FlyConfig::describe() const {
+  return fmt::format("d={}, m={}, s={}, rho={}, gamma={}, seed={}, preprocess={}", input_dim, m,
+                     s, rho, gamma, seed, preprocess_name(preprocess));
+}
+
+std::string FlyConfig::first_difference(const FlyConfig& o) const {
+  if (input_dim != o.input_dim) return "d (input dimension)";
+  if (m != o.m) return "m";
+  if (s != o.s) return "s";
+  if (rho != o.rho) return "rho";
+  if (gamma != o.gamma) return "gamma";
+  if (seed != o.seed) return "seed";
+  if (preprocess != o.preprocess) return "preprocess";
+  return "";
+}
+
+FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
+  if (d == 0) throw Error("d (input dimension): the data has no feature columns");
+  if (m && expansion_factor) throw Error("give either --m or --expansion-factor, not both");
+  if (s && connection_sparsity)
+    throw Error("give either --s or --connection-sparsity, not both");
+  const int rho_forms = (rho ? 1 : 0) + (wta_ratio ? 1 : 0) + (wta_nnz ? 1 : 0);
+  if (rho_forms > 1) throw Error("give only one of --rho, --wta-ratio, --wta-nnz");
+
+  FlyConfig c;
+  c.input_dim = d;
+  c.preprocess = preprocess.value_or(Defaults::preprocess);
+  c.seed = seed.value_or(Defaults::seed);
+  c.gamma = gamma.value_or(Defaults::gamma);
+
+  std::uint64_t mm;
+  if (m) {
+    mm = *m;
+  } else if (expansion_factor) {
+    if (!(*expansion_factor > 0.0) || !std::isfinite(*expansion_factor))
+      throw Error(fmt::format("expansion-factor = {}: must be a positive number",
+                              *expansion_factor));
+    mm = floor_ratio(*expansion_factor, d);
+  } else {
+    mm = std::max<std::uint64_t>(Defaults::min_m, floor_ratio(Defaults::expansion_factor, d));
+  }
+  if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
+  c.m = static_cast<std::uint32_t>(mm);
+
+  const std::uint32_t width = c.hash_input_dim();
+  std::uint64_t ss;
+  if (s) {
+    ss = *s;
+  } else {
+    const double cs = connection_sparsity.value_or(Defaults::connection_sparsity);
+    if (!(cs > 0.0 && cs <= 1.0))
+      throw Error(fmt::format("connection-sparsity = {}: must be in (0, 1]", cs));
+    ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
+    if (!connection_sparsity) ss = std::min<std::uint64_t>(ss, width);  // defaults never fail
+  }
+  if (ss > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("s = {}: must be in [1, {}]", ss, width));
+  c.s = static_cast<std::uint32_t>(ss);
+
+  std::uint64_t rr;
+  if (rho) {
+    rr = *rho;
+  } else if (wta_nnz) {
+    rr = *wta_nnz;
+  } else if (wta_ratio) {
+    if (!(*wta_ratio > 0.0 && *wta_ratio < 1.0))
+      throw Error(fmt::format("wta-ratio = {}: must be in (0, 1)", *wta_ratio));
+    rr = std::max<std::uint64_t>(2, floor_ratio(*wta_ratio, c.m));
+  } else {
+    rr = std::min<std::uint64_t>(Defaults::rho, c.m > 1 ? c.m - 1 : 1);
+  }
+  if (rr > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rr, c.m - 1));
+  c.rho = static_cast<std::uint32_t>(rr);
+
+  c.validate(n_classes);
+  return c;
+}
+
+}  // namespace flynn

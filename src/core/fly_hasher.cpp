@@ -1,0 +1,213 @@
+#include "flynn/fly_hasher.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "core/flyhash_kernels.hpp"
+#include "flynn/error.hpp"
+#include "flynn/parallel.hpp"
+#include "flynn/random.hpp"
+
+namespace flynn {
+
+namespace {
+
+// Rows handed to one worker at a time: large enough to amortise the kernel set-up, small
+// enough to balance threads and bound the per-worker winners buffer.
+constexpr std::size_t kTaskRows = 1024;
+constexpr float kMaxExactInteger = 16777216.0f;  // 2^24: every integer up to it is a float
+
+enum class RowPath { F32, I16, I32 };
+
+RowPath choose_path(const float* x, std::uint32_t d, std::uint32_t s, bool integers_allowed) {
+  if (!integers_allowed) return RowPath::F32;
+  float max_abs = 0.0f;
+  for (std::uint32_t j = 0; j < d; ++j) {
+    const float v = x[j];
+    const float a = std::fabs(v);
+    if (!(a <= kMaxExactInteger) || v != std::nearbyint(v)) return RowPath::F32;
+    max_abs = std::max(max_abs, a);
+  }
+  const double bound = static_cast<double>(s) * max_abs;
+  if (bound <= 32767.0) return RowPath::I16;
+  if (bound <= 2147483647.0) return RowPath::I32;
+  return RowPath::F32;
+}
+
+std::size_t block_rows(RowPath p) {
+  switch (p) {
+    case RowPath::F32: return kernels::block_rows_f32();
+    case RowPath::I16: return kernels::block_rows_i16();
+    case RowPath::I32: return kernels::block_rows_i32();
+  }
+  return 0;
+}
+
+// Per-worker buffers for one value type, reused across blocks.
+template <typename T>
+struct BlockScratch {
+  std::vector<T> xt;            // d' × B, feature-major
+  kernels::TopK<T> topk;
+};
+
+struct WorkerScratch {
+  std::vector<float> row;       // one preprocessed row
+  BlockScratch<float> f32;
+  BlockScratch<std::int16_t> i16;
+  BlockScratch<std::int32_t> i32;
+  std::vector<std::uint32_t> winners;  // kTaskRows × ρ
+  std::vector<std::size_t> by_path[3];
+};
+
+void run_kernel(const float* xt, const LiftingMatrix& M, kernels::TopK<float>& topk) {
+  kernels::project_wta_f32(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
+}
+void run_kernel(const std::int16_t* xt, const LiftingMatrix& M,
+                kernels::TopK<std::int16_t>& topk) {
+  kernels::project_wta_i16(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
+}
+void run_kernel(const std::int32_t* xt, const LiftingMatrix& M,
+                kernels::TopK<std::int32_t>& topk) {
+  kernels::project_wta_i32(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
+}
+
+// Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B. Winners of
+// row ids[i] go to out + (ids[i] − first) · ρ.
+template <typename T>
+void hash_group(const FlyHasher& h, const float* rows, std::size_t first,
+                const std::vector<std::size_t>& ids, BlockScratch<T>& sc, std::vector<float>& row,
+                std::uint32_t* out) {
+  if (ids.empty()) return;
+  const bool is_float = std::is_same_v<T, float>;
+  const std::size_t B = block_rows(is_float ? RowPath::F32
+                                            : (sizeof(T) == 2 ? RowPath::I16 : RowPath::I32));
+  const std::uint32_t d = h.input_dim();
+  const std::uint32_t width = h.preprocessor().output_dim();
+  const std::uint32_t rho = h.rho();
+  sc.xt.resize(std::size_t(width) * B);
+  row.resize(width);
+  for (std::size_t start = 0; start < ids.size(); start += B) {
+    const std::size_t count = std::min(B, ids.size() - start);
+    sc.topk.reset(B, rho, h.m());
+    std::fill(sc.xt.begin(), sc.xt.end(), T(0));
+    for (std::size_t b = 0; b < count; ++b) {
+      const float* x = rows + ids[start + b] * d;
+      sc.topk.set_offset(b, static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % h.m()));
+      if constexpr (std::is_same_v<T, float>) {
+        h.preprocessor().apply(x, row.data());
+        for (std::uint32_t f = 0; f < width; ++f) sc.xt[std::size_t(f) * B + b] = row[f];
+      } else {
+        for (std::uint32_t f = 0; f < d; ++f) sc.xt[std::size_t(f) * B + b] = static_cast<T>(x[f]);
+      }
+    }
+    run_kernel(sc.xt.data(), h.lifting(), sc.topk);
+    for (std::size_t b = 0; b < count; ++b)
+      sc.topk.winners(b, out + (ids[start + b] - first) * rho);
+  }
+}
+
+}  // namespace
+
+FlyHasher::FlyHasher(const FlyConfig& config, int threads)
+    : config_(config),
+      preprocessor_(config.preprocess, config.input_dim, config.seed),
+      lifting_() {
+  config_.validate();
+  lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads);
+}
+
+std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
+  std::uint64_t h = 0x243F6A8885A308D3ULL ^ d;
+  for (std::uint32_t j = 0; j < d; ++j) {
+    const float v = row[j] == 0.0f ? 0.0f : row[j];  // −0 hashes as +0
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    h = mix64(h ^ bits) + j;
+  }
+  return mix64(h);
+}
+
+void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
+                            const BlockSink& sink, const ProgressFn& progress) const {
+  if (n == 0) return;
+  const int workers = resolve_threads(threads);
+  const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
+  std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
+  ProgressTracker tracker(progress, n);
+  const bool integers_allowed = integer_path_ && config_.preprocess != Preprocess::Densify;
+  parallel_for(tasks, workers, [&](std::size_t task, int worker) {
+    WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
+    const std::size_t first = task * kTaskRows;
+    const std::size_t count = std::min(kTaskRows, n - first);
+    for (auto& v : sc.by_path) v.clear();
+    for (std::size_t i = first; i < first + count; ++i) {
+      const RowPath p = choose_path(rows + i * config_.input_dim, config_.input_dim, config_.s,
+                                    integers_allowed);
+      sc.by_path[static_cast<int>(p)].push_back(i);
+    }
+    sc.winners.resize(count * config_.rho);
+    std::uint32_t* out = sc.winners.data();
+    hash_group(*this, rows, first, sc.by_path[0], sc.f32, sc.row, out);
+    hash_group(*this, rows, first, sc.by_path[1], sc.i16, sc.row, out);
+    hash_group(*this, rows, first, sc.by_path[2], sc.i32, sc.row, out);
+    sink(worker, first, count, out);
+    tracker.advance(count);
+  });
+}
+
+void FlyHasher::hash(const float* rows, std::size_t n, std::uint32_t* winners, int threads,
+                     const ProgressFn& progress) const {
+  const std::uint32_t rho = config_.rho;
+  hash_stream(
+      rows, n, threads,
+      [&](int, std::size_t first, std::size_t count, const std::uint32_t* w) {
+        std::memcpy(winners + first * rho, w, count * rho * sizeof(std::uint32_t));
+      },
+      progress);
+}
+
+std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int threads) const {
+  std::vector<std::uint32_t> out(n * config_.rho);
+  hash(rows, n, out.data(), threads);
+  return out;
+}
+
+void FlyHasher::hash_row_reference(const float* x, std::uint32_t* winners) const {
+  const std::uint32_t d = config_.input_dim, m = config_.m, s = config_.s;
+  const RowPath path =
+      choose_path(x, d, s, integer_path_ && config_.preprocess != Preprocess::Densify);
+  // Activations as doubles: exact for integer rows, and exactly the float sums (computed
+  // in float, in column order) for the float path.
+  std::vector<double> act(m);
+  if (path == RowPath::F32) {
+    std::vector<float> p(preprocessor_.output_dim());
+    preprocessor_.apply(x, p.data());
+    for (std::uint32_t i = 0; i < m; ++i) {
+      float acc = 0.0f;
+      const std::uint32_t* c = lifting_.row(i);
+      for (std::uint32_t k = 0; k < s; ++k) acc += p[c[k]];
+      act[i] = acc;
+    }
+  } else {
+    for (std::uint32_t i = 0; i < m; ++i) {
+      std::int64_t acc = 0;
+      const std::uint32_t* c = lifting_.row(i);
+      for (std::uint32_t k = 0; k < s; ++k) acc += static_cast<std::int64_t>(x[c[k]]);
+      act[i] = static_cast<double>(acc);
+    }
+  }
+  const std::uint32_t off = static_cast<std::uint32_t>(row_salt(x, d) % m);
+  std::vector<std::uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  auto key = [&](std::uint32_t i) { return i >= off ? i - off : i + m - off; };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (act[a] != act[b]) return act[a] > act[b];
+    return key(a) < key(b);
+  });
+  std::copy(order.begin(), order.begin() + config_.rho, winners);
+  std::sort(winners, winners + config_.rho);
+}
+
+}  // namespace flynn

@@ -1,0 +1,35 @@
+#include "flynn/scoring.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace flynn {
+
+std::vector<double> filter_table(const ClassCounts& counts, double gamma) {
+  const std::size_t L = counts.n_classes();
+  const std::uint32_t m = counts.m();
+  // γ^c for every count that occurs, computed once.
+  const std::uint32_t max_count = counts.max_count();
+  std::vector<double> power(std::size_t(max_count) + 1);
+  for (std::uint32_t c = 0; c <= max_count; ++c)
+    power[c] = c == 0 ? 1.0 : std::pow(gamma, static_cast<double>(c));
+  std::vector<double> table(std::size_t(m) * L);
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint32_t* c = counts.of_class(l);
+    for (std::uint32_t i = 0; i < m; ++i) table[std::size_t(i) * L + l] = power[c[i]];
+  }
+  return table;
+}
+
+void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t rho,
+                             double* out) {
+  const double best = *std::min_element(scores, scores + L);
+  double total = 0.0;
+  for (std::size_t l = 0; l < L; ++l) {
+    out[l] = std::exp(-(scores[l] - best) / rho);
+    total += out[l];
+  }
+  for (std::size_t l = 0; l < L; ++l) out[l] /= total;
+}
+
+}  // namespace flynn

@@ -1,0 +1,196 @@
+// FlyNN classifier: a hand-computed example of Algorithm 1, scoring with γ = 0 and γ > 0,
+// tie rules, and the exactness of partial_fit / forget / merge.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "flynn/classifier.hpp"
+#include "flynn/error.hpp"
+#include "flynn/random.hpp"
+#include "test_support.hpp"
+
+namespace flynn {
+namespace {
+
+using test::blobs;
+using test::make_dataset;
+
+FlyConfig tiny_config(double gamma, std::uint32_t rho = 2) {
+  // seed 5489, d=4, m=6, s=2: units read columns {0,1} {0,2} {1,3} {2,3} {1,2} {2,3}
+  // (pinned by LiftingMatrix.GoldenSmall).
+  FlyConfig c;
+  c.input_dim = 4;
+  c.m = 6;
+  c.s = 2;
+  c.rho = rho;
+  c.gamma = gamma;
+  c.seed = 5489;
+  c.preprocess = Preprocess::None;
+  return c;
+}
+
+Dataset tiny_training_set() {
+  // Hashes (worked by hand from the unit columns above):
+  //   a1 (3,2,.5,0): activations 5,3.5,2,.5,2.5,.5  → {0,1}
+  //   a2 (2,3,0,.5): activations 5,2,3.5,.5,3,.5    → {0,2}
+  //   b1 (0,.5,2,3): activations .5,2,3.5,5,2.5,5   → {3,5}
+  //   b2 (.5,0,3,2): activations .5,3.5,2,5,3,5     → {3,5}
+  return make_dataset({{3, 2, 0.5f, 0}, {2, 3, 0, 0.5f}, {0, 0.5f, 2, 3}, {0.5f, 0, 3, 2}},
+                      {"A", "A", "B", "B"});
+}
+
+TEST(FlyNN, HandComputedAlgorithm1) {
+  FlyNN model(tiny_config(0.5), LabelSet({"A", "B"}), 1);
+  model.fit(tiny_training_set());
+  // Counts: A has unit0=2, unit1=1, unit2=1; B has unit3=2, unit5=2.
+  const std::vector<std::uint32_t> a = {2, 1, 1, 0, 0, 0}, b = {0, 0, 0, 2, 0, 2};
+  EXPECT_EQ(std::vector<std::uint32_t>(model.counts().of_class(0), model.counts().of_class(0) + 6), a);
+  EXPECT_EQ(std::vector<std::uint32_t>(model.counts().of_class(1), model.counts().of_class(1) + 6), b);
+  EXPECT_EQ(model.counts().rows_per_class(), (std::vector<std::uint64_t>{2, 2}));
+
+  // q1 = (3,2,.5,0) → {0,1}: score_A = .5² + .5¹ = .75, score_B = 1 + 1 = 2 → A.
+  // q2 = (0,0,3,2)  → activations 0,3,2,5,3,5 → {3,5}: score_A = 2, score_B = .25+.25 → B.
+  const Dataset q = make_dataset({{3, 2, 0.5f, 0}, {0, 0, 3, 2}}, {});
+  const auto s = model.scores(q);
+  EXPECT_DOUBLE_EQ(s[0], 0.75);
+  EXPECT_DOUBLE_EQ(s[1], 2.0);
+  EXPECT_DOUBLE_EQ(s[2], 2.0);
+  EXPECT_DOUBLE_EQ(s[3], 0.5);
+  EXPECT_EQ(model.predict(q), (std::vector<std::uint32_t>{0, 1}));
+  // Probabilities: softmax(-score/rho) → p_A(q1) = 1 / (1 + e^{-(2-.75)/2}).
+  const auto p = model.predict_proba(q);
+  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-0.625)), 1e-12);
+  EXPECT_NEAR(p[0] + p[1], 1.0, 1e-12);
+  EXPECT_NEAR(p[2] + p[3], 1.0, 1e-12);
+}
+
+TEST(FlyNN, BinaryFiltersWithGammaZero) {
+  FlyNN model(tiny_config(0.0), LabelSet({"A", "B"}), 1);
+  model.fit(tiny_training_set());
+  // γ = 0: score = number of winners the class has never seen. q1 → {0,1}: A 0, B 2.
+  const Dataset q = make_dataset({{3, 2, 0.5f, 0}, {0, 0, 3, 2}}, {});
+  const auto s = model.scores(q);
+  EXPECT_EQ(s, (std::vector<double>{0, 2, 2, 0}));
+}
+
+TEST(FlyNN, TieBreakLowestClassAndSeededRandom) {
+  // An untrained model scores every class rho: every row is a full tie.
+  FlyNN model(tiny_config(0.5), LabelSet({"x", "y", "z"}), 1);
+  Dataset q = make_dataset(std::vector<std::vector<float>>(300, {1, 2, 3, 4}), {});
+  const auto lowest = model.predict(q);
+  for (auto p : lowest) EXPECT_EQ(p, 0u);
+  PredictOptions o;
+  o.tie_break = TieBreak::Random;
+  o.tie_seed = 9;
+  const auto r1 = model.predict(q, o), r2 = model.predict(q, o);
+  EXPECT_EQ(r1, r2);  // reproducible
+  std::vector<int> hist(3);
+  for (auto p : r1) ++hist[p];
+  for (int h : hist) EXPECT_GT(h, 60);  // roughly uniform over the 3 tied classes
+}
+
+TEST(FlyNN, LearnsSeparableBlobs) {
+  const Dataset train = blobs(4, 100, 10, 1, 0.3);
+  FlyConfig c = HyperParams{}.resolve(10, 4);
+  FlyNN model(c, train.classes, 2);
+  model.fit(train);
+  const auto pred = model.predict(train);
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < pred.size(); ++i) correct += pred[i] == train.labels[i];
+  EXPECT_GT(double(correct) / pred.size(), 0.95);
+}
+
+TEST(FlyNN, PartialFitEqualsFit) {
+  const Dataset all = blobs(3, 200, 12, 2);
+  std::vector<std::size_t> first(250), second(350);
+  std::iota(first.begin(), first.end(), 0);
+  std::iota(second.begin(), second.end(), 250);
+  const FlyConfig c = HyperParams{}.resolve(12, 3);
+  FlyNN whole(c, all.classes, 2), parts(c, all.classes, 1);
+  whole.fit(all);
+  parts.partial_fit(all.subset(first));
+  parts.partial_fit(all.subset(second));
+  EXPECT_EQ(whole.counts(), parts.counts());
+}
+
+TEST(FlyNN, ForgetIsExactUnlearning) {
+  const Dataset all = blobs(3, 200, 12, 3);
+  SeededRng r(4);
+  std::vector<std::size_t> keep, drop;
+  for (std::size_t i = 0; i < all.n_rows; ++i) (r.uniform01() < 0.3 ? drop : keep).push_back(i);
+  const FlyConfig c = HyperParams{}.resolve(12, 3);
+  FlyNN full(c, all.classes, 2), kept(c, all.classes, 2);
+  full.fit(all);
+  kept.fit(all.subset(keep));
+  full.forget(all.subset(drop));
+  EXPECT_EQ(full.counts(), kept.counts());
+  // Forgetting rows that were never learned fails and leaves the model unchanged.
+  const ClassCounts before = full.counts();
+  const Dataset stranger = blobs(3, 50, 12, 99, 5.0);
+  FlyNN empty(c, all.classes, 1);
+  EXPECT_THROW(empty.forget(stranger), Error);
+  EXPECT_EQ(full.counts(), before);
+}
+
+TEST(FlyNN, MergeEqualsTrainingOnTheUnion) {
+  const Dataset all = blobs(5, 80, 9, 5);
+  std::vector<std::size_t> a, b;
+  for (std::size_t i = 0; i < all.n_rows; ++i) (i % 3 == 0 ? a : b).push_back(i);
+  const FlyConfig c = HyperParams{}.resolve(9, 5);
+  FlyNN whole(c, all.classes), left(c, all.classes), right(c, all.classes);
+  whole.fit(all);
+  left.fit(all.subset(a));
+  right.fit(all.subset(b));
+  left.merge(right);
+  EXPECT_EQ(left.counts(), whole.counts());
+}
+
+TEST(FlyNN, MergeRejectsDifferentConfigOrLabels) {
+  const FlyConfig c = HyperParams{}.resolve(9, 2);
+  FlyConfig other = c;
+  other.seed += 1;
+  FlyNN a(c, LabelSet({"p", "q"})), b(other, LabelSet({"p", "q"})), d(c, LabelSet({"q", "p"}));
+  try {
+    a.merge(b);
+    FAIL() << "merge with a different seed succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("seed"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a.merge(d), Error);
+}
+
+TEST(FlyNN, UnknownLabelNamesFileAndLine) {
+  FlyNN model(tiny_config(0.5), LabelSet({"A", "B"}), 1);
+  Dataset data = make_dataset({{1, 2, 3, 4}, {4, 3, 2, 1}}, {"A", "C"});
+  data.source = "train.csv";
+  data.row_origin = {2, 7};
+  try {
+    model.fit(data);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("train.csv:7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'C'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(model.counts().total_rows(), 0u);
+}
+
+TEST(FlyNN, WrongFeatureCountIsRejected) {
+  FlyNN model(tiny_config(0.5), LabelSet({"A", "B"}), 1);
+  const Dataset data = make_dataset({{1, 2, 3}}, {"A"});
+  EXPECT_THROW(model.fit(data), Error);
+  EXPECT_THROW(model.predict(data), Error);
+}
+
+TEST(FlyNN, ResultsIndependentOfThreads) {
+  const Dataset all = blobs(4, 500, 16, 6);
+  const FlyConfig c = HyperParams{}.resolve(16, 4);
+  FlyNN one(c, all.classes, 1), many(c, all.classes, 4);
+  one.fit(all);
+  many.fit(all);
+  EXPECT_EQ(one.counts(), many.counts());
+  EXPECT_EQ(one.predict(all), many.predict(all));
+}
+
+}  // namespace
+}  // namespace flynn

@@ -1,0 +1,118 @@
+// Hyper-parameters: ratio resolution (as the reference, without its rounding slip) and
+// validation messages that name the parameter and its range.
+#include <gtest/gtest.h>
+
+#include "flynn/config.hpp"
+#include "flynn/error.hpp"
+
+namespace flynn {
+namespace {
+
+std::string error_of(const HyperParams& p, std::uint32_t d, std::size_t L = 0) {
+  try {
+    p.resolve(d, L);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(HyperParams, PaperFashionMnistSetting) {
+  HyperParams p;
+  p.expansion_factor = 138;
+  p.connection_sparsity = 0.105;
+  p.wta_nnz = 8;
+  p.gamma = 0.8;
+  const FlyConfig c = p.resolve(784, 10);
+  EXPECT_EQ(c.m, 108192u);
+  EXPECT_EQ(c.s, 82u);
+  EXPECT_EQ(c.rho, 8u);
+  EXPECT_EQ(c.gamma, 0.8);
+}
+
+TEST(HyperParams, WtaRatioDoesNotLoseOneToRounding) {
+  HyperParams p;
+  p.expansion_factor = 138;
+  p.wta_ratio = 8.0 / 108192.0;  // the reference's int() gives 7 here
+  EXPECT_EQ(p.resolve(784).rho, 8u);
+}
+
+TEST(HyperParams, ReferenceMinimumsOfTwo) {
+  HyperParams p;
+  p.m = 100;
+  p.connection_sparsity = 0.01;
+  p.wta_ratio = 0.001;
+  const FlyConfig c = p.resolve(20);
+  EXPECT_EQ(c.s, 2u);
+  EXPECT_EQ(c.rho, 2u);
+}
+
+TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
+  for (std::uint32_t d : {1u, 2u, 5u, 64u, 1000u, 4096u}) {
+    const FlyConfig c = HyperParams{}.resolve(d, 10);
+    EXPECT_LE(c.s, d);
+    EXPECT_LT(c.rho, c.m);
+    EXPECT_GE(c.m, Defaults::min_m);
+  }
+}
+
+TEST(HyperParams, InvalidValuesNameTheParameter) {
+  HyperParams p;
+  p.s = 30;
+  EXPECT_NE(error_of(p, 20).find("s = 30"), std::string::npos);
+  p = {};
+  p.m = 100;
+  p.rho = 100;
+  EXPECT_NE(error_of(p, 20).find("rho = 100"), std::string::npos);
+  p = {};
+  p.gamma = 1.0;
+  EXPECT_NE(error_of(p, 20).find("gamma"), std::string::npos);
+  p.gamma = -0.1;
+  EXPECT_NE(error_of(p, 20).find("[0, 1)"), std::string::npos);
+  p = {};
+  p.m = 0;
+  EXPECT_NE(error_of(p, 20).find("m = 0"), std::string::npos);
+  p = {};
+  p.expansion_factor = -2;
+  EXPECT_NE(error_of(p, 20).find("expansion-factor"), std::string::npos);
+  p = {};
+  p.connection_sparsity = 1.5;
+  EXPECT_NE(error_of(p, 20).find("connection-sparsity"), std::string::npos);
+  p = {};
+  p.wta_ratio = 1.0;
+  EXPECT_NE(error_of(p, 20).find("wta-ratio"), std::string::npos);
+  p = {};
+  p.m = 10;
+  p.expansion_factor = 2;
+  EXPECT_NE(error_of(p, 20).find("not both"), std::string::npos);
+  EXPECT_NE(error_of(HyperParams{}, 0).find("d (input dimension)"), std::string::npos);
+}
+
+TEST(HyperParams, MemoryGuardRejectsHugeModels) {
+  HyperParams p;
+  p.m = 2000000000;
+  const std::string e = error_of(p, 100, 1000);
+  EXPECT_NE(e.find("GiB"), std::string::npos) << e;
+  EXPECT_NE(e.find("m = 2000000000"), std::string::npos) << e;
+}
+
+TEST(FlyConfig, FirstDifferenceNamesTheField) {
+  const FlyConfig a = HyperParams{}.resolve(10);
+  FlyConfig b = a;
+  EXPECT_EQ(a.first_difference(b), "");
+  b.gamma = 0.1;
+  EXPECT_EQ(a.first_difference(b), "gamma");
+  b = a;
+  b.preprocess = Preprocess::Densify;
+  EXPECT_EQ(a.first_difference(b), "preprocess");
+}
+
+TEST(Preprocess, ParseNames) {
+  EXPECT_EQ(parse_preprocess("none"), Preprocess::None);
+  EXPECT_EQ(parse_preprocess("l2"), Preprocess::Normalize);
+  EXPECT_EQ(parse_preprocess("densify"), Preprocess::Densify);
+  EXPECT_THROW(parse_preprocess("zscore"), Error);
+}
+
+}  // namespace
+}  // namespace flynn
