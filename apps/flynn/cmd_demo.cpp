@@ -141,8 +141,6 @@ void run_demo(const DemoOptions& o) {
                            o.out_dir);
 }
 
-}  // namespace
-
 void add_demo_command(CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -154,5 +152,9 @@ void add_demo_command(CLI::App& app) {
   o->common.add_to(cmd);
   cmd->callback([o] { run_demo(*o); });
 }
+
+const RegisterCommand registered(5, add_demo_command);
+
+}  // namespace
 
 }  // namespace flynn::cli

@@ -57,8 +57,6 @@ void run_eval(const EvalOptions& o) {
                            o.folds, r.mean, r.sd, r.seconds);
 }
 
-}  // namespace
-
 void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Stratified k-fold cross-validation accuracy");
@@ -70,5 +68,9 @@ void add_eval_command(CLI::App& app) {
   o->common.add_to(cmd);
   cmd->callback([o] { run_eval(*o); });
 }
+
+const RegisterCommand registered(30, add_eval_command);
+
+}  // namespace
 
 }  // namespace flynn::cli

@@ -77,8 +77,6 @@ void run_info(const InfoOptions& o) {
                              c["nonzero_units"].get<std::uint64_t>(), c["max_count"].get<std::uint64_t>());
 }
 
-}  // namespace
-
 void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's configuration, classes and counts");
@@ -86,5 +84,9 @@ void add_info_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o] { run_info(*o); });
 }
+
+const RegisterCommand registered(40, add_info_command);
+
+}  // namespace
 
 }  // namespace flynn::cli

@@ -116,8 +116,6 @@ void run_predict(const PredictCmdOptions& o) {
   summary << "\n";
 }
 
-}  // namespace
-
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictCmdOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -134,5 +132,9 @@ void add_predict_command(CLI::App& app) {
   o->common.add_to(cmd);
   cmd->callback([o] { run_predict(*o); });
 }
+
+const RegisterCommand registered(20, add_predict_command);
+
+}  // namespace
 
 }  // namespace flynn::cli

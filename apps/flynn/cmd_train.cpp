@@ -97,8 +97,6 @@ void run_train(const TrainOptions& o) {
   }
 }
 
-}  // namespace
-
 void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "Train a FlyNN model on a labelled data file");
@@ -112,5 +110,9 @@ void add_train_command(CLI::App& app) {
   o->common.add_to(cmd);
   cmd->callback([o] { run_train(*o); });
 }
+
+const RegisterCommand registered(10, add_train_command);
+
+}  // namespace
 
 }  // namespace flynn::cli

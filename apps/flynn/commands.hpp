@@ -1,13 +1,17 @@
 #pragma once
-// Each subcommand registers itself on the top-level app; its callback runs during parse.
+// Subcommands register themselves: each cmd_*.cpp defines a static RegisterCommand, so
+// adding a subcommand never touches main.cpp. `order` fixes the order in --help.
 #include <CLI/CLI.hpp>
 
 namespace flynn::cli {
 
-void add_train_command(CLI::App& app);
-void add_predict_command(CLI::App& app);
-void add_eval_command(CLI::App& app);
-void add_info_command(CLI::App& app);
-void add_demo_command(CLI::App& app);
+using CommandAdder = void (*)(CLI::App& app);
+
+struct RegisterCommand {
+  RegisterCommand(int order, CommandAdder add);
+};
+
+/// Adds every registered subcommand to `app`, in increasing `order`.
+void add_registered_commands(CLI::App& app);
 
 }  // namespace flynn::cli

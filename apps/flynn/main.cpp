@@ -14,11 +14,7 @@ int main(int argc, char** argv) {
       "and its federated, differentially private training"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "flynn 0.1.0");
-  flynn::cli::add_train_command(app);
-  flynn::cli::add_predict_command(app);
-  flynn::cli::add_eval_command(app);
-  flynn::cli::add_info_command(app);
-  flynn::cli::add_demo_command(app);
+  flynn::cli::add_registered_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
