@@ -23,4 +23,12 @@ void add_registered_commands(CLI::App& app) {
   for (const auto& [order, add] : r) add(app);
 }
 
+CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& description) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return sub;
+  CLI::App* group = app.add_subcommand(name, description);
+  group->require_subcommand(1);
+  return group;
+}
+
 }  // namespace flynn::cli

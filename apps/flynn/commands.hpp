@@ -14,4 +14,8 @@ struct RegisterCommand {
 /// Adds every registered subcommand to `app`, in increasing `order`.
 void add_registered_commands(CLI::App& app);
 
+/// The subcommand group `name` of `app` (e.g. "reproduce", "federated"), created with
+/// `description` on first use, so that several files can add subcommands to one group.
+CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& description);
+
 }  // namespace flynn::cli
