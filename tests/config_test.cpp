@@ -53,6 +53,8 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
     EXPECT_LE(c.s, d);
     EXPECT_LT(c.rho, c.m);
     EXPECT_GE(c.m, Defaults::min_m);
+    EXPECT_LE(c.m, Defaults::max_m);
+    EXPECT_LE(c.s, Defaults::max_s);
   }
 }
 

@@ -18,6 +18,7 @@ struct EvalOptions {
   std::string data;
   std::uint32_t folds = 10;
   std::uint64_t fold_seed = 0;
+  bool knn = false;
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
@@ -35,8 +36,17 @@ void run_eval(const EvalOptions& o) {
     ProgressBar bar("hashing", !o.common.quiet);
     r = eval::cross_validate_flynn(data, config, folds, o.folds, o.common.threads, bar.callback());
   }
+  // Tuned exact kNN on the same folds, for comparison.
+  std::vector<eval::CvResult> knn;
+  const std::vector<std::uint32_t> grid = eval::knn_k_grid();
+  std::size_t best_k = 0;
+  if (o.knn) {
+    knn = eval::cross_validate_knn(data, grid, folds, o.folds, o.common.threads);
+    for (std::size_t i = 1; i < knn.size(); ++i)
+      if (knn[i].mean > knn[best_k].mean) best_k = i;
+  }
   if (o.common.json) {
-    print_json({{"command", "eval"},
+    nlohmann::json j = {{"command", "eval"},
                 {"data", o.data},
                 {"rows", data.n_rows},
                 {"features", data.n_features},
@@ -47,7 +57,16 @@ void run_eval(const EvalOptions& o) {
                 {"accuracy_mean", r.mean},
                 {"accuracy_sd", r.sd},
                 {"fold_accuracy", r.fold_accuracy},
-                {"seconds", r.seconds}});
+                {"seconds", r.seconds}};
+    if (o.knn) {
+      j["knn"] = {{"best_k", grid[best_k]},
+                  {"accuracy_mean", knn[best_k].mean},
+                  {"accuracy_sd", knn[best_k].sd},
+                  {"accuracy_by_k", nlohmann::json::object()}};
+      for (std::size_t i = 0; i < grid.size(); ++i)
+        j["knn"]["accuracy_by_k"][std::to_string(grid[i])] = knn[i].mean;
+    }
+    print_json(j);
     return;
   }
   std::cout << fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows,
@@ -55,6 +74,9 @@ void run_eval(const EvalOptions& o) {
             << fmt::format("config: {}\n", config.describe())
             << fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n",
                            o.folds, r.mean, r.sd, r.seconds);
+  if (o.knn)
+    std::cout << fmt::format("exact kNN, best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}\n", grid[best_k],
+                             knn[best_k].mean, knn[best_k].sd);
 }
 
 void add_eval_command(CLI::App& app) {
@@ -63,6 +85,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--data", o->data, "Labelled data file")->required();
   cmd->add_option("--folds", o->folds, "Number of folds (default 10)")->check(CLI::Range(2u, 1000000u));
   cmd->add_option("--fold-seed", o->fold_seed, "Seed of the fold assignment (default 0)");
+  cmd->add_flag("--knn", o->knn, "Also report exact kNN (FAISS) tuned over k in {1,2,4,...,64} on the same folds");
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
   o->common.add_to(cmd);

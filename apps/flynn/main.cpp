@@ -9,6 +9,7 @@
 #include "flynn/error.hpp"
 
 int main(int argc, char** argv) {
+  flynn::cli::prepare_bench(argc, argv);
   CLI::App app{
       "flynn: FlyNN, nearest-neighbour classification with FlyHash and Fly Bloom Filters, "
       "and its federated, differentially private training"};

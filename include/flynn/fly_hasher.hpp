@@ -74,6 +74,7 @@ class FlyHasher {
   FlyConfig config_;
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;
+  std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16
   bool integer_path_ = true;
 };
 

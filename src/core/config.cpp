@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -126,7 +127,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
                               *expansion_factor));
     mm = floor_ratio(*expansion_factor, d);
   } else {
-    mm = std::max<std::uint64_t>(Defaults::min_m, floor_ratio(Defaults::expansion_factor, d));
+    mm = std::clamp<std::uint64_t>(floor_ratio(Defaults::expansion_factor, d), Defaults::min_m,
+                                   Defaults::max_m);
   }
   if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
   c.m = static_cast<std::uint32_t>(mm);
@@ -140,7 +142,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     if (!(cs > 0.0 && cs <= 1.0))
       throw Error(fmt::format("connection-sparsity = {}: must be in (0, 1]", cs));
     ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
-    if (!connection_sparsity) ss = std::min<std::uint64_t>(ss, width);  // defaults never fail
+    if (!connection_sparsity)  // defaults never fail, and stay cheap on wide data
+      ss = std::min<std::uint64_t>({ss, width, Defaults::max_s});
   }
   if (ss > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("s = {}: must be in [1, {}]", ss, width));

@@ -61,22 +61,11 @@ struct WorkerScratch {
   std::vector<std::size_t> by_path[3];
 };
 
-void run_kernel(const float* xt, const LiftingMatrix& M, kernels::TopK<float>& topk) {
-  kernels::project_wta_f32(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
-}
-void run_kernel(const std::int16_t* xt, const LiftingMatrix& M,
-                kernels::TopK<std::int16_t>& topk) {
-  kernels::project_wta_i16(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
-}
-void run_kernel(const std::int32_t* xt, const LiftingMatrix& M,
-                kernels::TopK<std::int32_t>& topk) {
-  kernels::project_wta_i32(xt, M.data().data(), M.ones_per_row(), 0, M.rows(), topk);
-}
-
 // Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B. Winners of
 // row ids[i] go to out + (ids[i] − first) · ρ.
 template <typename T>
-void hash_group(const FlyHasher& h, const float* rows, std::size_t first,
+void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* rows,
+                std::size_t first,
                 const std::vector<std::size_t>& ids, BlockScratch<T>& sc, std::vector<float>& row,
                 std::uint32_t* out) {
   if (ids.empty()) return;
@@ -102,7 +91,7 @@ void hash_group(const FlyHasher& h, const float* rows, std::size_t first,
         for (std::uint32_t f = 0; f < d; ++f) sc.xt[std::size_t(f) * B + b] = static_cast<T>(x[f]);
       }
     }
-    run_kernel(sc.xt.data(), h.lifting(), sc.topk);
+    kernels::project_wta(sc.xt.data(), cols, 0, h.m(), sc.topk);
     for (std::size_t b = 0; b < count; ++b)
       sc.topk.winners(b, out + (ids[start + b] - first) * rho);
   }
@@ -116,6 +105,8 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       lifting_() {
   config_.validate();
   lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads);
+  if (config_.hash_input_dim() <= 65536)
+    narrow_columns_.assign(lifting_.data().begin(), lifting_.data().end());
 }
 
 std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
@@ -137,6 +128,13 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   ProgressTracker tracker(progress, n);
   const bool integers_allowed = integer_path_ && config_.preprocess != Preprocess::Densify;
+  kernels::Columns cols;
+  cols.s = config_.s;
+  if (narrow_columns_.empty()) {
+    cols.wide = lifting_.data().data();
+  } else {
+    cols.narrow = narrow_columns_.data();
+  }
   parallel_for(tasks, workers, [&](std::size_t task, int worker) {
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
     const std::size_t first = task * kTaskRows;
@@ -149,9 +147,9 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     }
     sc.winners.resize(count * config_.rho);
     std::uint32_t* out = sc.winners.data();
-    hash_group(*this, rows, first, sc.by_path[0], sc.f32, sc.row, out);
-    hash_group(*this, rows, first, sc.by_path[1], sc.i16, sc.row, out);
-    hash_group(*this, rows, first, sc.by_path[2], sc.i32, sc.row, out);
+    hash_group(*this, cols, rows, first, sc.by_path[0], sc.f32, sc.row, out);
+    hash_group(*this, cols, rows, first, sc.by_path[1], sc.i16, sc.row, out);
+    hash_group(*this, cols, rows, first, sc.by_path[2], sc.i32, sc.row, out);
     sink(worker, first, count, out);
     tracker.advance(count);
   });

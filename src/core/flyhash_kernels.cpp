@@ -5,6 +5,7 @@
 #include "hwy/highway.h"
 
 #include "core/flyhash_kernels.hpp"
+#include "flynn/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::kernels {
@@ -20,8 +21,8 @@ std::size_t BlockRows() {
 // Four accumulators of N lanes each cover the B = 4N rows of a block. The sums are plain
 // lane-wise additions in the order of the unit's (ascending) columns, identical on every
 // target, so the winners do not depend on the CPU.
-template <typename T>
-void ProjectWta(const T* HWY_RESTRICT xt, const std::uint32_t* HWY_RESTRICT cols,
+template <typename T, typename Index>
+void ProjectWta(const T* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols,
                 std::uint32_t s, std::uint32_t unit_begin, std::uint32_t unit_end,
                 TopK<T>& topk) {
   const hn::ScalableTag<T> d;
@@ -32,7 +33,7 @@ void ProjectWta(const T* HWY_RESTRICT xt, const std::uint32_t* HWY_RESTRICT cols
        t3 = hn::LoadU(d, thr + 3 * N);
   HWY_ALIGN T lanes[4 * HWY_MAX_BYTES / sizeof(T)];
   for (std::uint32_t unit = unit_begin; unit < unit_end; ++unit) {
-    const std::uint32_t* c = cols + std::size_t(unit) * s;
+    const Index* c = cols + std::size_t(unit) * s;
     auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
     for (std::uint32_t k = 0; k < s; ++k) {
       const T* p = xt + std::size_t(c[k]) * B;
@@ -64,18 +65,18 @@ std::size_t BlockRowsF32() { return BlockRows<float>(); }
 std::size_t BlockRowsI16() { return BlockRows<std::int16_t>(); }
 std::size_t BlockRowsI32() { return BlockRows<std::int32_t>(); }
 
-void ProjectWtaF32(const float* xt, const std::uint32_t* cols, std::uint32_t s,
-                   std::uint32_t ub, std::uint32_t ue, TopK<float>& topk) {
-  ProjectWta<float>(xt, cols, s, ub, ue, topk);
-}
-void ProjectWtaI16(const std::int16_t* xt, const std::uint32_t* cols, std::uint32_t s,
-                   std::uint32_t ub, std::uint32_t ue, TopK<std::int16_t>& topk) {
-  ProjectWta<std::int16_t>(xt, cols, s, ub, ue, topk);
-}
-void ProjectWtaI32(const std::int32_t* xt, const std::uint32_t* cols, std::uint32_t s,
-                   std::uint32_t ub, std::uint32_t ue, TopK<std::int32_t>& topk) {
-  ProjectWta<std::int32_t>(xt, cols, s, ub, ue, topk);
-}
+#define FLYNN_PROJECT_WTA(NAME, T, INDEX)                                                   \
+  void NAME(const T* xt, const INDEX* cols, std::uint32_t s, std::uint32_t ub,             \
+            std::uint32_t ue, TopK<T>& topk) {                                             \
+    ProjectWta<T, INDEX>(xt, cols, s, ub, ue, topk);                                       \
+  }
+FLYNN_PROJECT_WTA(ProjectWtaF32U16, float, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectWtaF32U32, float, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectWtaI16U16, std::int16_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectWtaI16U32, std::int16_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectWtaI32U16, std::int32_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectWtaI32U32, std::int32_t, std::uint32_t)
+#undef FLYNN_PROJECT_WTA
 
 }  // namespace HWY_NAMESPACE
 }  // namespace flynn::kernels
@@ -88,25 +89,31 @@ HWY_EXPORT(TargetId);
 HWY_EXPORT(BlockRowsF32);
 HWY_EXPORT(BlockRowsI16);
 HWY_EXPORT(BlockRowsI32);
-HWY_EXPORT(ProjectWtaF32);
-HWY_EXPORT(ProjectWtaI16);
-HWY_EXPORT(ProjectWtaI32);
+HWY_EXPORT(ProjectWtaF32U16);
+HWY_EXPORT(ProjectWtaF32U32);
+HWY_EXPORT(ProjectWtaI16U16);
+HWY_EXPORT(ProjectWtaI16U32);
+HWY_EXPORT(ProjectWtaI32U16);
+HWY_EXPORT(ProjectWtaI32U32);
 
 std::size_t block_rows_f32() { return HWY_DYNAMIC_DISPATCH(BlockRowsF32)(); }
 std::size_t block_rows_i16() { return HWY_DYNAMIC_DISPATCH(BlockRowsI16)(); }
 std::size_t block_rows_i32() { return HWY_DYNAMIC_DISPATCH(BlockRowsI32)(); }
 
-void project_wta_f32(const float* xt, const std::uint32_t* cols, std::uint32_t s,
-                     std::uint32_t ub, std::uint32_t ue, TopK<float>& topk) {
-  HWY_DYNAMIC_DISPATCH(ProjectWtaF32)(xt, cols, s, ub, ue, topk);
+void project_wta(const float* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
+                 TopK<float>& topk) {
+  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaF32U16)(xt, c.narrow, c.s, ub, ue, topk);
+  HWY_DYNAMIC_DISPATCH(ProjectWtaF32U32)(xt, c.wide, c.s, ub, ue, topk);
 }
-void project_wta_i16(const std::int16_t* xt, const std::uint32_t* cols, std::uint32_t s,
-                     std::uint32_t ub, std::uint32_t ue, TopK<std::int16_t>& topk) {
-  HWY_DYNAMIC_DISPATCH(ProjectWtaI16)(xt, cols, s, ub, ue, topk);
+void project_wta(const std::int16_t* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
+                 TopK<std::int16_t>& topk) {
+  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaI16U16)(xt, c.narrow, c.s, ub, ue, topk);
+  HWY_DYNAMIC_DISPATCH(ProjectWtaI16U32)(xt, c.wide, c.s, ub, ue, topk);
 }
-void project_wta_i32(const std::int32_t* xt, const std::uint32_t* cols, std::uint32_t s,
-                     std::uint32_t ub, std::uint32_t ue, TopK<std::int32_t>& topk) {
-  HWY_DYNAMIC_DISPATCH(ProjectWtaI32)(xt, cols, s, ub, ue, topk);
+void project_wta(const std::int32_t* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
+                 TopK<std::int32_t>& topk) {
+  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaI32U16)(xt, c.narrow, c.s, ub, ue, topk);
+  HWY_DYNAMIC_DISPATCH(ProjectWtaI32U32)(xt, c.wide, c.s, ub, ue, topk);
 }
 
 const char* simd_target_name() {
@@ -114,4 +121,8 @@ const char* simd_target_name() {
 }
 
 }  // namespace flynn::kernels
+
+namespace flynn::simd {
+std::string target_name() { return kernels::simd_target_name(); }
+}  // namespace flynn::simd
 #endif  // HWY_ONCE

@@ -51,4 +51,14 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
                                                   std::uint32_t k, int threads = 0,
                                                   const ProgressFn& progress = {});
 
+/// Exact kNN's k-fold CV accuracy for each k in `k_values` (each ≥ 1), all from one FAISS
+/// search per fold with the largest k (neighbour lists are nested). Result i is for
+/// k_values[i]. Euclidean distance on L2-normalised rows; ties as in knn_vote.
+std::vector<CvResult> cross_validate_knn(const Dataset& data, const std::vector<std::uint32_t>& k_values,
+                                         const std::vector<std::uint32_t>& fold_of_row,
+                                         std::uint32_t k, int threads = 0);
+
+/// The paper's k grid for kNNC: {1, 2, 4, …, 64}.
+std::vector<std::uint32_t> knn_k_grid();
+
 }  // namespace flynn::eval

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Everything CI checks, on a fresh Debian machine: install, build, the test suite
+# (unit, property, CLI end-to-end, MPI end-to-end), the benchmark smoke runs, a sanitizer
+# (ASan + UBSan) build of the test suite, and a short run of every fuzz target.
+#
+#   bash scripts/test.sh              all stages
+#   STAGES="unit bench" bash scripts/test.sh   a subset (unit bench sanitize fuzz)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STAGES=${STAGES:-"unit bench sanitize fuzz"}
+JOBS=${JOBS:-$(nproc)}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+stage() { echo; echo "=== $* ($(date +%T))"; }
+
+bash scripts/setup.sh
+
+stage "build (Release)"
+JOBS=$JOBS bash scripts/build.sh
+
+if has unit; then
+  stage "test suite"
+  (cd build && ctest --output-on-failure --timeout 1500)
+fi
+
+if has bench; then
+  stage "benchmark smoke runs"
+  ./build/bench/flynn_bench --benchmark_min_time=0.01 --benchmark_filter='BM_(TopK|Score)|BM_Hash/d:20/' >/dev/null
+  ./build/flynn bench --smoke --quiet
+fi
+
+if has sanitize; then
+  stage "sanitizer build (ASan + UBSan) and test suite"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYNN_SANITIZE=ON -DFLYNN_BUILD_BENCH=OFF
+  cmake --build build-asan -j"$JOBS"
+  # LeakSanitizer flags OpenMPI's and FAISS's intentional process-lifetime allocations;
+  # memory errors and undefined behaviour still fail the run.
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     ctest --output-on-failure --timeout 2400)
+fi
+
+if has fuzz; then
+  stage "fuzz targets (${FUZZ_SECONDS}s each)"
+  FLYNN_FUZZ_JOBS=$JOBS bash scripts/run_fuzz.sh "$FUZZ_SECONDS"
+fi
+
+stage "all stages passed"

@@ -1,0 +1,90 @@
+// The streaming-add roofline (see flynn/simd.hpp), dispatched like the FlyHash kernels so
+// both run on the same SIMD target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "core/add_rate_kernel.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "flynn/simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace flynn::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Sums `passes` times over buf (len elements, a multiple of 8 vectors); returns a value
+// derived from the sums so the work cannot be optimised away.
+template <typename T>
+double StreamAdd(const T* HWY_RESTRICT buf, std::size_t len, std::size_t passes) {
+  const hn::ScalableTag<T> d;
+  const std::size_t N = hn::Lanes(d);
+  auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  auto a4 = hn::Zero(d), a5 = hn::Zero(d), a6 = hn::Zero(d), a7 = hn::Zero(d);
+  for (std::size_t p = 0; p < passes; ++p) {
+    for (std::size_t i = 0; i < len; i += 8 * N) {
+      a0 = hn::Add(a0, hn::LoadU(d, buf + i));
+      a1 = hn::Add(a1, hn::LoadU(d, buf + i + N));
+      a2 = hn::Add(a2, hn::LoadU(d, buf + i + 2 * N));
+      a3 = hn::Add(a3, hn::LoadU(d, buf + i + 3 * N));
+      a4 = hn::Add(a4, hn::LoadU(d, buf + i + 4 * N));
+      a5 = hn::Add(a5, hn::LoadU(d, buf + i + 5 * N));
+      a6 = hn::Add(a6, hn::LoadU(d, buf + i + 6 * N));
+      a7 = hn::Add(a7, hn::LoadU(d, buf + i + 7 * N));
+    }
+  }
+  auto s = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
+  return static_cast<double>(hn::GetLane(s));
+}
+
+double StreamAddI16(const std::int16_t* buf, std::size_t len, std::size_t passes) {
+  return StreamAdd(buf, len, passes);
+}
+double StreamAddF32(const float* buf, std::size_t len, std::size_t passes) {
+  return StreamAdd(buf, len, passes);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace flynn::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace flynn::simd {
+
+HWY_EXPORT(StreamAddI16);
+HWY_EXPORT(StreamAddF32);
+
+namespace {
+template <typename T, typename Fn>
+double measure(Fn fn, double seconds) {
+  // 16 KiB: comfortably inside any L1 data cache, a multiple of 8 × 64-byte vectors.
+  const std::size_t len = 16384 / sizeof(T);
+  std::vector<T> buf(len);
+  for (std::size_t i = 0; i < len; ++i) buf[i] = static_cast<T>(i & 7);
+  volatile double sink = 0;
+  std::size_t passes = 1000;
+  double best = 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const auto t0 = std::chrono::steady_clock::now();
+    sink = sink + fn(buf.data(), len, passes);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (dt > 0) best = std::max(best, static_cast<double>(len) * passes / dt);
+    if (dt < 0.05) passes *= 2;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
+  }
+  return best;
+}
+}  // namespace
+
+double peak_add_rate(Lane lane, double seconds) {
+  if (lane == Lane::Int16)
+    return measure<std::int16_t>(HWY_DYNAMIC_DISPATCH(StreamAddI16), seconds);
+  return measure<float>(HWY_DYNAMIC_DISPATCH(StreamAddF32), seconds);
+}
+
+}  // namespace flynn::simd
+#endif  // HWY_ONCE
