@@ -34,9 +34,14 @@ void ProjectWta(const T* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols,
   HWY_ALIGN T lanes[4 * HWY_MAX_BYTES / sizeof(T)];
   for (std::uint32_t unit = unit_begin; unit < unit_end; ++unit) {
     const Index* c = cols + std::size_t(unit) * s;
-    auto a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-    for (std::uint32_t k = 0; k < s; ++k) {
-      const T* p = xt + std::size_t(c[k]) * B;
+    // Starting from the first column (s ≥ 1) rather than from zero keeps the accumulators
+    // in place across iterations (no register copies in the loop); 0 + x = x, and a −0
+    // start compares equal to +0, so the winners are unchanged.
+    const T* p = xt + std::size_t(c[0]) * B;
+    auto a0 = hn::LoadU(d, p), a1 = hn::LoadU(d, p + N), a2 = hn::LoadU(d, p + 2 * N),
+         a3 = hn::LoadU(d, p + 3 * N);
+    for (std::uint32_t k = 1; k < s; ++k) {
+      p = xt + std::size_t(c[k]) * B;
       a0 = hn::Add(a0, hn::LoadU(d, p));
       a1 = hn::Add(a1, hn::LoadU(d, p + N));
       a2 = hn::Add(a2, hn::LoadU(d, p + 2 * N));
