@@ -66,15 +66,15 @@ struct LabelColumn {
 
 struct LoadOptions {
   Format format = Format::Auto;
-  LabelColumn label_column;       ///< CSV/ARFF: which column holds the class
+  LabelColumn label_column;  ///< CSV/ARFF: which column holds the class
   /// CSV: whether the first line is a header. Auto: it is when any of its feature fields
   /// (every field but the label column's) is not a number. When only the label field of
   /// line 1 is not a number (e.g. "1,2,class" or "1,2,cat") line 1 is a header only if
   /// the next line's label field is a number. A header must have as many fields as the
   /// data rows. Label column Kind::Name implies a header (Header::No is then an error).
   enum class Header { Auto, Yes, No } header = Header::Auto;
-  char delimiter = 0;             ///< CSV: 0 = detect among ',', ';', '\t' from line 1
-  std::string idx_labels;         ///< IDX: the labels file; empty = derive from the name
+  char delimiter = 0;      ///< CSV: 0 = detect among ',', ';', '\t' from line 1
+  std::string idx_labels;  ///< IDX: the labels file; empty = derive from the name
   /// When set, the data must have this many features. Files with exactly this many
   /// columns are read as unlabelled (CSV, ARFF), files with one more as labelled; for
   /// LIBSVM it bounds the feature indices. Used by `predict`, whose data may lack labels.
@@ -108,6 +108,10 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 /// bytes are an error. Throws flynn::Error naming the file when it cannot be opened, is a
 /// directory, or is a corrupt or truncated gzip.
 std::string read_file(const std::string& path);
+
+/// Decompresses gzip bytes (one or more members; trailing zero padding allowed). Throws
+/// flynn::Error naming `source` on corrupt, truncated or trailing-garbage input.
+std::string gunzip(std::string_view bytes, const std::string& source);
 
 /// For an IDX images file name, the conventional labels file beside it:
 /// "…-images-idx3-ubyte[.gz]" → "…-labels-idx1-ubyte[.gz]" (also "…-images.idx3-ubyte").
