@@ -148,6 +148,41 @@ TEST(FlyHasher, IntegerPathEqualsFloatPathOnSameValues) {
   expect_matches_reference(h, x, 300, 1);
 }
 
+// Rows with a few non-zeros, of either sign, integers or not.
+std::vector<float> sparse_rows(std::size_t n, std::size_t d, std::size_t nnz, bool integers,
+                               std::uint64_t seed) {
+  SeededRng r(seed);
+  std::vector<float> x(n * d, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < nnz; ++k) {
+      const float v = integers ? static_cast<float>(static_cast<int>(r.uniform_below(7)) - 3)
+                               : static_cast<float>(r.normal());
+      x[i * d + r.uniform_below(d)] = v;
+    }
+  }
+  return x;
+}
+
+TEST(FlyHasher, SparsePathGivesTheDenseWinners) {
+  for (bool ints : {false, true}) {
+    for (Preprocess p : {Preprocess::None, Preprocess::Normalize}) {
+      FlyHasher h(make_config(400, 3000, 20, 24, p), 1);
+      auto x = sparse_rows(300, 400, 12, ints, 15);
+      // Also an all-zero row and a row with a single non-zero.
+      x.insert(x.end(), 400, 0.0f);
+      std::vector<float> one(400, 0.0f);
+      one[7] = ints ? 2.0f : 0.3f;
+      x.insert(x.end(), one.begin(), one.end());
+      const auto sparse = h.hash(x.data(), 302, 2);
+      h.set_sparse_path(false);
+      const auto dense = h.hash(x.data(), 302, 2);
+      EXPECT_EQ(sparse, dense) << (ints ? "integer" : "float") << " rows, preprocess "
+                               << preprocess_name(p);
+      expect_matches_reference(h, x, 302, 1);
+    }
+  }
+}
+
 TEST(FlyHasher, NormalizationDoesNotChangeIntegerWinners) {
   // Scaling a row by a positive constant keeps its exact winners (int path).
   const FlyHasher h(make_config(64, 3000, 8, 16, Preprocess::Normalize), 1);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "flynn/config.hpp"
@@ -11,6 +12,10 @@
 #include "flynn/progress.hpp"
 
 namespace flynn {
+
+namespace kernels {
+struct SparseLists;
+}
 
 /// Computes FlyHashes: the indices of the ρ largest entries of M·p(x), where p is the
 /// config's preprocessing and M its lifting matrix.
@@ -31,10 +36,17 @@ namespace flynn {
 /// gives the same winners whenever its float sums are exact (e.g. preprocess None on small
 /// integers). Other rows take the float path: activations are float sums over the row's
 /// columns in ascending column order, starting from 0.
+///
+/// Sparse path: rows with few non-zeros (at most d'/16) are hashed through inverted lists
+/// (column → units), with work proportional to their non-zeros; the winners are exactly
+/// those of the dense kernels (same sums in the same order, same tie rule).
 class FlyHasher {
  public:
   /// Builds the lifting matrix for `config` (validated) on `threads` threads.
   explicit FlyHasher(const FlyConfig& config, int threads = 0);
+  ~FlyHasher();
+  FlyHasher(FlyHasher&&) noexcept;
+  FlyHasher& operator=(FlyHasher&&) noexcept;
 
   const FlyConfig& config() const { return config_; }
   const LiftingMatrix& lifting() const { return lifting_; }
@@ -47,6 +59,9 @@ class FlyHasher {
   /// takes the float path. For tests and benchmarks.
   void set_integer_path(bool enabled) { integer_path_ = enabled; }
   bool integer_path() const { return integer_path_; }
+  /// Enables (default) or disables the sparse path. For tests and benchmarks.
+  void set_sparse_path(bool enabled) { sparse_path_ = enabled; }
+  bool sparse_path() const { return sparse_path_; }
 
   /// Receives consecutive rows' hashes: rows [first_row, first_row + count), winners is
   /// count × ρ ascending unit indices. Called concurrently from worker threads (`worker`
@@ -75,7 +90,9 @@ class FlyHasher {
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;
   std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16
+  std::unique_ptr<kernels::SparseLists> sparse_;  // inverted lists, built on first use
   bool integer_path_ = true;
+  bool sparse_path_ = true;
 };
 
 }  // namespace flynn

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/flyhash_kernels.hpp"
+#include "core/sparse_hash.hpp"
 #include "flynn/error.hpp"
 #include "flynn/parallel.hpp"
 #include "flynn/random.hpp"
@@ -19,21 +20,39 @@ namespace {
 constexpr std::size_t kTaskRows = 1024;
 constexpr float kMaxExactInteger = 16777216.0f;  // 2^24: every integer up to it is a float
 
-enum class RowPath { F32, I16, I32 };
+// Rows with at most d/kSparseDivisor non-zeros take the inverted-list path: its scattered
+// scalar additions beat the dense kernel's vector lanes below about that density.
+constexpr std::uint32_t kSparseDivisor = 16;
 
-RowPath choose_path(const float* x, std::uint32_t d, std::uint32_t s, bool integers_allowed) {
-  if (!integers_allowed) return RowPath::F32;
+// Dense paths first (they index WorkerScratch::by_path), then the two sparse ones.
+enum class RowPath { F32, I16, I32, SparseF32, SparseInt, Count };
+
+struct PathRules {
+  bool integers = true;  // exact integer path allowed (not with densify)
+  bool sparse = true;    // sparse path allowed (not with densify)
+  std::uint32_t s = 0;
+};
+
+RowPath choose_path(const float* x, std::uint32_t d, const PathRules& rules) {
+  bool integral = rules.integers;
   float max_abs = 0.0f;
+  std::uint32_t nnz = 0;
   for (std::uint32_t j = 0; j < d; ++j) {
     const float v = x[j];
+    nnz += v != 0.0f;
     const float a = std::fabs(v);
-    if (!(a <= kMaxExactInteger) || v != std::nearbyint(v)) return RowPath::F32;
+    if (integral && (!(a <= kMaxExactInteger) || v != std::nearbyint(v))) integral = false;
     max_abs = std::max(max_abs, a);
   }
-  const double bound = static_cast<double>(s) * max_abs;
-  if (bound <= 32767.0) return RowPath::I16;
-  if (bound <= 2147483647.0) return RowPath::I32;
-  return RowPath::F32;
+  const bool sparse = rules.sparse && std::uint64_t(nnz) * kSparseDivisor <= d;
+  if (integral) {
+    const double bound = static_cast<double>(rules.s) * max_abs;
+    if (bound <= 2147483647.0) {
+      if (sparse) return RowPath::SparseInt;
+      return bound <= 32767.0 ? RowPath::I16 : RowPath::I32;
+    }
+  }
+  return sparse ? RowPath::SparseF32 : RowPath::F32;
 }
 
 std::size_t block_rows(RowPath p) {
@@ -41,8 +60,8 @@ std::size_t block_rows(RowPath p) {
     case RowPath::F32: return kernels::block_rows_f32();
     case RowPath::I16: return kernels::block_rows_i16();
     case RowPath::I32: return kernels::block_rows_i32();
+    default: return 0;
   }
-  return 0;
 }
 
 // Per-worker buffers for one value type, reused across blocks.
@@ -58,8 +77,46 @@ struct WorkerScratch {
   BlockScratch<std::int16_t> i16;
   BlockScratch<std::int32_t> i32;
   std::vector<std::uint32_t> winners;  // kTaskRows × ρ
-  std::vector<std::size_t> by_path[3];
+  std::vector<std::size_t> by_path[static_cast<int>(RowPath::Count)];
+  kernels::SparseRowHasher<float> sparse_f32;
+  kernels::SparseRowHasher<std::int32_t> sparse_int;
+  std::vector<std::uint32_t> nz_columns;
+  std::vector<float> nz_f32;
+  std::vector<std::int32_t> nz_int;
 };
+
+// Hashes sparse rows one by one through the inverted lists.
+void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const float* rows,
+                 std::size_t first, const std::vector<std::size_t>& ids, bool integral,
+                 WorkerScratch& sc, std::uint32_t* out) {
+  const std::uint32_t d = h.input_dim();
+  sc.row.resize(d);
+  for (std::size_t i : ids) {
+    const float* x = rows + i * d;
+    const auto offset = static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % h.m());
+    sc.nz_columns.clear();
+    sc.nz_f32.clear();
+    sc.nz_int.clear();
+    if (integral) {
+      for (std::uint32_t j = 0; j < d; ++j) {
+        if (x[j] == 0.0f) continue;
+        sc.nz_columns.push_back(j);
+        sc.nz_int.push_back(static_cast<std::int32_t>(x[j]));
+      }
+      sc.sparse_int.hash(lists, h.m(), h.rho(), sc.nz_columns.data(), sc.nz_int.data(),
+                         sc.nz_columns.size(), offset, out + (i - first) * h.rho());
+    } else {
+      h.preprocessor().apply(x, sc.row.data());  // None or Normalize: zeros stay zeros
+      for (std::uint32_t j = 0; j < d; ++j) {
+        if (sc.row[j] == 0.0f) continue;
+        sc.nz_columns.push_back(j);
+        sc.nz_f32.push_back(sc.row[j]);
+      }
+      sc.sparse_f32.hash(lists, h.m(), h.rho(), sc.nz_columns.data(), sc.nz_f32.data(),
+                         sc.nz_columns.size(), offset, out + (i - first) * h.rho());
+    }
+  }
+}
 
 // Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B. Winners of
 // row ids[i] go to out + (ids[i] − first) · ρ.
@@ -99,10 +156,15 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* r
 
 }  // namespace
 
+FlyHasher::~FlyHasher() = default;
+FlyHasher::FlyHasher(FlyHasher&&) noexcept = default;
+FlyHasher& FlyHasher::operator=(FlyHasher&&) noexcept = default;
+
 FlyHasher::FlyHasher(const FlyConfig& config, int threads)
     : config_(config),
       preprocessor_(config.preprocess, config.input_dim, config.seed),
-      lifting_() {
+      lifting_(),
+      sparse_(std::make_unique<kernels::SparseLists>()) {
   config_.validate();
   lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads);
   if (config_.hash_input_dim() <= 65536)
@@ -127,7 +189,10 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   ProgressTracker tracker(progress, n);
-  const bool integers_allowed = integer_path_ && config_.preprocess != Preprocess::Densify;
+  PathRules rules;
+  rules.integers = integer_path_ && config_.preprocess != Preprocess::Densify;
+  rules.sparse = sparse_path_ && config_.preprocess != Preprocess::Densify;
+  rules.s = config_.s;
   kernels::Columns cols;
   cols.s = config_.s;
   if (narrow_columns_.empty()) {
@@ -141,8 +206,7 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     const std::size_t count = std::min(kTaskRows, n - first);
     for (auto& v : sc.by_path) v.clear();
     for (std::size_t i = first; i < first + count; ++i) {
-      const RowPath p = choose_path(rows + i * config_.input_dim, config_.input_dim, config_.s,
-                                    integers_allowed);
+      const RowPath p = choose_path(rows + i * config_.input_dim, config_.input_dim, rules);
       sc.by_path[static_cast<int>(p)].push_back(i);
     }
     sc.winners.resize(count * config_.rho);
@@ -150,6 +214,13 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     hash_group(*this, cols, rows, first, sc.by_path[0], sc.f32, sc.row, out);
     hash_group(*this, cols, rows, first, sc.by_path[1], sc.i16, sc.row, out);
     hash_group(*this, cols, rows, first, sc.by_path[2], sc.i32, sc.row, out);
+    const auto& sparse_f32 = sc.by_path[static_cast<int>(RowPath::SparseF32)];
+    const auto& sparse_int = sc.by_path[static_cast<int>(RowPath::SparseInt)];
+    if (!sparse_f32.empty() || !sparse_int.empty()) {
+      const kernels::ColumnUnits& lists = sparse_->get(lifting_);
+      hash_sparse(*this, lists, rows, first, sparse_f32, false, sc, out);
+      hash_sparse(*this, lists, rows, first, sparse_int, true, sc, out);
+    }
     sink(worker, first, count, out);
     tracker.advance(count);
   });
@@ -174,8 +245,11 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
 
 void FlyHasher::hash_row_reference(const float* x, std::uint32_t* winners) const {
   const std::uint32_t d = config_.input_dim, m = config_.m, s = config_.s;
-  const RowPath path =
-      choose_path(x, d, s, integer_path_ && config_.preprocess != Preprocess::Densify);
+  PathRules rules;
+  rules.integers = integer_path_ && config_.preprocess != Preprocess::Densify;
+  rules.sparse = false;
+  rules.s = s;
+  const RowPath path = choose_path(x, d, rules);
   // Activations as doubles: exact for integer rows, and exactly the float sums (computed
   // in float, in column order) for the float path.
   std::vector<double> act(m);
