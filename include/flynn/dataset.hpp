@@ -59,17 +59,18 @@ struct Dataset {
 
   /// Re-expresses the labels in the ids of `target` (e.g. a model's or --labels' list).
   /// Throws flynn::Error naming the file and line of the first row whose label is not in
-  /// `target`.
+  /// `target`, leaving the dataset unchanged. On unlabelled data it only sets `classes`.
   void relabel(const LabelSet& target);
 
   /// A new dataset holding the given rows (in that order), same classes.
   Dataset subset(const std::vector<std::size_t>& rows) const;
 
-  /// Appends the rows of `other` (same n_features; labels are merged by name into this
-  /// set's classes, which grow if needed, kept in LabelSet::sorted order).
+  /// Appends the rows of `other` (same n_features). Labels are merged by name: the class
+  /// list stays as it is when `other` brings no new name, and becomes the sorted union
+  /// otherwise. `source` becomes "a.csv+b.csv".
   void append(const Dataset& other);
 
-  /// Rows per class id (size classes.size()); requires has_labels.
+  /// Rows per class id (size classes.size()); throws flynn::Error on unlabelled data.
   std::vector<std::size_t> class_sizes() const;
 
   /// Throws flynn::Error unless the dataset has at least two classes with rows:
