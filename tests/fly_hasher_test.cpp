@@ -141,8 +141,10 @@ TEST(FlyHasher, IntegerPathEqualsFloatPathOnSameValues) {
   // float path must pick exactly the winners of the int16 path.
   FlyHasher h(make_config(64, 3000, 8, 16, Preprocess::None), 1);
   const auto x = tie_heavy_rows(300, 64, 11, 255);
+  ASSERT_STREQ(h.row_path(x.data()), "int16");
   const auto w_int = h.hash(x.data(), 300, 2);
   h.set_integer_path(false);
+  ASSERT_STREQ(h.row_path(x.data()), "float");
   const auto w_float = h.hash(x.data(), 300, 2);
   EXPECT_EQ(w_int, w_float);
   expect_matches_reference(h, x, 300, 1);
@@ -166,8 +168,9 @@ std::vector<float> sparse_rows(std::size_t n, std::size_t d, std::size_t nnz, bo
 TEST(FlyHasher, SparsePathGivesTheDenseWinners) {
   for (bool ints : {false, true}) {
     for (Preprocess p : {Preprocess::None, Preprocess::Normalize}) {
-      FlyHasher h(make_config(400, 3000, 20, 24, p), 1);
-      auto x = sparse_rows(300, 400, 12, ints, 15);
+      FlyHasher h(make_config(400, 3000, 100, 24, p), 1);
+      auto x = sparse_rows(300, 400, 6, ints, 15);
+      ASSERT_STREQ(h.row_path(x.data()), ints ? "sparse-int" : "sparse-float");
       // Also an all-zero row and a row with a single non-zero.
       x.insert(x.end(), 400, 0.0f);
       std::vector<float> one(400, 0.0f);
@@ -175,6 +178,7 @@ TEST(FlyHasher, SparsePathGivesTheDenseWinners) {
       x.insert(x.end(), one.begin(), one.end());
       const auto sparse = h.hash(x.data(), 302, 2);
       h.set_sparse_path(false);
+      ASSERT_STREQ(h.row_path(x.data()), ints ? "int16" : "float");
       const auto dense = h.hash(x.data(), 302, 2);
       EXPECT_EQ(sparse, dense) << (ints ? "integer" : "float") << " rows, preprocess "
                                << preprocess_name(p);

@@ -37,9 +37,10 @@ struct SparseLists;
 /// integers). Other rows take the float path: activations are float sums over the row's
 /// columns in ascending column order, starting from 0.
 ///
-/// Sparse path: rows with few non-zeros (at most d'/16) are hashed through inverted lists
-/// (column → units), with work proportional to their non-zeros; the winners are exactly
-/// those of the dense kernels (same sums in the same order, same tie rule).
+/// Sparse path: rows with few non-zeros (when a cost model says so; roughly fewer than
+/// d/12 non-zeros for large s) are hashed through inverted lists (column → units), with
+/// work proportional to their non-zeros; the winners are exactly those of the dense
+/// kernels (same sums in the same order, same tie rule).
 class FlyHasher {
  public:
   /// Builds the lifting matrix for `config` (validated) on `threads` threads.
@@ -77,6 +78,9 @@ class FlyHasher {
   void hash(const float* rows, std::size_t n, std::uint32_t* winners, int threads = 0,
             const ProgressFn& progress = {}) const;
   std::vector<std::uint32_t> hash(const float* rows, std::size_t n, int threads = 0) const;
+
+  /// Which kernel a row takes: "float", "int16", "int32", "sparse-float" or "sparse-int".
+  const char* row_path(const float* row) const;
 
   /// A plain scalar implementation of the same function (full activation vector, sort):
   /// slow, obviously correct; the tests hold the fast kernels to it.

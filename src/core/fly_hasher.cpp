@@ -20,9 +20,13 @@ namespace {
 constexpr std::size_t kTaskRows = 1024;
 constexpr float kMaxExactInteger = 16777216.0f;  // 2^24: every integer up to it is a float
 
-// Rows with at most d/kSparseDivisor non-zeros take the inverted-list path: its scattered
-// scalar additions beat the dense kernel's vector lanes below about that density.
-constexpr std::uint32_t kSparseDivisor = 16;
+// The sparse path costs about 2 cycles per scattered addition (nnz·s·m/d of them) plus
+// about 3 per unit for clearing and scanning the activations; the dense kernels sustain
+// about 6 float (12 int16) additions per cycle over all m·s. A row goes sparse when that
+// estimate is lower (per unit of m: 2·nnz·s/d + 3 < s/rate).
+bool sparse_is_cheaper(std::uint32_t nnz, std::uint32_t d, std::uint32_t s, double rate) {
+  return 2.0 * nnz * s / d + 3.0 < s / rate;
+}
 
 // Dense paths first (they index WorkerScratch::by_path), then the two sparse ones.
 enum class RowPath { F32, I16, I32, SparseF32, SparseInt, Count };
@@ -44,15 +48,25 @@ RowPath choose_path(const float* x, std::uint32_t d, const PathRules& rules) {
     if (integral && (!(a <= kMaxExactInteger) || v != std::nearbyint(v))) integral = false;
     max_abs = std::max(max_abs, a);
   }
-  const bool sparse = rules.sparse && std::uint64_t(nnz) * kSparseDivisor <= d;
   if (integral) {
     const double bound = static_cast<double>(rules.s) * max_abs;
     if (bound <= 2147483647.0) {
-      if (sparse) return RowPath::SparseInt;
-      return bound <= 32767.0 ? RowPath::I16 : RowPath::I32;
+      const bool narrow = bound <= 32767.0;
+      if (rules.sparse && sparse_is_cheaper(nnz, d, rules.s, narrow ? 12.0 : 6.0))
+        return RowPath::SparseInt;
+      return narrow ? RowPath::I16 : RowPath::I32;
     }
   }
-  return sparse ? RowPath::SparseF32 : RowPath::F32;
+  return rules.sparse && sparse_is_cheaper(nnz, d, rules.s, 6.0) ? RowPath::SparseF32
+                                                                  : RowPath::F32;
+}
+
+PathRules path_rules(const FlyConfig& c, bool integer_path, bool sparse_path) {
+  PathRules rules;
+  rules.integers = integer_path && c.preprocess != Preprocess::Densify;
+  rules.sparse = sparse_path && c.preprocess != Preprocess::Densify;
+  rules.s = c.s;
+  return rules;
 }
 
 std::size_t block_rows(RowPath p) {
@@ -189,10 +203,7 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   ProgressTracker tracker(progress, n);
-  PathRules rules;
-  rules.integers = integer_path_ && config_.preprocess != Preprocess::Densify;
-  rules.sparse = sparse_path_ && config_.preprocess != Preprocess::Densify;
-  rules.s = config_.s;
+  const PathRules rules = path_rules(config_, integer_path_, sparse_path_);
   kernels::Columns cols;
   cols.s = config_.s;
   if (narrow_columns_.empty()) {
@@ -243,13 +254,20 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
   return out;
 }
 
+const char* FlyHasher::row_path(const float* row) const {
+  switch (choose_path(row, config_.input_dim, path_rules(config_, integer_path_, sparse_path_))) {
+    case RowPath::F32: return "float";
+    case RowPath::I16: return "int16";
+    case RowPath::I32: return "int32";
+    case RowPath::SparseF32: return "sparse-float";
+    case RowPath::SparseInt: return "sparse-int";
+    default: return "?";
+  }
+}
+
 void FlyHasher::hash_row_reference(const float* x, std::uint32_t* winners) const {
   const std::uint32_t d = config_.input_dim, m = config_.m, s = config_.s;
-  PathRules rules;
-  rules.integers = integer_path_ && config_.preprocess != Preprocess::Densify;
-  rules.sparse = false;
-  rules.s = s;
-  const RowPath path = choose_path(x, d, rules);
+  const RowPath path = choose_path(x, d, path_rules(config_, integer_path_, false));
   // Activations as doubles: exact for integer rows, and exactly the float sums (computed
   // in float, in column order) for the float path.
   std::vector<double> act(m);

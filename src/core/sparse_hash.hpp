@@ -48,8 +48,6 @@ class SparseRowHasher {
 
  private:
   std::vector<T> activation_;
-  std::vector<std::uint8_t> touched_;
-  std::vector<std::uint32_t> touched_units_;
   TopK<T> topk_;
 };
 

@@ -74,14 +74,6 @@ class TopK {
     threshold_[row] = v[0];
   }
 
-  /// Whether offering (value, unit) to row `row` would change its top-ρ.
-  bool would_enter(std::size_t row, T value, std::uint32_t unit) const {
-    if (size_[row] < rho_) return true;
-    const std::uint32_t off = offset_[row];
-    const std::uint32_t key = unit >= off ? unit - off : unit + m_ - off;
-    return better(value, key, values_[row * rho_], keys_[row * rho_]);
-  }
-
   /// Row `row`'s winners as ascending unit indices (ρ of them).
   void winners(std::size_t row, std::uint32_t* out) const {
     const std::uint32_t* k = keys_.data() + row * rho_;
