@@ -194,3 +194,27 @@ TEST(FlyNN, ResultsIndependentOfThreads) {
 
 }  // namespace
 }  // namespace flynn
+
+namespace flynn {
+namespace {
+
+TEST(Scoring, BitPackedBinaryFiltersEqualTheTable) {
+  SeededRng r(21);
+  for (std::size_t L : {2u, 7u, 64u}) {
+    ClassCounts counts(L, 500);
+    for (auto& c : counts.values()) c = r.uniform01() < 0.7 ? 0 : static_cast<std::uint32_t>(r.uniform_below(4));
+    const auto table = filter_table(counts, 0.0);
+    const FilterScorer scorer(counts, 0.0, 16);
+    std::vector<std::uint32_t> w(16);
+    std::vector<double> a(L), b(L);
+    for (int trial = 0; trial < 50; ++trial) {
+      for (auto& x : w) x = static_cast<std::uint32_t>(r.uniform_below(500));
+      score_winners(w.data(), 16, table.data(), L, a.data());
+      scorer.score(w.data(), b.data());
+      ASSERT_EQ(a, b);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flynn

@@ -24,6 +24,43 @@ inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const
   }
 }
 
+/// Binary filters (γ = 0), bit-packed: bit l of word i is set when class l has seen unit i
+/// (c_l[i] > 0). One 8-byte word per unit instead of L doubles; needs L ≤ 64.
+std::vector<std::uint64_t> seen_bits(const ClassCounts& counts);
+
+/// γ = 0 scores from seen_bits: score_l = ρ − (winners class l has seen), the same values
+/// score_winners computes from filter_table(counts, 0).
+inline void score_winners_binary(const std::uint32_t* winners, std::uint32_t rho,
+                                 const std::uint64_t* seen, std::size_t n_classes, double* out) {
+  std::uint32_t hits[64] = {};
+  for (std::uint32_t k = 0; k < rho; ++k) {
+    for (std::uint64_t w = seen[winners[k]]; w; w &= w - 1) ++hits[__builtin_ctzll(w)];
+  }
+  for (std::size_t l = 0; l < n_classes; ++l) out[l] = static_cast<double>(rho - hits[l]);
+}
+
+/// Scores hashed rows against a model's counts, choosing the bit-packed form for γ = 0.
+class FilterScorer {
+ public:
+  FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho);
+  /// Scores of one row's ρ winners into out[0..L).
+  void score(const std::uint32_t* winners, double* out) const {
+    if (binary_) {
+      score_winners_binary(winners, rho_, seen_.data(), n_classes_, out);
+    } else {
+      score_winners(winners, rho_, table_.data(), n_classes_, out);
+    }
+  }
+  std::size_t n_classes() const { return n_classes_; }
+
+ private:
+  bool binary_;
+  std::uint32_t rho_;
+  std::size_t n_classes_;
+  std::vector<double> table_;
+  std::vector<std::uint64_t> seen_;
+};
+
 /// The class with the smallest score; the lowest class id among ties.
 inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
   std::size_t best = 0;

@@ -110,13 +110,13 @@ std::vector<double> FlyNN::scores(const Dataset& data, const PredictOptions& opt
   check_features(data);
   const std::size_t L = labels_.size();
   const std::uint32_t rho = config().rho;
-  const std::vector<double> table = filter_table(counts_, config().gamma);
+  const FilterScorer scorer(counts_, config().gamma, rho);
   std::vector<double> out(data.n_rows * L);
   hasher_->hash_stream(
       data.features.data(), data.n_rows, options.threads ? options.threads : threads_,
       [&](int, std::size_t first, std::size_t n, const std::uint32_t* winners) {
         for (std::size_t r = 0; r < n; ++r)
-          score_winners(winners + r * rho, rho, table.data(), L, out.data() + (first + r) * L);
+          scorer.score(winners + r * rho, out.data() + (first + r) * L);
       },
       options.progress);
   return out;

@@ -21,6 +21,25 @@ std::vector<double> filter_table(const ClassCounts& counts, double gamma) {
   return table;
 }
 
+std::vector<std::uint64_t> seen_bits(const ClassCounts& counts) {
+  std::vector<std::uint64_t> seen(counts.m(), 0);
+  for (std::size_t l = 0; l < counts.n_classes() && l < 64; ++l) {
+    const std::uint32_t* c = counts.of_class(l);
+    for (std::uint32_t i = 0; i < counts.m(); ++i)
+      seen[i] |= static_cast<std::uint64_t>(c[i] != 0) << l;
+  }
+  return seen;
+}
+
+FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho)
+    : binary_(gamma == 0.0 && counts.n_classes() <= 64), rho_(rho), n_classes_(counts.n_classes()) {
+  if (binary_) {
+    seen_ = seen_bits(counts);
+  } else {
+    table_ = filter_table(counts, gamma);
+  }
+}
+
 void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t rho,
                              double* out) {
   const double best = *std::min_element(scores, scores + L);

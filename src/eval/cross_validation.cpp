@@ -97,11 +97,11 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
     for (std::uint32_t f = 0; f < k; ++f) {
       ClassCounts train = total;
       train -= fold_counts[f];
-      const std::vector<double> table = filter_table(train, gamma);
+      const FilterScorer scorer(train, gamma, rho);
       std::size_t correct = 0, tested = 0;
       for (std::size_t r = 0; r < data.n_rows; ++r) {
         if (fold_of_row[r] != f) continue;
-        score_winners(winners.data() + r * rho, rho, table.data(), L, scores.data());
+        scorer.score(winners.data() + r * rho, scores.data());
         correct += argmin_class(scores.data(), L) == data.labels[r];
         ++tested;
       }
