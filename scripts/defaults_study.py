@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--datasets", default="")
     ap.add_argument("--settings", default="")
     ap.add_argument("--threads", default="2")
+    ap.add_argument("--markdown", metavar="SETTING", default="",
+                    help="print a Markdown table of SETTING vs tuned kNN per dataset and exit")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     out = os.path.join(a.out_dir, "results.jsonl")
@@ -76,6 +78,8 @@ def main():
         for line in open(out):
             j = json.loads(line)
             done[(j["dataset"], j["setting"])] = j
+    if a.markdown:
+        return markdown(done, a.markdown)
     sets = manifest(a.data_dir)
     sizes = {}
     if a.datasets:
@@ -121,6 +125,26 @@ def summarize(done, settings):
             continue
         print(f"{s:<32} {len(gaps):>3} {100*statistics.median(gaps):>10.2f} {100*statistics.mean(gaps):>9.2f} "
               f"{sum(g <= 0.02 for g in gaps):>6} {sum(g <= 0.05 for g in gaps):>6} {secs:>7.1f}")
+
+
+def markdown(done, setting):
+    names = sorted({d for d, s in done if s == "knn" and "accuracy" in done[(d, s)]},
+                   key=lambda n: int(n.split("_")[0]))
+    print(f"| dataset | d | tuned kNN (k) | FlyNN `{setting}` | gap (points) |")
+    print("|---|---|---|---|---|")
+    gaps = []
+    for d in names:
+        k, r = done[(d, "knn")], done.get((d, setting))
+        if not r or "accuracy" not in r:
+            continue
+        gap = 100 * (k["accuracy"] - r["accuracy"])
+        gaps.append(gap)
+        c = r.get("config", {})
+        print(f"| {d} | {c.get("d", "?")} | {k['accuracy']:.3f} ({k['best_k']}) | {r['accuracy']:.3f} | {gap:+.1f} |")
+    gaps.sort()
+    print(f"\n{len(gaps)} datasets: median gap {statistics.median(gaps):.2f} points, mean {statistics.mean(gaps):.2f}; "
+          f"within 2 points on {sum(g <= 2 for g in gaps)}, within 5 on {sum(g <= 5 for g in gaps)}, "
+          f"FlyNN ahead on {sum(g < 0 for g in gaps)}.")
 
 
 if __name__ == "__main__":
