@@ -140,7 +140,7 @@ def markdown(done, setting):
         gap = 100 * (k["accuracy"] - r["accuracy"])
         gaps.append(gap)
         c = r.get("config", {})
-        print(f"| {d} | {c.get("d", "?")} | {k['accuracy']:.3f} ({k['best_k']}) | {r['accuracy']:.3f} | {gap:+.1f} |")
+        print(f"| {d} | {c.get('d', '?')} | {k['accuracy']:.3f} ({k['best_k']}) | {r['accuracy']:.3f} | {gap:+.1f} |")
     gaps.sort()
     print(f"\n{len(gaps)} datasets: median gap {statistics.median(gaps):.2f} points, mean {statistics.mean(gaps):.2f}; "
           f"within 2 points on {sum(g <= 2 for g in gaps)}, within 5 on {sum(g <= 5 for g in gaps)}, "
