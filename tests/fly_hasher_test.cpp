@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "core/flyhash_kernels.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/random.hpp"
 
@@ -82,15 +83,38 @@ TEST(FlyHasher, DensifyKernelMatchesReference) {
 }
 
 TEST(FlyHasher, IntegerKernelsMatchReferenceWithManyTies) {
-  // int16 path (s·max small), int32 path (s·max > 32767), and rows mixing both.
+  // uint8 path (0..255), int16 path (negative values), int32 path (s·max > 32767), and
+  // rows mixing them with float rows.
   const FlyHasher small(make_config(40, 700, 5, 31), 1);
-  expect_matches_reference(small, tie_heavy_rows(200, 40, 4, 3), 200, 2);
+  const auto pixels = tie_heavy_rows(200, 40, 4, 3);
+  ASSERT_STREQ(small.row_path(pixels.data()), "uint8");
+  expect_matches_reference(small, pixels, 200, 2);
+  auto signed_rows = tie_heavy_rows(200, 40, 16, 6);
+  for (auto& v : signed_rows) v -= 3.0f;
+  ASSERT_STREQ(small.row_path(signed_rows.data()), "int16");
+  expect_matches_reference(small, signed_rows, 200, 2);
   const FlyHasher big(make_config(40, 700, 5, 31), 1);
-  expect_matches_reference(big, tie_heavy_rows(200, 40, 5, 60000), 200, 2);
+  const auto large = tie_heavy_rows(200, 40, 5, 60000);
+  ASSERT_STREQ(big.row_path(large.data()), "int32");
+  expect_matches_reference(big, large, 200, 2);
   auto mixed = tie_heavy_rows(100, 40, 6, 3);
   auto floats = random_rows(100, 40, 7);
   mixed.insert(mixed.end(), floats.begin(), floats.end());
   expect_matches_reference(small, mixed, 200, 2);
+}
+
+TEST(FlyHasher, WideRowsUseHalfWidthBlocksWithTheSameWinners) {
+  // 1100 columns: a full-width float or int16 block would overflow L1, so the kernels
+  // switch to half-width vectors; results must not change.
+  ASSERT_TRUE(kernels::block_shape(kernels::Lane::F32, 1100).half ||
+              kernels::block_shape(kernels::Lane::F32, 1100).rows == 1);
+  const FlyHasher h(make_config(1100, 800, 40, 10, Preprocess::None), 1);
+  const auto floats = random_rows(40, 1100, 17);
+  expect_matches_reference(h, floats, 40, 2);
+  auto ints = tie_heavy_rows(40, 1100, 18, 50);
+  for (auto& v : ints) v -= 10.0f;
+  ASSERT_STREQ(h.row_path(ints.data()), "int16");
+  expect_matches_reference(h, ints, 40, 2);
 }
 
 TEST(FlyHasher, AllZeroRowGetsRotationWinners) {
@@ -141,7 +165,7 @@ TEST(FlyHasher, IntegerPathEqualsFloatPathOnSameValues) {
   // float path must pick exactly the winners of the int16 path.
   FlyHasher h(make_config(64, 3000, 8, 16, Preprocess::None), 1);
   const auto x = tie_heavy_rows(300, 64, 11, 255);
-  ASSERT_STREQ(h.row_path(x.data()), "int16");
+  ASSERT_STREQ(h.row_path(x.data()), "uint8");
   const auto w_int = h.hash(x.data(), 300, 2);
   h.set_integer_path(false);
   ASSERT_STREQ(h.row_path(x.data()), "float");
@@ -178,7 +202,7 @@ TEST(FlyHasher, SparsePathGivesTheDenseWinners) {
       x.insert(x.end(), one.begin(), one.end());
       const auto sparse = h.hash(x.data(), 302, 2);
       h.set_sparse_path(false);
-      ASSERT_STREQ(h.row_path(x.data()), ints ? "int16" : "float");
+      ASSERT_STREQ(h.row_path(x.data()), ints ? "int16" : "float");  // sparse rows hold negatives
       const auto dense = h.hash(x.data(), 302, 2);
       EXPECT_EQ(sparse, dense) << (ints ? "integer" : "float") << " rows, preprocess "
                                << preprocess_name(p);

@@ -28,8 +28,8 @@ bool sparse_is_cheaper(std::uint32_t nnz, std::uint32_t d, std::uint32_t s, doub
   return 2.0 * nnz * s / d + 3.0 < s / rate;
 }
 
-// Dense paths first (they index WorkerScratch::by_path), then the two sparse ones.
-enum class RowPath { F32, I16, I32, SparseF32, SparseInt, Count };
+// One kernel per kind of row; by_path in WorkerScratch is indexed by it.
+enum class RowPath { F32, U8, I16, I32, SparseF32, SparseInt, Count };
 
 struct PathRules {
   bool integers = true;  // exact integer path allowed (not with densify)
@@ -39,11 +39,13 @@ struct PathRules {
 
 RowPath choose_path(const float* x, std::uint32_t d, const PathRules& rules) {
   bool integral = rules.integers;
+  bool non_negative = true;
   float max_abs = 0.0f;
   std::uint32_t nnz = 0;
   for (std::uint32_t j = 0; j < d; ++j) {
     const float v = x[j];
     nnz += v != 0.0f;
+    non_negative &= v >= 0.0f;
     const float a = std::fabs(v);
     if (integral && (!(a <= kMaxExactInteger) || v != std::nearbyint(v))) integral = false;
     max_abs = std::max(max_abs, a);
@@ -54,6 +56,7 @@ RowPath choose_path(const float* x, std::uint32_t d, const PathRules& rules) {
       const bool narrow = bound <= 32767.0;
       if (rules.sparse && sparse_is_cheaper(nnz, d, rules.s, narrow ? 12.0 : 6.0))
         return RowPath::SparseInt;
+      if (narrow && non_negative && max_abs <= 255.0f) return RowPath::U8;
       return narrow ? RowPath::I16 : RowPath::I32;
     }
   }
@@ -69,27 +72,20 @@ PathRules path_rules(const FlyConfig& c, bool integer_path, bool sparse_path) {
   return rules;
 }
 
-std::size_t block_rows(RowPath p) {
-  switch (p) {
-    case RowPath::F32: return kernels::block_rows_f32();
-    case RowPath::I16: return kernels::block_rows_i16();
-    case RowPath::I32: return kernels::block_rows_i32();
-    default: return 0;
-  }
-}
-
-// Per-worker buffers for one value type, reused across blocks.
-template <typename T>
+// Per-worker buffers for one kernel: block elements E, activations T.
+template <typename E, typename T, kernels::Lane kLane>
 struct BlockScratch {
-  std::vector<T> xt;            // d' × B, feature-major
+  static constexpr kernels::Lane lane = kLane;
+  std::vector<E> xt;            // d' × B, feature-major
   kernels::TopK<T> topk;
 };
 
 struct WorkerScratch {
   std::vector<float> row;       // one preprocessed row
-  BlockScratch<float> f32;
-  BlockScratch<std::int16_t> i16;
-  BlockScratch<std::int32_t> i32;
+  BlockScratch<float, float, kernels::Lane::F32> f32;
+  BlockScratch<std::uint8_t, std::int16_t, kernels::Lane::U8> u8;
+  BlockScratch<std::int16_t, std::int16_t, kernels::Lane::I16> i16;
+  BlockScratch<std::int32_t, std::int32_t, kernels::Lane::I32> i32;
   std::vector<std::uint32_t> winners;  // kTaskRows × ρ
   std::vector<std::size_t> by_path[static_cast<int>(RowPath::Count)];
   kernels::SparseRowHasher<float> sparse_f32;
@@ -134,35 +130,34 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const fl
 
 // Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B. Winners of
 // row ids[i] go to out + (ids[i] − first) · ρ.
-template <typename T>
+template <typename Scratch>
 void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* rows,
-                std::size_t first,
-                const std::vector<std::size_t>& ids, BlockScratch<T>& sc, std::vector<float>& row,
-                std::uint32_t* out) {
+                std::size_t first, const std::vector<std::size_t>& ids, Scratch& sc,
+                std::vector<float>& row, std::uint32_t* out) {
   if (ids.empty()) return;
-  const bool is_float = std::is_same_v<T, float>;
-  const std::size_t B = block_rows(is_float ? RowPath::F32
-                                            : (sizeof(T) == 2 ? RowPath::I16 : RowPath::I32));
+  using E = typename decltype(sc.xt)::value_type;
   const std::uint32_t d = h.input_dim();
   const std::uint32_t width = h.preprocessor().output_dim();
   const std::uint32_t rho = h.rho();
+  const kernels::BlockShape shape = kernels::block_shape(Scratch::lane, width);
+  const std::size_t B = shape.rows;
   sc.xt.resize(std::size_t(width) * B);
   row.resize(width);
   for (std::size_t start = 0; start < ids.size(); start += B) {
     const std::size_t count = std::min(B, ids.size() - start);
     sc.topk.reset(B, rho, h.m());
-    std::fill(sc.xt.begin(), sc.xt.end(), T(0));
+    std::fill(sc.xt.begin(), sc.xt.end(), E(0));
     for (std::size_t b = 0; b < count; ++b) {
       const float* x = rows + ids[start + b] * d;
       sc.topk.set_offset(b, static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % h.m()));
-      if constexpr (std::is_same_v<T, float>) {
+      if constexpr (std::is_same_v<E, float>) {
         h.preprocessor().apply(x, row.data());
         for (std::uint32_t f = 0; f < width; ++f) sc.xt[std::size_t(f) * B + b] = row[f];
-      } else {
-        for (std::uint32_t f = 0; f < d; ++f) sc.xt[std::size_t(f) * B + b] = static_cast<T>(x[f]);
+      } else {  // integer rows: exact raw values (normalising would only scale them)
+        for (std::uint32_t f = 0; f < d; ++f) sc.xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
       }
     }
-    kernels::project_wta(sc.xt.data(), cols, 0, h.m(), sc.topk);
+    kernels::project_wta(sc.xt.data(), cols, shape, 0, h.m(), sc.topk);
     for (std::size_t b = 0; b < count; ++b)
       sc.topk.winners(b, out + (ids[start + b] - first) * rho);
   }
@@ -222,11 +217,15 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     }
     sc.winners.resize(count * config_.rho);
     std::uint32_t* out = sc.winners.data();
-    hash_group(*this, cols, rows, first, sc.by_path[0], sc.f32, sc.row, out);
-    hash_group(*this, cols, rows, first, sc.by_path[1], sc.i16, sc.row, out);
-    hash_group(*this, cols, rows, first, sc.by_path[2], sc.i32, sc.row, out);
-    const auto& sparse_f32 = sc.by_path[static_cast<int>(RowPath::SparseF32)];
-    const auto& sparse_int = sc.by_path[static_cast<int>(RowPath::SparseInt)];
+    auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
+      return sc.by_path[static_cast<int>(p)];
+    };
+    hash_group(*this, cols, rows, first, ids(RowPath::F32), sc.f32, sc.row, out);
+    hash_group(*this, cols, rows, first, ids(RowPath::U8), sc.u8, sc.row, out);
+    hash_group(*this, cols, rows, first, ids(RowPath::I16), sc.i16, sc.row, out);
+    hash_group(*this, cols, rows, first, ids(RowPath::I32), sc.i32, sc.row, out);
+    const auto& sparse_f32 = ids(RowPath::SparseF32);
+    const auto& sparse_int = ids(RowPath::SparseInt);
     if (!sparse_f32.empty() || !sparse_int.empty()) {
       const kernels::ColumnUnits& lists = sparse_->get(lifting_);
       hash_sparse(*this, lists, rows, first, sparse_f32, false, sc, out);
@@ -257,6 +256,7 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
 const char* FlyHasher::row_path(const float* row) const {
   switch (choose_path(row, config_.input_dim, path_rules(config_, integer_path_, sparse_path_))) {
     case RowPath::F32: return "float";
+    case RowPath::U8: return "uint8";
     case RowPath::I16: return "int16";
     case RowPath::I32: return "int32";
     case RowPath::SparseF32: return "sparse-float";

@@ -4,6 +4,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <algorithm>
+
 #include "core/flyhash_kernels.hpp"
 #include "flynn/simd.hpp"
 
@@ -12,75 +14,109 @@ namespace flynn::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <typename T>
-std::size_t BlockRows() {
-  const hn::ScalableTag<T> d;
-  return 4 * hn::Lanes(d);
+// One column of a block as accumulator lanes: a plain load, or bytes widened to int16.
+template <class D>
+HWY_INLINE hn::VFromD<D> LoadColumn(D d, const hn::TFromD<D>* HWY_RESTRICT p) {
+  return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::VFromD<D> LoadColumn(D d, const std::uint8_t* HWY_RESTRICT p) {
+  const hn::Rebind<std::uint8_t, D> d8;
+  const hn::RebindToUnsigned<D> du;
+  return hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, p)));
 }
 
-// Four accumulators of N lanes each cover the B = 4N rows of a block. The sums are plain
-// lane-wise additions in the order of the unit's (ascending) columns, identical on every
-// target, so the winners do not depend on the CPU.
-template <typename T, typename Index>
-void ProjectWta(const T* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols,
-                std::uint32_t s, std::uint32_t unit_begin, std::uint32_t unit_end,
-                TopK<T>& topk) {
-  const hn::ScalableTag<T> d;
-  const std::size_t N = hn::Lanes(d);
-  const std::size_t B = 4 * N;
+// Four units at a time, one vector (= the block's rows) each. The sums are lane-wise
+// additions in the order of each unit's ascending columns, starting from the first
+// column's value (0 + x = x, and a −0 start compares equal to +0), identical on every
+// target, so the winners depend neither on the CPU nor on the block width.
+template <class D, typename E, typename Index>
+void ProjectWta(D d, const E* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols, std::uint32_t s,
+                std::uint32_t unit_begin, std::uint32_t unit_end, TopK<hn::TFromD<D>>& topk) {
+  using T = hn::TFromD<D>;
+  const std::size_t B = hn::Lanes(d);
   T* thr = topk.thresholds();
-  auto t0 = hn::LoadU(d, thr), t1 = hn::LoadU(d, thr + N), t2 = hn::LoadU(d, thr + 2 * N),
-       t3 = hn::LoadU(d, thr + 3 * N);
-  HWY_ALIGN T lanes[4 * HWY_MAX_BYTES / sizeof(T)];
-  for (std::uint32_t unit = unit_begin; unit < unit_end; ++unit) {
-    const Index* c = cols + std::size_t(unit) * s;
-    // Starting from the first column (s ≥ 1) rather than from zero keeps the accumulators
-    // in place across iterations (no register copies in the loop); 0 + x = x, and a −0
-    // start compares equal to +0, so the winners are unchanged.
-    const T* p = xt + std::size_t(c[0]) * B;
-    auto a0 = hn::LoadU(d, p), a1 = hn::LoadU(d, p + N), a2 = hn::LoadU(d, p + 2 * N),
-         a3 = hn::LoadU(d, p + 3 * N);
+  auto t = hn::LoadU(d, thr);
+  HWY_ALIGN T lanes[HWY_MAX_BYTES / sizeof(T)];
+  // Offers only the lanes at or above their row's threshold (few, once the heaps fill):
+  // their positions come from the comparison mask's bits.
+  auto offer = [&](hn::VFromD<D> a, std::uint32_t unit) {
+    std::uint8_t bits[(HWY_MAX_BYTES / sizeof(T) + 7) / 8 + 8] = {};
+    const std::size_t nbytes = hn::StoreMaskBits(d, hn::Not(hn::Lt(a, t)), bits);
+    hn::Store(a, d, lanes);
+    for (std::size_t byte = 0; byte < nbytes; ++byte) {
+      for (unsigned m = bits[byte]; m; m &= m - 1) {
+        const std::size_t r = byte * 8 + static_cast<std::size_t>(__builtin_ctz(m));
+        if (r < B) topk.offer(r, lanes[r], unit);
+      }
+    }
+  };
+  std::uint32_t unit = unit_begin;
+  for (; unit + 4 <= unit_end; unit += 4) {
+    const Index* c0 = cols + std::size_t(unit) * s;
+    const Index* c1 = c0 + s;
+    const Index* c2 = c1 + s;
+    const Index* c3 = c2 + s;
+    auto a0 = LoadColumn(d, xt + std::size_t(c0[0]) * B);
+    auto a1 = LoadColumn(d, xt + std::size_t(c1[0]) * B);
+    auto a2 = LoadColumn(d, xt + std::size_t(c2[0]) * B);
+    auto a3 = LoadColumn(d, xt + std::size_t(c3[0]) * B);
     for (std::uint32_t k = 1; k < s; ++k) {
-      p = xt + std::size_t(c[k]) * B;
-      a0 = hn::Add(a0, hn::LoadU(d, p));
-      a1 = hn::Add(a1, hn::LoadU(d, p + N));
-      a2 = hn::Add(a2, hn::LoadU(d, p + 2 * N));
-      a3 = hn::Add(a3, hn::LoadU(d, p + 3 * N));
+      a0 = hn::Add(a0, LoadColumn(d, xt + std::size_t(c0[k]) * B));
+      a1 = hn::Add(a1, LoadColumn(d, xt + std::size_t(c1[k]) * B));
+      a2 = hn::Add(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
+      a3 = hn::Add(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
     }
-    const auto below = hn::And(hn::And(hn::Lt(a0, t0), hn::Lt(a1, t1)),
-                               hn::And(hn::Lt(a2, t2), hn::Lt(a3, t3)));
+    const auto below =
+        hn::And(hn::And(hn::Lt(a0, t), hn::Lt(a1, t)), hn::And(hn::Lt(a2, t), hn::Lt(a3, t)));
     if (HWY_LIKELY(hn::AllTrue(d, below))) continue;
-    hn::Store(a0, d, lanes);
-    hn::Store(a1, d, lanes + N);
-    hn::Store(a2, d, lanes + 2 * N);
-    hn::Store(a3, d, lanes + 3 * N);
-    for (std::size_t b = 0; b < B; ++b) {
-      if (!(lanes[b] < thr[b])) topk.offer(b, lanes[b], unit);
-    }
-    t0 = hn::LoadU(d, thr);
-    t1 = hn::LoadU(d, thr + N);
-    t2 = hn::LoadU(d, thr + 2 * N);
-    t3 = hn::LoadU(d, thr + 3 * N);
+    // Thresholds rise as units enter, so each later unit compares with fresh ones.
+    offer(a0, unit);
+    t = hn::LoadU(d, thr);
+    offer(a1, unit + 1);
+    t = hn::LoadU(d, thr);
+    offer(a2, unit + 2);
+    t = hn::LoadU(d, thr);
+    offer(a3, unit + 3);
+    t = hn::LoadU(d, thr);
+  }
+  for (; unit < unit_end; ++unit) {
+    const Index* c = cols + std::size_t(unit) * s;
+    auto a = LoadColumn(d, xt + std::size_t(c[0]) * B);
+    for (std::uint32_t k = 1; k < s; ++k) a = hn::Add(a, LoadColumn(d, xt + std::size_t(c[k]) * B));
+    offer(a, unit);
+    t = hn::LoadU(d, thr);
   }
 }
+
+template <typename T>
+using FullTag = hn::ScalableTag<T>;
+template <typename T>
+using HalfTag = hn::CappedTag<T, std::max<std::size_t>(1, HWY_LANES(T) / 2)>;
 
 std::int64_t TargetId() { return HWY_TARGET; }
+std::size_t LanesI16() { return hn::Lanes(FullTag<std::int16_t>()); }
+std::size_t LanesI32() { return hn::Lanes(FullTag<std::int32_t>()); }
+std::size_t LanesF32() { return hn::Lanes(FullTag<float>()); }
+std::size_t HalfLanesI16() { return hn::Lanes(HalfTag<std::int16_t>()); }
+std::size_t HalfLanesI32() { return hn::Lanes(HalfTag<std::int32_t>()); }
+std::size_t HalfLanesF32() { return hn::Lanes(HalfTag<float>()); }
 
-std::size_t BlockRowsF32() { return BlockRows<float>(); }
-std::size_t BlockRowsI16() { return BlockRows<std::int16_t>(); }
-std::size_t BlockRowsI32() { return BlockRows<std::int32_t>(); }
-
-#define FLYNN_PROJECT_WTA(NAME, T, INDEX)                                                   \
-  void NAME(const T* xt, const INDEX* cols, std::uint32_t s, std::uint32_t ub,             \
-            std::uint32_t ue, TopK<T>& topk) {                                             \
-    ProjectWta<T, INDEX>(xt, cols, s, ub, ue, topk);                                       \
+// Entry points: element type E, accumulator type T, index type, full or half width.
+#define FLYNN_PROJECT_WTA(NAME, E, T, INDEX)                                                  \
+  void NAME(const E* xt, const INDEX* cols, std::uint32_t s, bool half, std::uint32_t ub,    \
+            std::uint32_t ue, TopK<T>& topk) {                                               \
+    if (half) return ProjectWta(HalfTag<T>(), xt, cols, s, ub, ue, topk);                    \
+    ProjectWta(FullTag<T>(), xt, cols, s, ub, ue, topk);                                     \
   }
-FLYNN_PROJECT_WTA(ProjectWtaF32U16, float, std::uint16_t)
-FLYNN_PROJECT_WTA(ProjectWtaF32U32, float, std::uint32_t)
-FLYNN_PROJECT_WTA(ProjectWtaI16U16, std::int16_t, std::uint16_t)
-FLYNN_PROJECT_WTA(ProjectWtaI16U32, std::int16_t, std::uint32_t)
-FLYNN_PROJECT_WTA(ProjectWtaI32U16, std::int32_t, std::uint16_t)
-FLYNN_PROJECT_WTA(ProjectWtaI32U32, std::int32_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectU8U16, std::uint8_t, std::int16_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectU8U32, std::uint8_t, std::int16_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectI16U16, std::int16_t, std::int16_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectI16U32, std::int16_t, std::int16_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectI32U16, std::int32_t, std::int32_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectI32U32, std::int32_t, std::int32_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectF32U16, float, float, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectF32U32, float, float, std::uint32_t)
 #undef FLYNN_PROJECT_WTA
 
 }  // namespace HWY_NAMESPACE
@@ -91,39 +127,70 @@ HWY_AFTER_NAMESPACE();
 namespace flynn::kernels {
 
 HWY_EXPORT(TargetId);
-HWY_EXPORT(BlockRowsF32);
-HWY_EXPORT(BlockRowsI16);
-HWY_EXPORT(BlockRowsI32);
-HWY_EXPORT(ProjectWtaF32U16);
-HWY_EXPORT(ProjectWtaF32U32);
-HWY_EXPORT(ProjectWtaI16U16);
-HWY_EXPORT(ProjectWtaI16U32);
-HWY_EXPORT(ProjectWtaI32U16);
-HWY_EXPORT(ProjectWtaI32U32);
+HWY_EXPORT(LanesI16);
+HWY_EXPORT(LanesI32);
+HWY_EXPORT(LanesF32);
+HWY_EXPORT(HalfLanesI16);
+HWY_EXPORT(HalfLanesI32);
+HWY_EXPORT(HalfLanesF32);
+HWY_EXPORT(ProjectU8U16);
+HWY_EXPORT(ProjectU8U32);
+HWY_EXPORT(ProjectI16U16);
+HWY_EXPORT(ProjectI16U32);
+HWY_EXPORT(ProjectI32U16);
+HWY_EXPORT(ProjectI32U32);
+HWY_EXPORT(ProjectF32U16);
+HWY_EXPORT(ProjectF32U32);
 
-std::size_t block_rows_f32() { return HWY_DYNAMIC_DISPATCH(BlockRowsF32)(); }
-std::size_t block_rows_i16() { return HWY_DYNAMIC_DISPATCH(BlockRowsI16)(); }
-std::size_t block_rows_i32() { return HWY_DYNAMIC_DISPATCH(BlockRowsI32)(); }
+namespace {
+// A block larger than this falls out of a 32–48 KiB L1 data cache together with the
+// lifting-matrix columns streaming past it.
+constexpr std::size_t kL1BlockBytes = 32 * 1024;
+}  // namespace
 
-void project_wta(const float* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
-                 TopK<float>& topk) {
-  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaF32U16)(xt, c.narrow, c.s, ub, ue, topk);
-  HWY_DYNAMIC_DISPATCH(ProjectWtaF32U32)(xt, c.wide, c.s, ub, ue, topk);
-}
-void project_wta(const std::int16_t* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
-                 TopK<std::int16_t>& topk) {
-  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaI16U16)(xt, c.narrow, c.s, ub, ue, topk);
-  HWY_DYNAMIC_DISPATCH(ProjectWtaI16U32)(xt, c.wide, c.s, ub, ue, topk);
-}
-void project_wta(const std::int32_t* xt, const Columns& c, std::uint32_t ub, std::uint32_t ue,
-                 TopK<std::int32_t>& topk) {
-  if (c.narrow) return HWY_DYNAMIC_DISPATCH(ProjectWtaI32U16)(xt, c.narrow, c.s, ub, ue, topk);
-  HWY_DYNAMIC_DISPATCH(ProjectWtaI32U32)(xt, c.wide, c.s, ub, ue, topk);
+BlockShape block_shape(Lane lane, std::uint32_t columns) {
+  std::size_t full = 0, half = 0, bytes = 0;
+  switch (lane) {
+    case Lane::U8:
+      full = HWY_DYNAMIC_DISPATCH(LanesI16)();
+      half = HWY_DYNAMIC_DISPATCH(HalfLanesI16)();
+      bytes = 1;
+      break;
+    case Lane::I16:
+      full = HWY_DYNAMIC_DISPATCH(LanesI16)();
+      half = HWY_DYNAMIC_DISPATCH(HalfLanesI16)();
+      bytes = 2;
+      break;
+    case Lane::I32:
+      full = HWY_DYNAMIC_DISPATCH(LanesI32)();
+      half = HWY_DYNAMIC_DISPATCH(HalfLanesI32)();
+      bytes = 4;
+      break;
+    case Lane::F32:
+      full = HWY_DYNAMIC_DISPATCH(LanesF32)();
+      half = HWY_DYNAMIC_DISPATCH(HalfLanesF32)();
+      bytes = 4;
+      break;
+  }
+  BlockShape shape;
+  shape.half = half < full && std::size_t(columns) * full * bytes > kL1BlockBytes;
+  shape.rows = shape.half ? half : full;
+  return shape;
 }
 
-const char* simd_target_name() {
-  return hwy::TargetName(HWY_DYNAMIC_DISPATCH(TargetId)());
-}
+#define FLYNN_DISPATCH(E, T, U16, U32)                                                        \
+  void project_wta(const E* xt, const Columns& c, BlockShape shape, std::uint32_t ub,        \
+                   std::uint32_t ue, TopK<T>& topk) {                                        \
+    if (c.narrow) return HWY_DYNAMIC_DISPATCH(U16)(xt, c.narrow, c.s, shape.half, ub, ue, topk); \
+    HWY_DYNAMIC_DISPATCH(U32)(xt, c.wide, c.s, shape.half, ub, ue, topk);                    \
+  }
+FLYNN_DISPATCH(std::uint8_t, std::int16_t, ProjectU8U16, ProjectU8U32)
+FLYNN_DISPATCH(std::int16_t, std::int16_t, ProjectI16U16, ProjectI16U32)
+FLYNN_DISPATCH(std::int32_t, std::int32_t, ProjectI32U16, ProjectI32U32)
+FLYNN_DISPATCH(float, float, ProjectF32U16, ProjectF32U32)
+#undef FLYNN_DISPATCH
+
+const char* simd_target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(TargetId)()); }
 
 }  // namespace flynn::kernels
 

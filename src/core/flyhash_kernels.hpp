@@ -1,9 +1,16 @@
 #pragma once
-// Runtime-dispatched SIMD kernels of FlyHash (Google Highway). The caller lays a block of
-// rows out feature-major: column f of the block occupies xt[f·B, f·B + B) with B =
-// block_rows_*(); each output unit then sums its s columns over B contiguous lanes (SIMD
-// across the rows of the block, no gathers) and offers the lanes that reach their row's
-// threshold to that row's TopK.
+// Runtime-dispatched SIMD kernels of FlyHash (Google Highway).
+//
+// The caller lays a block of B rows out feature-major: column f of the block occupies
+// xt[f·B, f·B + B). One SIMD vector holds one column of the block (B = the vector's
+// lanes), and four output units are summed at a time, each from its s columns (SIMD
+// across the rows of the block, no gathers, four independent add chains). Lanes that
+// reach their row's threshold are offered to that row's TopK.
+//
+// Block width: the block must stay in L1 for the column loads to be cheap, so a kernel
+// uses half-width vectors when a full-width block of the data's columns would exceed
+// kL1BlockBytes. Pixel-like rows (integers 0..255) are stored as bytes and widened to
+// int16 on load, which halves the bytes per addition again.
 #include <cstddef>
 #include <cstdint>
 
@@ -11,30 +18,45 @@
 
 namespace flynn::kernels {
 
-/// Rows per block (lanes × 4 accumulators) of the best SIMD target of this CPU.
-std::size_t block_rows_f32();
-std::size_t block_rows_i16();
-std::size_t block_rows_i32();
+/// How a block stores its values and what the kernel adds them in.
+enum class Lane {
+  U8,   ///< stored uint8, summed in int16 (integers 0..255, s ≤ 128)
+  I16,  ///< stored and summed in int16 (integers with s·max|x| ≤ 32767)
+  I32,  ///< stored and summed in int32 (integers with s·max|x| < 2^31)
+  F32,  ///< stored and summed in float
+};
 
 /// The lifting matrix's columns as the kernels read them: 16-bit indices when every
-/// column fits (halves the bytes streamed per unit; Fashion-MNIST's matrix then fits in
-/// L3), 32-bit otherwise. Exactly one of narrow/wide is set; s columns per unit.
+/// column fits (halves the bytes streamed per unit), 32-bit otherwise. Exactly one of
+/// narrow/wide is set; s columns per unit.
 struct Columns {
   const std::uint16_t* narrow = nullptr;
   const std::uint32_t* wide = nullptr;
   std::uint32_t s = 0;
 };
 
-/// For units [unit_begin, unit_end): activation sums over the block, offered to `topk`
-/// (which holds block_rows_*() rows).
-void project_wta(const float* xt, const Columns& cols, std::uint32_t unit_begin,
-                 std::uint32_t unit_end, TopK<float>& topk);
-void project_wta(const std::int16_t* xt, const Columns& cols, std::uint32_t unit_begin,
-                 std::uint32_t unit_end, TopK<std::int16_t>& topk);
-void project_wta(const std::int32_t* xt, const Columns& cols, std::uint32_t unit_begin,
-                 std::uint32_t unit_end, TopK<std::int32_t>& topk);
+/// A kernel's block: `rows` rows (the lanes of one vector), `half` when half-width
+/// vectors are used to keep columns × rows × element size within L1.
+struct BlockShape {
+  std::size_t rows = 0;
+  bool half = false;
+};
 
-/// The Highway target chosen at run time (e.g. "AVX3_ZEN4", "AVX2").
+/// The block shape for `lane` over `columns` input columns, on this CPU's best target.
+BlockShape block_shape(Lane lane, std::uint32_t columns);
+
+/// For units [unit_begin, unit_end): activation sums over the block, offered to `topk`
+/// (which holds shape.rows rows). `xt` is columns × shape.rows elements.
+void project_wta(const std::uint8_t* xt, const Columns& cols, BlockShape shape,
+                 std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int16_t>& topk);
+void project_wta(const std::int16_t* xt, const Columns& cols, BlockShape shape,
+                 std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int16_t>& topk);
+void project_wta(const std::int32_t* xt, const Columns& cols, BlockShape shape,
+                 std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int32_t>& topk);
+void project_wta(const float* xt, const Columns& cols, BlockShape shape,
+                 std::uint32_t unit_begin, std::uint32_t unit_end, TopK<float>& topk);
+
+/// The Highway target chosen at run time (e.g. "AVX3", "AVX2").
 const char* simd_target_name();
 
 }  // namespace flynn::kernels

@@ -1,7 +1,13 @@
 #pragma once
-// Per-row top-ρ selection used by the FlyHash kernels: a bounded heap per row whose worst
-// element is the row's admission threshold, so that the SIMD kernels only leave vector
-// code for the few activations that can still enter.
+// Per-row top-ρ selection used by the FlyHash kernels. Each row keeps a buffer of
+// candidates; when it fills, nth_element keeps the best ρ and the worst of those becomes
+// the row's admission threshold, so the SIMD kernels leave vector code only for the few
+// activations that can still enter. Amortised O(1) per candidate, no allocation per row.
+//
+// Order: larger activation first; among equal activations the smaller tie key, where a
+// unit's key is its index rotated by the row's offset: (unit − offset) mod m. The final
+// set is the top ρ of everything offered under this strict total order, whatever the
+// order of the offers.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,13 +19,12 @@ namespace flynn::kernels {
 template <typename T>
 class TopK {
  public:
-  /// Empties `rows` heaps of capacity rho for m units; all tie offsets 0.
+  /// Empties `rows` rows of capacity rho for m units; all tie offsets 0.
   void reset(std::size_t rows, std::uint32_t rho, std::uint32_t m) {
-    rows_ = rows;
     rho_ = rho;
     m_ = m;
-    values_.resize(rows * rho);
-    keys_.resize(rows * rho);
+    capacity_ = 2 * rho + 32;
+    entries_.resize(rows * capacity_);
     size_.assign(rows, 0);
     offset_.assign(rows, 0);
     threshold_.assign(rows, std::numeric_limits<T>::lowest());
@@ -35,55 +40,26 @@ class TopK {
     if constexpr (std::numeric_limits<T>::has_quiet_NaN) {
       if (value != value) value = std::numeric_limits<T>::lowest();
     }
+    if (value < threshold_[row]) return;
     const std::uint32_t off = offset_[row];
-    const std::uint32_t key = unit >= off ? unit - off : unit + m_ - off;
-    T* v = values_.data() + row * rho_;
-    std::uint32_t* k = keys_.data() + row * rho_;
     std::uint32_t& n = size_[row];
-    if (n < rho_) {
-      // Sift up: the root is the worst entry.
-      std::uint32_t i = n++;
-      while (i > 0) {
-        const std::uint32_t parent = (i - 1) / 2;
-        if (!better(v[parent], k[parent], value, key)) break;
-        v[i] = v[parent];
-        k[i] = k[parent];
-        i = parent;
-      }
-      v[i] = value;
-      k[i] = key;
-      if (n == rho_) threshold_[row] = v[0];
-      return;
-    }
-    if (!better(value, key, v[0], k[0])) return;
-    // Replace the root and sift down.
-    std::uint32_t i = 0;
-    for (;;) {
-      const std::uint32_t l = 2 * i + 1;
-      if (l >= rho_) break;
-      std::uint32_t worst = l;
-      const std::uint32_t r = l + 1;
-      if (r < rho_ && better(v[l], k[l], v[r], k[r])) worst = r;
-      if (!better(value, key, v[worst], k[worst])) break;
-      v[i] = v[worst];
-      k[i] = k[worst];
-      i = worst;
-    }
-    v[i] = value;
-    k[i] = key;
-    threshold_[row] = v[0];
+    Entry* e = entries_.data() + row * capacity_;
+    e[n++] = Entry{value, unit >= off ? unit - off : unit + m_ - off};
+    if (n == capacity_) compact(row);
   }
 
-  /// Row `row`'s winners as ascending unit indices (ρ of them).
-  void winners(std::size_t row, std::uint32_t* out) const {
-    const std::uint32_t* k = keys_.data() + row * rho_;
+  /// Row `row`'s winners as ascending unit indices (ρ of them; fewer only when fewer
+  /// units were offered).
+  void winners(std::size_t row, std::uint32_t* out) {
+    if (size_[row] > rho_) compact(row);
+    const Entry* e = entries_.data() + row * capacity_;
     const std::uint32_t off = offset_[row];
     const std::uint32_t n = size_[row];
     for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t unit = std::uint64_t(k[i]) + off;
+      const std::uint64_t unit = std::uint64_t(e[i].key) + off;
       out[i] = static_cast<std::uint32_t>(unit >= m_ ? unit - m_ : unit);
     }
-    insertion_sort(out, n);
+    std::sort(out, out + n);
   }
 
   /// Whether (va, ka) ranks above (vb, kb): larger activation, then smaller tie key.
@@ -92,26 +68,23 @@ class TopK {
   }
 
  private:
-  static void insertion_sort(std::uint32_t* a, std::uint32_t n) {
-    if (n > 32) {
-      std::sort(a, a + n);
-      return;
-    }
-    for (std::uint32_t i = 1; i < n; ++i) {
-      const std::uint32_t x = a[i];
-      std::uint32_t j = i;
-      while (j > 0 && a[j - 1] > x) {
-        a[j] = a[j - 1];
-        --j;
-      }
-      a[j] = x;
-    }
+  struct Entry {
+    T value;
+    std::uint32_t key;
+  };
+
+  // Keeps the best ρ candidates of the row; the worst of them is the new threshold.
+  void compact(std::size_t row) {
+    Entry* e = entries_.data() + row * capacity_;
+    const std::uint32_t n = size_[row];
+    auto by_rank = [](const Entry& a, const Entry& b) { return better(a.value, a.key, b.value, b.key); };
+    std::nth_element(e, e + (rho_ - 1), e + n, by_rank);
+    size_[row] = rho_;
+    threshold_[row] = e[rho_ - 1].value;
   }
 
-  std::size_t rows_ = 0;
-  std::uint32_t rho_ = 0, m_ = 0;
-  std::vector<T> values_;
-  std::vector<std::uint32_t> keys_;
+  std::uint32_t rho_ = 0, m_ = 0, capacity_ = 0;
+  std::vector<Entry> entries_;
   std::vector<std::uint32_t> size_;
   std::vector<std::uint32_t> offset_;
   std::vector<T> threshold_;

@@ -26,11 +26,6 @@ double accuracy(const std::vector<std::uint32_t>& pred, const std::vector<std::u
   return pred.empty() ? 0.0 : static_cast<double>(c) / pred.size();
 }
 
-bool all_small_integers(const Dataset& d) {
-  return std::all_of(d.features.begin(), d.features.end(),
-                     [](float v) { return v >= 0 && v <= 255 && v == static_cast<int>(v); });
-}
-
 }  // namespace
 
 Timing summarize_timing(std::vector<double> runs) {
@@ -68,10 +63,12 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.train_1t = summarize_timing(t1);
   r.train_all = summarize_timing(ta);
 
-  // The kernel alone: hashing every training row on one core, results discarded.
-  const bool ints = model.hasher().integer_path() && all_small_integers(train) &&
-                    config.preprocess != Preprocess::Densify;
-  r.lane = ints ? "int16" : "float32";
+  // The kernel alone: hashing every training row on one core, results discarded. The
+  // roofline is the streaming-add rate of the lane type the kernel uses for these rows.
+  r.lane = train.n_rows ? model.hasher().row_path(train.row(0)) : "float";
+  const simd::Lane lane = r.lane == "uint8"   ? simd::Lane::Uint8ToInt16
+                          : r.lane == "int16" ? simd::Lane::Int16
+                                              : simd::Lane::Float32;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     h1.push_back(time_once([&] {
       model.hasher().hash_stream(train.features.data(), train.n_rows, 1,
@@ -81,7 +78,7 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.hash_1t = summarize_timing(h1);
   r.additions = static_cast<double>(train.n_rows) * config.m * config.s;
   r.hash_add_rate = r.additions / r.hash_1t.median;
-  r.peak_add_rate = simd::peak_add_rate(ints ? simd::Lane::Int16 : simd::Lane::Float32, o.peak_seconds);
+  r.peak_add_rate = simd::peak_add_rate(lane, o.peak_seconds);
 
   // Prediction.
   std::vector<double> p1, pa;

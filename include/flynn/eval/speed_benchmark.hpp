@@ -45,7 +45,7 @@ struct SpeedBenchmarkReport {
   double additions = 0;             ///< n·m·s additions of the training hash
   double hash_add_rate = 0;         ///< additions / hash_1t.median
   double peak_add_rate = 0;         ///< streaming-add roofline, same lane type, one core
-  std::string lane;                 ///< "int16" or "float32"
+  std::string lane;                 ///< the kernel the rows take ("uint8", "float", …)
 
   std::uint64_t model_bytes = 0;            ///< model file size
   std::uint64_t train_bytes_uint8 = 0;      ///< training rows as 8-bit pixels (IDX payload)
