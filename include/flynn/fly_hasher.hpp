@@ -79,7 +79,8 @@ class FlyHasher {
             const ProgressFn& progress = {}) const;
   std::vector<std::uint32_t> hash(const float* rows, std::size_t n, int threads = 0) const;
 
-  /// Which kernel a row takes: "float", "int16", "int32", "sparse-float" or "sparse-int".
+  /// Which kernel a row takes: "float", "uint8" (pixels: integers 0..255, summed in
+  /// int16), "int16", "int32", "sparse-float" or "sparse-int".
   const char* row_path(const float* row) const;
 
   /// A plain scalar implementation of the same function (full activation vector, sort):
