@@ -126,7 +126,9 @@ Dataset blobs(std::size_t classes, std::size_t per_class, std::size_t d, std::ui
       for (std::size_t j = 0; j < d; ++j)
         r[j] = centres[c][j] + static_cast<float>(spread * rng.normal());
       rows.push_back(r);
-      labels.push_back("c" + std::to_string(c));
+      std::string label = "c";  // (not "c" + …: GCC 12 warns falsely, -Wrestrict)
+      label += std::to_string(c);
+      labels.push_back(label);
     }
   }
   return make_dataset(rows, labels);

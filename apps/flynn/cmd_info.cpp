@@ -63,13 +63,11 @@ void run_info(const InfoOptions& o) {
                            human_bytes(bytes.size()), io::kModelFormatVersion,
                            j["crc32"].get<std::string>())
             << fmt::format("config:   {}\n", mc.config.describe())
-            << fmt::format("training: {} rows{}\n", counts.total_rows(),
-                           mc.provenance.differentially_private
-                               ? fmt::format(" (differentially private release: epsilon={}, "
-                                             "T={}, parties={})",
-                                             mc.provenance.epsilon, mc.provenance.dp_T,
-                                             mc.provenance.dp_parties)
-                               : "")
+            << (mc.provenance.differentially_private
+                    ? fmt::format("training: rows not released (differentially private release: "
+                                  "epsilon={}, T={}, parties={})\n",
+                                  mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
+                    : fmt::format("training: {} rows\n", counts.total_rows()))
             << fmt::format("classes:  {}\n", L);
   for (const auto& c : classes)
     std::cout << fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}\n",

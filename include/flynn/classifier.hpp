@@ -85,6 +85,10 @@ class FlyNN {
   /// releases are combined by federated aggregation, which accounts for the budget).
   void merge(const FlyNN& other);
 
+  /// Replaces the counts (same shape: classes × m), e.g. with a federation's aggregate;
+  /// keeps the lifting matrix, so no rebuild. Throws flynn::Error on a shape mismatch.
+  void set_counts(ClassCounts counts);
+
   /// The counts `data` would add (the same work as partial_fit, without changing the
   /// model): what a federated party computes.
   ClassCounts count(const Dataset& data, const ProgressFn& progress = {}) const;

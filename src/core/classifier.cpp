@@ -29,6 +29,13 @@ FlyNN::FlyNN(FlyNN&&) noexcept = default;
 FlyNN& FlyNN::operator=(FlyNN&&) noexcept = default;
 FlyNN::~FlyNN() = default;
 
+void FlyNN::set_counts(ClassCounts counts) {
+  if (counts.n_classes() != labels_.size() || counts.m() != config().m)
+    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
+                            counts.n_classes(), counts.m(), labels_.size(), config().m));
+  counts_ = std::move(counts);
+}
+
 void FlyNN::check_features(const Dataset& data) const {
   if (data.n_features != config().input_dim)
     throw Error(fmt::format("{}: {} features per row, but the model expects {}", data.source,
