@@ -76,8 +76,8 @@ PathRules path_rules(const FlyConfig& c, bool integer_path, bool sparse_path) {
 template <typename E, typename T, kernels::Lane kLane>
 struct BlockScratch {
   static constexpr kernels::Lane lane = kLane;
-  std::vector<E> xt;            // d' × B, feature-major
-  kernels::TopK<T> topk;
+  std::vector<E> xt;                    // a group of blocks, each d' × B, feature-major
+  std::vector<kernels::TopK<T>> topk;   // one per block of the group
 };
 
 struct WorkerScratch {
@@ -128,8 +128,18 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const fl
   }
 }
 
-// Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B. Winners of
-// row ids[i] go to out + (ids[i] − first) · ρ.
+// Cache tiling. A block's columns (d' × B elements) stay in L1 while the kernel sweeps the
+// units over it; the lifting matrix's columns (m·s indices, 17 MB for Fashion-MNIST) do
+// not fit any cache, so streaming all of them past every block would make memory the
+// limit once several cores do it. Instead, up to kGroupBytes of blocks are prepared
+// together and the units are swept in chunks of about kChunkBytes of indices, each chunk
+// over every block of the group: the matrix then streams once per group, from L2 for the
+// other blocks.
+constexpr std::size_t kGroupBytes = 512 * 1024;
+constexpr std::size_t kChunkBytes = 128 * 1024;
+
+// Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B rows.
+// Winners of row ids[i] go to out + (ids[i] − first) · ρ.
 template <typename Scratch>
 void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* rows,
                 std::size_t first, const std::vector<std::size_t>& ids, Scratch& sc,
@@ -138,28 +148,43 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* r
   using E = typename decltype(sc.xt)::value_type;
   const std::uint32_t d = h.input_dim();
   const std::uint32_t width = h.preprocessor().output_dim();
-  const std::uint32_t rho = h.rho();
+  const std::uint32_t rho = h.rho(), m = h.m();
   const kernels::BlockShape shape = kernels::block_shape(Scratch::lane, width);
   const std::size_t B = shape.rows;
-  sc.xt.resize(std::size_t(width) * B);
+  const std::size_t block_elems = std::size_t(width) * B;
+  const std::size_t blocks_needed = (ids.size() + B - 1) / B;
+  const std::size_t group = std::clamp<std::size_t>(kGroupBytes / (block_elems * sizeof(E)), 1,
+                                                    blocks_needed);
+  const std::size_t index_bytes = cols.narrow ? 2 : 4;
+  const auto chunk = static_cast<std::uint32_t>(std::max<std::size_t>(
+      64, (kChunkBytes / (std::size_t(cols.s) * index_bytes)) & ~std::size_t(3)));
+  sc.xt.resize(group * block_elems);
+  if (sc.topk.size() < group) sc.topk.resize(group);
   row.resize(width);
-  for (std::size_t start = 0; start < ids.size(); start += B) {
-    const std::size_t count = std::min(B, ids.size() - start);
-    sc.topk.reset(B, rho, h.m());
-    std::fill(sc.xt.begin(), sc.xt.end(), E(0));
-    for (std::size_t b = 0; b < count; ++b) {
-      const float* x = rows + ids[start + b] * d;
-      sc.topk.set_offset(b, static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % h.m()));
+  for (std::size_t start = 0; start < ids.size(); start += group * B) {
+    const std::size_t in_group = std::min(ids.size() - start, group * B);
+    const std::size_t blocks = (in_group + B - 1) / B;
+    std::fill(sc.xt.begin(), sc.xt.begin() + blocks * block_elems, E(0));
+    for (std::size_t k = 0; k < blocks; ++k) sc.topk[k].reset(B, rho, m);
+    for (std::size_t i = 0; i < in_group; ++i) {
+      const float* x = rows + ids[start + i] * d;
+      const std::size_t k = i / B, b = i % B;
+      E* xt = sc.xt.data() + k * block_elems;
+      sc.topk[k].set_offset(b, static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % m));
       if constexpr (std::is_same_v<E, float>) {
         h.preprocessor().apply(x, row.data());
-        for (std::uint32_t f = 0; f < width; ++f) sc.xt[std::size_t(f) * B + b] = row[f];
+        for (std::uint32_t f = 0; f < width; ++f) xt[std::size_t(f) * B + b] = row[f];
       } else {  // integer rows: exact raw values (normalising would only scale them)
-        for (std::uint32_t f = 0; f < d; ++f) sc.xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
+        for (std::uint32_t f = 0; f < d; ++f) xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
       }
     }
-    kernels::project_wta(sc.xt.data(), cols, shape, 0, h.m(), sc.topk);
-    for (std::size_t b = 0; b < count; ++b)
-      sc.topk.winners(b, out + (ids[start + b] - first) * rho);
+    for (std::uint32_t u = 0; u < m; u += chunk) {
+      const std::uint32_t end = std::min(m, u + chunk);
+      for (std::size_t k = 0; k < blocks; ++k)
+        kernels::project_wta(sc.xt.data() + k * block_elems, cols, shape, u, end, sc.topk[k]);
+    }
+    for (std::size_t i = 0; i < in_group; ++i)
+      sc.topk[i / B].winners(i % B, out + (ids[start + i] - first) * rho);
   }
 }
 
