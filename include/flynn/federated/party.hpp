@@ -1,0 +1,162 @@
+#pragma once
+// One party of FlyNNFL (Algorithm 2 of Ram & Sinha, AAAI 2022; spec section 4): the
+// protocol every party runs, whatever the transport (threads or MPI).
+//
+// Protocol (every party makes exactly these collective calls, in this order, whether or
+// not something went wrong locally, so no party is ever left waiting in a collective):
+//
+//   1. Agreement — one all-gather of a "hello" block: the party's status (could it read
+//      its shard? are its labels in the list? do its hyper-parameters resolve?), its
+//      fingerprint, and, without DP, its rows per class. Party 0's block carries the
+//      lifting-matrix seed: --seed when given, else one party 0 drew (this is the
+//      broadcast of the seed; the all-gather doubles as the exchange of statuses). Every
+//      party then applies the same checks to the same blocks, so all reach the same
+//      verdict: any failed party, or any party whose fingerprint differs from party 0's,
+//      stops EVERY party with the same FederationError, naming the party and the reason
+//      or the differing field (hyper-parameter, seed, preprocessing, label list, DP
+//      settings, format versions). Nothing is trained or written then.
+//   2. Local training: the party builds the lifting matrix from the agreed seed and counts
+//      its own rows (FlyNN::count); with DP it then privatises the counts (dp.hpp) with
+//      budget ε' = ε/τ, drawing noise from SecureRng only.
+//   3. Status — one all-gather of "did local training succeed" (with the reason), so a
+//      failure there (e.g. out of memory) also stops every party with the reason.
+//   4. Aggregation — the single data collective: without DP one all-reduce (sum) of the
+//      dense L×m counts; with DP one all-gather of each party's T (index, value) pairs,
+//      summed locally. Every party ends with the same counts and builds the same model.
+//
+// Theorem 4 (no DP): the aggregated counts equal central training on the pooled rows,
+// for any split, so the model file is byte-identical to `flynn train` on the concatenation
+// with the same seed, hyper-parameters and label list (provenance stays the default).
+// Row totals are exchanged in the agreement step; a count can never exceed its class's
+// rows, so checking that every class total fits in 32 bits rules out overflow in the
+// all-reduce. With DP, rows per class are NOT exchanged (they are not protected by the
+// mechanism) and the model stores zero rows per class.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "flynn/classifier.hpp"
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/error.hpp"
+#include "flynn/federated/communicator.hpp"
+#include "flynn/federated/dp.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::federated {
+
+/// Version of the messages exchanged by the protocol (checked in the agreement step).
+inline constexpr std::uint32_t kProtocolVersion = 1;
+
+/// A failure of the federation as a whole, raised with the same message on every party
+/// (so every rank can exit non-zero with the reason). Parties that did nothing wrong get
+/// it too: the federation cannot proceed without the others.
+class FederationError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// How a party is configured. The agreed part is compared across parties before training.
+struct FederationSettings {
+  /// Hyper-parameters as this party was given them, resolved with its data's d (so
+  /// ratios and direct values that resolve alike agree). When `seed` is unset, party 0
+  /// draws a fresh seed (from SecureRng) and every party uses it; a party that sets one
+  /// must match party 0's.
+  HyperParams hyper;
+  /// The full, ordered label list every party uses (required: a party may hold no rows
+  /// of some classes, and class ids must mean the same everywhere).
+  LabelSet labels;
+  /// Differential privacy (spec section 5), or none.
+  std::optional<DpParams> dp;
+  int threads = 0;       ///< local worker threads (0 = all cores); never changes results
+  ProgressFn progress;   ///< optional progress of the local counting
+};
+
+/// This party's rows, or why it has none.
+struct PartyInput {
+  const Dataset* data = nullptr;  ///< the party's rows (not owned); null when unreadable
+  std::string error;              ///< why `data` is null (e.g. the loader's message)
+};
+
+/// Seconds spent in each phase by one party.
+struct PartyTimings {
+  double agree = 0;      ///< agreement all-gather (+ waiting for the slowest to arrive)
+  double setup = 0;      ///< building the lifting matrix from the agreed seed
+  double local = 0;      ///< counting the party's rows (FlyNN::count)
+  double privatize = 0;  ///< DP release (0 without DP)
+  double wait = 0;       ///< status all-gather: mostly waiting for slower parties
+  double aggregate = 0;  ///< the counts all-reduce / DP all-gather and summing
+  double finalize = 0;   ///< building the final model from the aggregated counts
+  /// Training time: from the start until this party holds the aggregated counts
+  /// (agree + setup + local + privatize + wait + aggregate; finalize excluded).
+  double training = 0;
+  double total = 0;      ///< everything, finalize included
+  /// CPU seconds of the party's own thread in setup + local + privatize: the party's work,
+  /// whatever else competes for the cores (all of it when the party runs with one worker
+  /// thread, as in the scaling study; with more, the other workers' CPU is not included).
+  double compute_cpu = 0;
+};
+
+/// What train_party returns: the aggregated model (identical on every party) and how this
+/// party got there.
+struct PartyResult {
+  explicit PartyResult(FlyNN m) : model(std::move(m)) {}
+  FlyNN model;
+  int rank = 0;
+  int parties = 1;
+  std::string backend;          ///< the communicator's backend ("threads", "mpi")
+  std::uint64_t rows = 0;       ///< this party's training rows
+  bool seed_drawn = false;      ///< the seed was drawn by party 0 (no --seed anywhere)
+  PartyTimings timings;
+  Traffic control_traffic;      ///< agreement + status all-gathers
+  Traffic aggregate_traffic;    ///< the counts all-reduce or the DP all-gather
+  std::optional<PrivacyAccount> privacy;  ///< with DP: Theorem 6's accounting
+};
+
+/// Runs this party's side of FlyNNFL over `comm` (see the header comment). Throws
+/// FederationError (the same on every party) when the federation cannot proceed.
+PartyResult train_party(Communicator& comm, const PartyInput& input,
+                        const FederationSettings& settings);
+
+/// What each party reports about its run; exchanged by compare_models so that every party
+/// (in practice rank 0, which prints) sees the whole federation.
+struct PartyReport {
+  int rank = 0;
+  /// Training rows of the party; withheld (std::nullopt) under DP, where row counts are
+  /// not protected by the mechanism.
+  std::optional<std::uint64_t> rows;
+  PartyTimings timings;
+  Traffic control_traffic;
+  Traffic aggregate_traffic;
+  std::uint32_t model_crc32 = 0;  ///< CRC-32 of the party's serialised model file
+  std::uint64_t model_bytes = 0;  ///< size of that file
+};
+
+/// Serialises this party's model into `model_file` and exchanges every party's report
+/// (one all-gather): every party checks that all hold byte-identical model files (same
+/// size and CRC-32) and throws FederationError naming the parties otherwise. Returns the
+/// reports, indexed by rank.
+std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
+                                        std::string& model_file);
+
+/// Agreement on a local outcome (e.g. "writing the model"): each party passes its error
+/// message ("" = success); one all-gather; when any party failed, every party throws
+/// FederationError "<stage> failed on party r: <message>; …".
+void agree_on_status(Communicator& comm, const std::string& local_error,
+                     const std::string& stage);
+
+/// The fingerprint of a configuration: ordered (field, value) pairs that every party must
+/// share. Fields: "federation protocol", "model format version", "hash version",
+/// "label list", "d (input dimension)", "m", "s", "rho", "gamma", "preprocess",
+/// "differential privacy", and with DP "dp-epsilon", "dp-T", "dp-exponent". (The seed is
+/// agreed separately: it may be left to party 0.)
+std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& config,
+                                                             const LabelSet& labels,
+                                                             const std::optional<DpParams>& dp);
+
+/// `pattern` with every "{rank}" replaced by the decimal rank ("shard_{rank}.csv").
+std::string expand_rank(const std::string& pattern, int rank);
+
+}  // namespace flynn::federated

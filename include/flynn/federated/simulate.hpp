@@ -1,0 +1,45 @@
+#pragma once
+// A simulated colony: τ FlyNNFL parties as threads of this process, running exactly the
+// protocol of party.hpp over a ThreadColony (only the transport differs from MPI).
+// Used by `flynn federated simulate`, the privacy and scaling studies and the tests.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flynn/classifier.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/federated/party.hpp"
+
+namespace flynn::federated {
+
+/// The outcome of one simulated federation.
+struct ColonyOutcome {
+  explicit ColonyOutcome(FlyNN m) : model(std::move(m)) {}
+  FlyNN model;                        ///< the aggregated model (party 0's; all are identical)
+  std::string model_file;             ///< its serialised bytes (identical on every party)
+  std::vector<PartyReport> reports;   ///< per party, by rank (from compare_models)
+  std::vector<std::uint64_t> rows;    ///< rows of each party (known to the simulator)
+  std::optional<PrivacyAccount> privacy;
+  bool seed_drawn = false;
+  double wall_seconds = 0;            ///< from starting the threads until all finished
+};
+
+/// Runs one party per element of `parties` (pointers not owned; an empty Dataset is an
+/// empty party, a null pointer a party that could not read its data, with the reason in
+/// `errors[rank]` when given). Each party runs train_party then compare_models on its
+/// own thread, with `settings.threads` worker threads of its own. Throws the federation's
+/// FederationError (every party raised the same) or, when a party failed outside the
+/// protocol, that party's error after aborting the colony so no thread waits forever.
+ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
+                         const FederationSettings& settings,
+                         const std::vector<std::string>& errors = {});
+
+/// Balanced accuracy: the mean over classes present in `truth` of the fraction of their
+/// rows predicted correctly. `truth` and `predicted` are class ids < n_classes.
+double balanced_accuracy(const std::vector<std::uint32_t>& truth,
+                         const std::vector<std::uint32_t>& predicted, std::size_t n_classes);
+/// Plain accuracy.
+double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted);
+
+}  // namespace flynn::federated

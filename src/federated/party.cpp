@@ -1,0 +1,532 @@
+#include "flynn/federated/party.hpp"
+
+#include <time.h>
+
+#include <bit>
+#include <chrono>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::federated {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// CPU time of the calling thread (not wall time: unaffected by other processes).
+double thread_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+constexpr char kHelloMagic[8] = {'F', 'L', 'Y', 'N', 'N', 'F', 'E', 'D'};
+
+// ---- little-endian message encoding ---------------------------------------------------
+
+class Writer {
+ public:
+  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) { le(v, 4); }
+  void u64(std::uint64_t v) { le(v, 8); }
+  void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
+  void str(const std::string& s) {
+    u32(static_cast<std::uint32_t>(s.size()));
+    out_.append(s);
+  }
+  void raw(const char* p, std::size_t n) { out_.append(p, n); }
+  std::string& bytes() { return out_; }
+
+ private:
+  void le(std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  }
+  std::string out_;
+};
+
+// Every party decodes every block the same way, so a malformed block makes all of them
+// throw the same FederationError.
+class Reader {
+ public:
+  Reader(std::string_view b, int party, const char* what) : b_(b), party_(party), what_(what) {}
+  std::uint8_t u8() { return static_cast<std::uint8_t>(le(1)); }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(le(4)); }
+  std::uint64_t u64() { return le(8); }
+  double f64() { return std::bit_cast<double>(u64()); }
+  std::string str() {
+    const std::uint32_t n = u32();
+    need(n);
+    std::string s(b_.substr(pos_, n));
+    pos_ += n;
+    return s;
+  }
+  std::string_view raw(std::size_t n) {
+    need(n);
+    const std::string_view v = b_.substr(pos_, n);
+    pos_ += n;
+    return v;
+  }
+  std::size_t remaining() const { return b_.size() - pos_; }
+  void done() const {
+    if (pos_ != b_.size()) fail();
+  }
+  [[noreturn]] void fail() const {
+    throw FederationError(fmt::format("party {} sent a malformed {} message", party_, what_));
+  }
+
+ private:
+  void need(std::uint64_t n) const {
+    if (n > b_.size() - pos_) fail();
+  }
+  std::uint64_t le(int n) {
+    need(static_cast<std::uint64_t>(n));
+    std::uint64_t v = 0;
+    for (int i = 0; i < n; ++i)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
+    pos_ += static_cast<std::size_t>(n);
+    return v;
+  }
+  std::string_view b_;
+  int party_;
+  const char* what_;
+  std::size_t pos_ = 0;
+};
+
+// ---- the agreement ("hello") block ----------------------------------------------------
+
+struct Hello {
+  std::string error;  // "" = ready
+  std::vector<std::pair<std::string, std::string>> fingerprint;
+  bool seed_given = false;
+  std::uint64_t seed = 0;
+  bool has_rows = false;
+  std::vector<std::uint64_t> rows_per_class;
+};
+
+std::string encode_hello(const Hello& h) {
+  Writer w;
+  w.raw(kHelloMagic, sizeof kHelloMagic);
+  w.u32(kProtocolVersion);
+  w.str(h.error);
+  w.u32(static_cast<std::uint32_t>(h.fingerprint.size()));
+  for (const auto& [field, value] : h.fingerprint) {
+    w.str(field);
+    w.str(value);
+  }
+  w.u8(h.seed_given ? 1 : 0);
+  w.u64(h.seed);
+  w.u8(h.has_rows ? 1 : 0);
+  w.u32(static_cast<std::uint32_t>(h.rows_per_class.size()));
+  for (std::uint64_t r : h.rows_per_class) w.u64(r);
+  return std::move(w.bytes());
+}
+
+Hello decode_hello(std::string_view bytes, int party) {
+  Reader r(bytes, party, "agreement");
+  if (bytes.size() < sizeof kHelloMagic ||
+      std::memcmp(bytes.data(), kHelloMagic, sizeof kHelloMagic) != 0)
+    r.fail();
+  r.raw(sizeof kHelloMagic);
+  const std::uint32_t version = r.u32();
+  if (version != kProtocolVersion)
+    throw FederationError(fmt::format(
+        "party {} speaks federation protocol version {}, this flynn version {}: every party "
+        "must run the same flynn release",
+        party, version, kProtocolVersion));
+  Hello h;
+  h.error = r.str();
+  const std::uint32_t fields = r.u32();
+  if (fields > r.remaining() / 8) r.fail();
+  for (std::uint32_t i = 0; i < fields; ++i) {
+    std::string field = r.str();
+    std::string value = r.str();
+    h.fingerprint.emplace_back(std::move(field), std::move(value));
+  }
+  h.seed_given = r.u8() != 0;
+  h.seed = r.u64();
+  h.has_rows = r.u8() != 0;
+  const std::uint32_t n_rows = r.u32();
+  if (n_rows > r.remaining() / 8) r.fail();
+  h.rows_per_class.resize(n_rows);
+  for (auto& v : h.rows_per_class) v = r.u64();
+  r.done();
+  return h;
+}
+
+std::string shorten(const std::string& s, std::size_t max = 120) {
+  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
+}
+
+// The label check FlyNN::count would do, done before the agreement so that an unknown
+// label is reported to every party instead of failing one party mid-training.
+void check_labels(const Dataset& data, const LabelSet& labels) {
+  if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
+  std::vector<bool> used(data.classes.size(), false);
+  for (std::uint32_t c : data.labels) used[c] = true;
+  for (std::size_t c = 0; c < data.classes.size(); ++c) {
+    if (!used[c] || labels.find(data.classes.name(c)) >= 0) continue;
+    std::string where = data.source;
+    for (std::size_t r = 0; r < data.n_rows; ++r) {
+      if (data.labels[r] == c) {
+        if (r < data.row_origin.size()) where += fmt::format(":{}", data.row_origin[r]);
+        break;
+      }
+    }
+    throw Error(fmt::format("{}: label '{}' is not in the federation's label list ({})", where,
+                            data.classes.name(c), shorten(labels.joined())));
+  }
+}
+
+std::uint64_t draw_seed() {
+  SecureRng rng;
+  return rng.next_u64();
+}
+
+// ---- DP release messages ----------------------------------------------------------------
+
+std::string encode_release(const std::vector<DpEntry>& entries) {
+  Writer w;
+  w.u32(static_cast<std::uint32_t>(entries.size()));
+  for (const DpEntry& e : entries) {
+    w.u32(e.index);
+    w.u32(e.value);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<DpEntry> decode_release(std::string_view bytes, int party, std::uint32_t T) {
+  Reader r(bytes, party, "DP release");
+  const std::uint32_t n = r.u32();
+  // Every party must release exactly T entries: that is what the budget accounts for.
+  if (n != T)
+    throw FederationError(fmt::format("party {} released {} entries, expected T = {}", party, n, T));
+  std::vector<DpEntry> out(n);
+  for (auto& e : out) {
+    e.index = r.u32();
+    e.value = r.u32();
+  }
+  r.done();
+  return out;
+}
+
+// ---- reports ------------------------------------------------------------------------------
+
+void put_traffic(Writer& w, const Traffic& t) {
+  w.u64(t.bytes_sent);
+  w.u64(t.bytes_received);
+  w.u64(t.collectives);
+}
+
+Traffic get_traffic(Reader& r) {
+  Traffic t;
+  t.bytes_sent = r.u64();
+  t.bytes_received = r.u64();
+  t.collectives = r.u64();
+  return t;
+}
+
+void put_timings(Writer& w, const PartyTimings& t) {
+  for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize,
+                   t.training, t.total, t.compute_cpu})
+    w.f64(v);
+}
+
+PartyTimings get_timings(Reader& r) {
+  PartyTimings t;
+  for (double* v : {&t.agree, &t.setup, &t.local, &t.privatize, &t.wait, &t.aggregate,
+                    &t.finalize, &t.training, &t.total, &t.compute_cpu})
+    *v = r.f64();
+  return t;
+}
+
+}  // namespace
+
+std::string expand_rank(const std::string& pattern, int rank) {
+  std::string out = pattern;
+  const std::string key = "{rank}", value = std::to_string(rank);
+  for (std::size_t pos = out.find(key); pos != std::string::npos;
+       pos = out.find(key, pos + value.size()))
+    out.replace(pos, key.size(), value);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
+                                                             const LabelSet& labels,
+                                                             const std::optional<DpParams>& dp) {
+  std::vector<std::pair<std::string, std::string>> f = {
+      {"federation protocol", std::to_string(kProtocolVersion)},
+      {"model format version", std::to_string(io::kModelFormatVersion)},
+      {"hash version", std::to_string(io::kHashVersion)},
+      {"label list", labels.joined()},
+      {"d (input dimension)", std::to_string(c.input_dim)},
+      {"m", std::to_string(c.m)},
+      {"s", std::to_string(c.s)},
+      {"rho", std::to_string(c.rho)},
+      // 17 significant digits: the exact double, so parties agree bit for bit.
+      {"gamma", fmt::format("{:.17g}", c.gamma)},
+      {"preprocess", preprocess_name(c.preprocess)},
+      {"differential privacy", dp ? "on" : "off"},
+  };
+  if (dp) {
+    f.emplace_back("dp-epsilon", fmt::format("{:.17g}", dp->epsilon));
+    f.emplace_back("dp-T", std::to_string(dp->T));
+    f.emplace_back("dp-exponent", dp_exponent_name(dp->exponent));
+  }
+  return f;
+}
+
+void agree_on_status(Communicator& comm, const std::string& local_error,
+                     const std::string& stage) {
+  Writer w;
+  w.str(local_error);
+  const std::vector<std::string> all = comm.allgather(w.bytes());
+  std::string failures;
+  for (int p = 0; p < static_cast<int>(all.size()); ++p) {
+    Reader r(all[p], p, "status");
+    const std::string err = r.str();
+    r.done();
+    if (!err.empty()) failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, err);
+  }
+  if (!failures.empty()) throw FederationError(fmt::format("{} failed on {}", stage, failures));
+}
+
+PartyResult train_party(Communicator& comm, const PartyInput& input,
+                        const FederationSettings& settings) {
+  const auto t_start = Clock::now();
+  const int rank = comm.rank(), tau = comm.size();
+  const LabelSet& labels = settings.labels;
+  const bool dp = settings.dp.has_value();
+
+  // ---- 1. agreement -------------------------------------------------------------------
+  Hello mine;
+  FlyConfig config;
+  std::vector<std::uint64_t> local_rows;
+  try {
+    if (labels.empty()) throw Error("the federation's label list is empty (give --labels)");
+    if (!input.data) throw Error(input.error.empty() ? "no data" : input.error);
+    const Dataset& data = *input.data;
+    check_labels(data, labels);
+    config = settings.hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
+    if (dp) {
+      settings.dp->validate(std::uint64_t(config.m) * labels.size());
+      // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
+      const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(tau));
+    }
+    mine.fingerprint = fingerprint(config, labels, settings.dp);
+    mine.seed_given = settings.hyper.seed.has_value();
+    mine.seed = mine.seed_given ? *settings.hyper.seed : (rank == 0 ? draw_seed() : 0);
+    // Rows per class id of the federation's list (check_labels made every used name known).
+    std::vector<long> id_of(data.classes.size());
+    for (std::size_t c = 0; c < data.classes.size(); ++c) id_of[c] = labels.find(data.classes.name(c));
+    local_rows.assign(labels.size(), 0);
+    for (std::uint32_t c : data.labels) ++local_rows[static_cast<std::size_t>(id_of[c])];
+    if (!dp) {
+      mine.has_rows = true;
+      mine.rows_per_class = local_rows;
+    }
+  } catch (const std::exception& e) {
+    mine = Hello{};
+    mine.error = e.what();
+  }
+  const std::vector<std::string> blocks = comm.allgather(encode_hello(mine));
+  std::vector<Hello> hellos;
+  for (int p = 0; p < tau; ++p) hellos.push_back(decode_hello(blocks[p], p));
+
+  std::string failures;
+  for (int p = 0; p < tau; ++p)
+    if (!hellos[p].error.empty())
+      failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, hellos[p].error);
+  if (!failures.empty())
+    throw FederationError(fmt::format("the federation cannot start: {}", failures));
+
+  const Hello& lead = hellos[0];
+  for (int p = 1; p < tau; ++p) {
+    const auto& theirs = hellos[p].fingerprint;
+    for (std::size_t i = 0; i < std::max(theirs.size(), lead.fingerprint.size()); ++i) {
+      const std::string field = i < lead.fingerprint.size() ? lead.fingerprint[i].first
+                                                            : theirs[i].first;
+      const std::string a = i < lead.fingerprint.size() ? lead.fingerprint[i].second : "(none)";
+      const std::string b = i < theirs.size() ? theirs[i].second : "(none)";
+      if (i >= theirs.size() || i >= lead.fingerprint.size() || theirs[i].first != field || a != b)
+        throw FederationError(fmt::format(
+            "party {} is refused: its {} differs from party 0's ({} vs {}); every party must "
+            "use the same hyper-parameters, seed, preprocessing, label list and flynn version",
+            p, field, shorten(b, 60), shorten(a, 60)));
+    }
+    if (hellos[p].seed_given && hellos[p].seed != lead.seed)
+      throw FederationError(fmt::format(
+          "party {} is refused: its seed differs from party 0's ({} vs {}{})", p,
+          hellos[p].seed, lead.seed, lead.seed_given ? "" : ", drawn by party 0"));
+  }
+  config.seed = lead.seed;
+
+  std::vector<std::uint64_t> totals(labels.size(), 0);
+  if (!dp) {
+    for (int p = 0; p < tau; ++p) {
+      if (hellos[p].rows_per_class.size() != labels.size())
+        throw FederationError(fmt::format("party {} sent {} class totals for {} classes", p,
+                                          hellos[p].rows_per_class.size(), labels.size()));
+      for (std::size_t l = 0; l < labels.size(); ++l) totals[l] += hellos[p].rows_per_class[l];
+    }
+    std::size_t classes_with_rows = 0;
+    for (std::size_t l = 0; l < labels.size(); ++l) {
+      // A count never exceeds its class's rows: this bound rules out overflow in the
+      // 32-bit all-reduce (which, like MPI_SUM, would wrap silently).
+      if (totals[l] > std::numeric_limits<std::uint32_t>::max())
+        throw FederationError(fmt::format("class '{}' has {} rows in total, more than 2^32 - 1",
+                                          labels.name(l), totals[l]));
+      classes_with_rows += totals[l] > 0;
+    }
+    if (classes_with_rows < 2)
+      throw FederationError(fmt::format(
+          "the parties hold rows of {} class{} in total: a classifier needs at least two",
+          classes_with_rows, classes_with_rows == 1 ? "" : "es"));
+  }
+  PartyTimings times;
+  times.agree = since(t_start);
+
+  // ---- 2. local training (failures are reported in step 3, never thrown past it) --------
+  const Dataset& data = *input.data;
+  std::string local_error;
+  ClassCounts counts;
+  std::vector<DpEntry> release;
+  std::optional<DpMechanism> mechanism;
+  std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  const double cpu_start = thread_cpu_seconds();
+  try {
+    auto t = Clock::now();
+    local.emplace(config, labels, settings.threads);
+    times.setup = since(t);
+    t = Clock::now();
+    counts = local->count(data, settings.progress);
+    times.local = since(t);
+    if (dp) {
+      t = Clock::now();
+      mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(tau));
+      SecureRng rng;  // never the seeded generator of the lifting matrix
+      release = privatize(counts, *mechanism, rng);
+      times.privatize = since(t);
+    }
+  } catch (const std::exception& e) {
+    local_error = e.what();
+  }
+  times.compute_cpu = thread_cpu_seconds() - cpu_start;
+
+  // ---- 3. status --------------------------------------------------------------------------
+  auto t = Clock::now();
+  agree_on_status(comm, local_error, "local training");
+  times.wait = since(t);
+  const Traffic control = comm.traffic();
+
+  // ---- 4. aggregation: the one data collective ---------------------------------------------
+  t = Clock::now();
+  const std::size_t cells = std::size_t(config.m) * labels.size();
+  ClassCounts aggregated(labels.size(), config.m);
+  if (!dp) {
+    std::vector<std::uint32_t>& values = counts.values();
+    comm.allreduce_sum(values);
+    aggregated.values() = std::move(values);
+    aggregated.rows_per_class() = totals;
+  } else {
+    const std::vector<std::string> all = comm.allgather(encode_release(release));
+    std::vector<std::vector<DpEntry>> releases;
+    for (int p = 0; p < tau; ++p) releases.push_back(decode_release(all[p], p, settings.dp->T));
+    try {
+      aggregated.values() = sum_releases(releases, cells);
+    } catch (const Error& e) {
+      throw FederationError(e.what());
+    }
+  }
+  times.aggregate = since(t);
+  const Traffic aggregate_traffic = comm.traffic() - control;
+  times.training = since(t_start);
+
+  // Every training row adds exactly ρ ones to its class (the model file checks the same):
+  // catches a party whose counts disagree with the totals it announced.
+  if (!dp) {
+    for (std::size_t l = 0; l < labels.size(); ++l) {
+      std::uint64_t sum = 0;
+      const std::uint32_t* c = aggregated.of_class(l);
+      for (std::uint32_t i = 0; i < config.m; ++i) sum += c[i];
+      if (sum != totals[l] * config.rho)
+        throw FederationError(fmt::format(
+            "aggregated counts of class '{}' sum to {}, but the parties announced {} rows × rho "
+            "= {}", labels.name(l), sum, totals[l], totals[l] * config.rho));
+    }
+  }
+
+  t = Clock::now();
+  local->set_counts(std::move(aggregated));
+  PartyResult result(std::move(*local));
+  if (dp) {
+    Provenance prov;
+    prov.differentially_private = true;
+    prov.epsilon = settings.dp->epsilon;
+    prov.dp_T = settings.dp->T;
+    prov.dp_parties = static_cast<std::uint32_t>(tau);
+    result.model.set_provenance(prov);
+    result.privacy = account(*mechanism);
+  }
+  times.finalize = since(t);
+  times.total = since(t_start);
+
+  result.rank = rank;
+  result.parties = tau;
+  result.backend = comm.backend();
+  result.rows = data.n_rows;
+  result.seed_drawn = !lead.seed_given;
+  result.timings = times;
+  result.control_traffic = control;
+  result.aggregate_traffic = aggregate_traffic;
+  return result;
+}
+
+std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
+                                        std::string& model_file) {
+  model_file = io::serialize_model(result.model);
+  const bool dp = result.model.provenance().differentially_private;
+  Writer w;
+  w.u8(dp ? 0 : 1);
+  w.u64(dp ? 0 : result.rows);
+  put_timings(w, result.timings);
+  put_traffic(w, result.control_traffic);
+  put_traffic(w, result.aggregate_traffic);
+  w.u32(io::model_checksum(model_file));
+  w.u64(model_file.size());
+  const std::vector<std::string> all = comm.allgather(w.bytes());
+  std::vector<PartyReport> reports;
+  for (int p = 0; p < static_cast<int>(all.size()); ++p) {
+    Reader r(all[p], p, "report");
+    PartyReport rep;
+    rep.rank = p;
+    const bool has_rows = r.u8() != 0;
+    const std::uint64_t rows = r.u64();
+    if (has_rows) rep.rows = rows;
+    rep.timings = get_timings(r);
+    rep.control_traffic = get_traffic(r);
+    rep.aggregate_traffic = get_traffic(r);
+    rep.model_crc32 = r.u32();
+    rep.model_bytes = r.u64();
+    r.done();
+    reports.push_back(rep);
+  }
+  for (const PartyReport& rep : reports) {
+    if (rep.model_crc32 != reports[0].model_crc32 || rep.model_bytes != reports[0].model_bytes)
+      throw FederationError(fmt::format(
+          "parties hold different models: party 0 crc32 {:08x} ({} bytes), party {} crc32 "
+          "{:08x} ({} bytes)",
+          reports[0].model_crc32, reports[0].model_bytes, rep.rank, rep.model_crc32,
+          rep.model_bytes));
+  }
+  return reports;
+}
+
+}  // namespace flynn::federated

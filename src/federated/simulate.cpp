@@ -1,0 +1,112 @@
+#include "flynn/federated/simulate.hpp"
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn::federated {
+
+ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
+                         const FederationSettings& settings,
+                         const std::vector<std::string>& errors) {
+  const int tau = static_cast<int>(parties.size());
+  if (tau < 1) throw Error("a federation needs at least one party");
+  ThreadColony colony(tau);
+
+  struct Slot {
+    std::unique_ptr<PartyResult> result;
+    std::string file;
+    std::vector<PartyReport> reports;
+    std::exception_ptr error;
+    bool federation_error = false;
+  };
+  std::vector<Slot> slots(tau);
+
+  const auto start = std::chrono::steady_clock::now();
+  auto run = [&](int rank) {
+    Slot& slot = slots[rank];
+    try {
+      PartyInput input;
+      input.data = parties[rank];
+      if (!input.data)
+        input.error = rank < static_cast<int>(errors.size()) && !errors[rank].empty()
+                          ? errors[rank]
+                          : "no data";
+      FederationSettings mine = settings;
+      mine.progress = {};  // progress callbacks are not safe to share across parties
+      slot.result = std::make_unique<PartyResult>(train_party(colony.party(rank), input, mine));
+      slot.reports = compare_models(colony.party(rank), *slot.result, slot.file);
+    } catch (const FederationError&) {
+      // Every party raises the same one: nobody is left waiting.
+      slot.error = std::current_exception();
+      slot.federation_error = true;
+    } catch (const std::exception& e) {
+      slot.error = std::current_exception();
+      colony.abort(fmt::format("party {} failed: {}", rank, e.what()));
+    } catch (...) {
+      slot.error = std::current_exception();
+      colony.abort(fmt::format("party {} failed", rank));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int r = 1; r < tau; ++r) threads.emplace_back(run, r);
+  run(0);
+  for (auto& th : threads) th.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // The root cause first: a party that failed outside the protocol, not the parties that
+  // were woken by the abort it caused.
+  for (const Slot& s : slots)
+    if (s.error && !s.federation_error) {
+      try {
+        std::rethrow_exception(s.error);
+      } catch (const Error& e) {
+        if (std::string(e.what()).rfind("federation aborted", 0) == 0) continue;
+        throw;
+      }
+    }
+  for (const Slot& s : slots)
+    if (s.error) std::rethrow_exception(s.error);
+
+  ColonyOutcome out(std::move(slots[0].result->model));
+  out.model_file = std::move(slots[0].file);
+  out.reports = std::move(slots[0].reports);
+  out.privacy = slots[0].result->privacy;
+  out.seed_drawn = slots[0].result->seed_drawn;
+  for (const Slot& s : slots) out.rows.push_back(s.result->rows);
+  out.wall_seconds = wall;
+  return out;
+}
+
+double balanced_accuracy(const std::vector<std::uint32_t>& truth,
+                         const std::vector<std::uint32_t>& predicted, std::size_t n_classes) {
+  FLYNN_ASSERT(truth.size() == predicted.size());
+  std::vector<std::uint64_t> total(n_classes, 0), correct(n_classes, 0);
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    FLYNN_ASSERT(truth[i] < n_classes);
+    ++total[truth[i]];
+    correct[truth[i]] += predicted[i] == truth[i];
+  }
+  double sum = 0;
+  std::size_t present = 0;
+  for (std::size_t l = 0; l < n_classes; ++l) {
+    if (!total[l]) continue;
+    sum += static_cast<double>(correct[l]) / static_cast<double>(total[l]);
+    ++present;
+  }
+  return present ? sum / static_cast<double>(present) : 0.0;
+}
+
+double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted) {
+  FLYNN_ASSERT(truth.size() == predicted.size());
+  std::size_t correct = 0;
+  for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
+  return truth.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(truth.size());
+}
+
+}  // namespace flynn::federated

@@ -1,0 +1,196 @@
+// The federated commands end to end: `federated simulate` (text and JSON, DP, bad input),
+// `federated train` without mpirun (one party: byte-identical to `flynn train`), and the
+// quick modes of `federated privacy-study` and `reproduce scaling` (files, resumption).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "flynn/eval/plot.hpp"
+#include "test_support.hpp"
+
+namespace flynn {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string write_blobs_csv(const test::TempDir& dir, const std::string& name, std::size_t per_class,
+                            std::size_t d, std::uint64_t seed) {
+  const Dataset data = test::blobs(3, per_class, d, seed);
+  std::ofstream f(dir.file(name));
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    for (std::size_t j = 0; j < d; ++j) f << data.row(r)[j] << ",";
+    f << data.classes.name(data.labels[r]) << "\n";
+  }
+  return dir.file(name);
+}
+
+std::size_t lines(const std::string& path) {
+  std::ifstream f(path);
+  std::size_t n = 0;
+  for (std::string l; std::getline(f, l);) ++n;
+  return n;
+}
+
+TEST(FederatedCli, SimulateReportsAccuracyTimesAndBytes) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 80, 6, 3);
+  const auto r = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 4 --split dirichlet:0.5 --m 512 --rho 16 --json", csv));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["parties"], 4);
+  EXPECT_EQ(j["split"], "dirichlet:0.5");
+  // Well above the 1/3 of chance (rows are L2-normalised, so blobs overlap somewhat).
+  EXPECT_GT(j["accuracy"].get<double>(), 0.7);
+  EXPECT_GT(j["balanced_accuracy"].get<double>(), 0.7);
+  EXPECT_EQ(j["test_rows"], 48);  // stratified 20% hold-out of 240 rows
+  ASSERT_EQ(j["parties_detail"].size(), 4u);
+  std::uint64_t rows = 0;
+  for (const auto& p : j["parties_detail"]) {
+    rows += p["rows"].get<std::uint64_t>();
+    EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 512u * 3 * 4);
+    EXPECT_GT(p["bytes_sent"].get<std::uint64_t>(), 512u * 3 * 4);  // + agreement messages
+    EXPECT_GE(p["seconds"]["local"].get<double>(), 0.0);
+    EXPECT_EQ(p["model_crc32"], j["model_crc32"]);
+  }
+  EXPECT_EQ(rows, 192u);
+  EXPECT_TRUE(j["differential_privacy"].is_null());
+
+  const auto text = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 3 --split by-class --test {} --m 512", csv, csv));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("classes held per party: 1 1 1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("balanced accuracy"), std::string::npos);
+}
+
+TEST(FederatedCli, SimulateWithDifferentialPrivacy) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 60, 6, 4);
+  const auto r = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 3 --m 256 --rho 8 --dp-epsilon 2 --dp-T 30 --json "
+      "--model {}", csv, dir.file("dp.model")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& dp = j["differential_privacy"];
+  EXPECT_NEAR(dp["epsilon_total"].get<double>(), 2.0, 1e-12);
+  EXPECT_NEAR(dp["epsilon_per_party"].get<double>(), 2.0 / 3, 1e-12);
+  EXPECT_EQ(dp["T"], 30);
+  EXPECT_EQ(dp["exponent"], "paper");
+  for (const auto& p : j["parties_detail"]) EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 4u + 30 * 8);
+  const auto info = test::run_cli("info --model " + dir.file("dp.model"));
+  EXPECT_NE(info.out.find("differentially private release: epsilon=2, T=30, parties=3"), std::string::npos)
+      << info.out;
+}
+
+TEST(FederatedCli, BadInputIsAClearError) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 20, 4, 5);
+  const std::string narrow = write_blobs_csv(dir, "narrow.csv", 20, 3, 5);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--split random", "split: 'random' is not one of"},
+      {"--split dirichlet:-2", "must be positive"},
+      {"--parties 0", "--parties 0"},
+      {"--dp-epsilon 1", "--dp-epsilon and --dp-T go together"},
+      {"--dp-epsilon -1 --dp-T 4", "dp-epsilon = -1"},
+      {"--dp-epsilon 1 --dp-T 100000000 --m 64", "dp-T = 100000000"},
+      {"--dp-epsilon 1 --dp-T 5 --dp-exponent sharp", "dp-exponent: 'sharp'"},
+      {"--test " + narrow, "narrow.csv"},
+      {"--labels c0,c1", "label 'c2' is not one of"},
+      {"--rho 0", "rho = 0"},
+  };
+  for (const auto& [args, want] : cases) {
+    const auto r = test::run_cli(fmt::format("federated simulate --data {} {}", csv, args));
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find(want), std::string::npos) << args << " → " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+  const auto missing = test::run_cli("federated simulate --data " + dir.file("nope.csv"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("nope.csv"), std::string::npos);
+  // train without mpirun: a bad shard is reported, nothing is written.
+  const auto t = test::run_cli(fmt::format("federated train --data {} --labels c0,c1,c2 --model {}",
+                                           dir.file("nope_{rank}.csv"), dir.file("m.model")));
+  EXPECT_EQ(t.exit_code, 1);
+  EXPECT_NE(t.err.find("nope_0.csv"), std::string::npos) << t.err;
+  EXPECT_FALSE(fs::exists(dir.file("m.model")));
+  const auto b = test::run_cli(fmt::format("federated train --data {} --labels c0,c1,c2 --model x --backend carrier-pigeon", csv));
+  EXPECT_EQ(b.exit_code, 1);
+  EXPECT_NE(b.err.find("--backend"), std::string::npos);
+}
+
+TEST(FederatedCli, SoloTrainIsByteIdenticalToTrain) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 30, 5, 6);
+  const std::string hyper = "--m 300 --s 2 --rho 9 --gamma 0.4 --seed 12 --preprocess densify";
+  const auto f = test::run_cli(fmt::format("federated train --data {} --labels c2,c0,c1 --model {} {} -q",
+                                           csv, dir.file("fed.model"), hyper));
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  EXPECT_NE(f.out.find("a single party (no federation)"), std::string::npos) << f.out;
+  const auto c = test::run_cli(fmt::format("train --data {} --labels c2,c0,c1 --model {} {} -q", csv,
+                                           dir.file("central.model"), hyper));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(test::read_text(dir.file("fed.model")), test::read_text(dir.file("central.model")));
+}
+
+TEST(FederatedCli, PrivacyStudyQuick) {
+  test::TempDir dir;
+  const std::string out = dir.file("ps");
+  const auto r = test::run_cli(fmt::format(
+      "federated privacy-study --out {} --quick --no-fashion --repetitions 1 -q --json", out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"privacy_raw.csv", "privacy_summary.csv", "privacy_best.csv", "per_dataset.csv",
+                        "report.md", "results.json"})
+    EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
+  if (eval::matplotlib_available()) {
+    EXPECT_GT(fs::file_size(fs::path(out) / "privacy_accuracy_vs_T.png"), 1000u);
+    EXPECT_GT(fs::file_size(fs::path(out) / "privacy_best_vs_epsilon.png"), 1000u);
+  }
+  // 4 settings × (1 non-private + 3 ε × 4 T) points, plus the header.
+  EXPECT_EQ(lines(out + "/privacy_raw.csv"), 1u + 4 * (1 + 3 * 4));
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 4u);
+  for (const auto& g : j["groups"]) EXPECT_GT(g["nonprivate"]["mean"].get<double>(), 0.55);
+  // A rerun with the same grid resumes: nothing is recomputed or duplicated.
+  const auto again = test::run_cli(fmt::format(
+      "federated privacy-study --out {} --quick --no-fashion --repetitions 1 -q", out));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(lines(out + "/privacy_raw.csv"), 1u + 4 * (1 + 3 * 4));
+}
+
+TEST(FederatedCli, ReproduceScalingQuick) {
+  if (test::digits_csv().empty()) GTEST_SKIP() << "scikit-learn's digits.csv.gz is not installed";
+  test::TempDir dir;
+  const std::string out = dir.file("sc");
+  const auto r = test::run_cli(fmt::format("reproduce scaling --out {} --quick --repetitions 1 -q --json", out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"runs.csv", "scaling.csv", "per_dataset.csv", "report.md", "results.json"})
+    EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
+  if (eval::matplotlib_available()) {
+    EXPECT_GT(fs::file_size(fs::path(out) / "scaling.png"), 1000u);
+  }
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["datasets"].size(), 1u);
+  const auto& digits = j["datasets"][0];
+  EXPECT_EQ(digits["dataset"], "digits");
+  EXPECT_GT(digits["accuracy"].get<double>(), 0.9);
+  ASSERT_EQ(digits["parties"].size(), 3u);
+  for (const auto& p : digits["parties"]) {
+    EXPECT_TRUE(p["identical_to_central"].get<bool>());
+    EXPECT_GT(p["mean_seconds"].get<double>(), 0.0);
+  }
+  EXPECT_NE(test::read_text(out + "/report.md").find("core"), std::string::npos);
+  EXPECT_EQ(lines(out + "/runs.csv"), 4u);
+  const auto again = test::run_cli(fmt::format("reproduce scaling --out {} --quick --repetitions 1 -q", out));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(lines(out + "/runs.csv"), 4u);  // resumed, not rerun
+  const auto bad = test::run_cli(fmt::format("reproduce scaling --out {} --parties 1,x", out));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--parties: 'x' is not a number"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace flynn
