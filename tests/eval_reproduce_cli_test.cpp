@@ -137,5 +137,26 @@ TEST(EvalReproduceCli, SyntheticTables) {
   EXPECT_EQ(bad.exit_code, 1);
 }
 
+// The CI smoke runs: `--quick` on the real suite and on synthetic data, as documented.
+TEST(EvalReproduceCli, QuickRuns) {
+  test::TempDir out;
+  const std::string dir = test::openml_dir();
+  if (!dir.empty()) {
+    const auto r = test::run_cli(fmt::format("reproduce openml --quick --data-dir {} --out {} --no-plots --json",
+                                             dir, out.file("openml")));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_GE(j["datasets"].get<int>(), 3);
+    EXPECT_EQ(j["failures"].size(), 0u);
+    EXPECT_EQ(j["table2"].size(), 5u);
+    EXPECT_EQ(j["settings"]["search"]["budget"], 12);
+    EXPECT_EQ(j["settings"]["folds"], 5);
+  }
+  const auto s = test::run_cli("reproduce synthetic --quick -q --out " + out.file("synthetic"));
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  // 2 configurations × 3 datasets × 6 methods.
+  EXPECT_EQ(count_lines(test::read_text(out.file("synthetic/per_dataset.csv"))), 1u + 2 * 3 * 6);
+}
+
 }  // namespace
 }  // namespace flynn

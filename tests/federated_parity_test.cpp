@@ -204,7 +204,7 @@ TEST(FederatedAgreement, UnreadableShardOrBadLabelStopsEveryParty) {
   Dataset bad = test::make_dataset({{1, 2, 3, 4}, {4, 3, 2, 1}}, {"c0", "zebra"});
   bad.source = "shard_2.csv";
   for (const auto& e : run_parties({&data, &data, &bad}, settings))
-    EXPECT_NE(e.find("party 2: shard_2.csv:2: label 'zebra' is not in the federation's label list"),
+    EXPECT_NE(e.find("party 2: shard_2.csv:2: label 'zebra' is not one of the known classes"),
               std::string::npos) << e;
   // Different feature counts are a fingerprint difference (d).
   const Dataset narrow = test::blobs(3, 10, 3, 2);

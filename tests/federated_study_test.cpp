@@ -10,6 +10,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/federated/privacy_study.hpp"
 #include "flynn/federated/scaling_study.hpp"
+#include "flynn/io/loaders.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/study_io.hpp"
 #include "flynn/io/model_file.hpp"
@@ -127,17 +128,13 @@ TEST(ScalingRun, ModelDoesNotDependOnParties) {
 }
 
 TEST(StudyIo, CsvAndStatistics) {
-  EXPECT_EQ(csv_cell("plain"), "plain");
-  EXPECT_EQ(csv_cell("a,b"), "\"a,b\"");
-  EXPECT_EQ(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(csv_split("x,\"a,b\",\"q\"\"q\",,z"), (std::vector<std::string>{"x", "a,b", "q\"q", "", "z"}));
   const MeanSd m = mean_sd({1, 2, 3, 4});
   EXPECT_DOUBLE_EQ(m.mean, 2.5);
   EXPECT_NEAR(m.sd, 1.2909944487, 1e-9);
   EXPECT_EQ(mean_sd({5}).sd, 0.0);
   EXPECT_GE(usable_cores(), 1);
   EXPECT_NE(machine_description().find("core"), std::string::npos);
-  EXPECT_THROW(load_fashion_mnist("/nonexistent-dir", false), Error);
+  EXPECT_THROW(io::load_fashion_mnist("/nonexistent-dir", false), Error);
 }
 
 }  // namespace

@@ -57,24 +57,13 @@ void select_openblas_core(char** argv) {
   ::execv("/proc/self/exe", argv);  // returns only on failure: then run with what we have
 }
 
-std::string find_file(const std::string& dir, const std::string& stem) {
-  for (const char* ext : {".gz", ""}) {
-    const fs::path p = fs::path(dir) / (stem + ext);
-    if (fs::exists(p)) return p.string();
-  }
-  throw Error(fmt::format("{}: no {}[.gz]; install Debian's dataset-fashion-mnist or pass --data-dir",
-                          dir, stem));
-}
-
 nlohmann::json timing_json(const eval::Timing& t) {
   return {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"runs", t.runs}};
 }
 
 void run_bench(const BenchOptions& o) {
-  io::LoadOptions load;
-  load.format = io::Format::Idx;
-  Dataset train = io::load_dataset(find_file(o.data_dir, "train-images-idx3-ubyte"), load);
-  Dataset test = io::load_dataset(find_file(o.data_dir, "t10k-images-idx3-ubyte"), load);
+  Dataset train = io::load_fashion_mnist(o.data_dir, false);
+  Dataset test = io::load_fashion_mnist(o.data_dir, true);
   test.relabel(train.classes);
   eval::SpeedBenchmarkOptions so;
   so.threads = o.common.threads;

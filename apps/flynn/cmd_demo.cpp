@@ -41,15 +41,6 @@ double accuracy_of(const std::vector<std::uint32_t>& pred, const std::vector<std
   return pred.empty() ? 0.0 : static_cast<double>(c) / pred.size();
 }
 
-std::string find_file(const std::string& dir, const std::string& stem) {
-  for (const char* ext : {".gz", ""}) {
-    const fs::path p = fs::path(dir) / (stem + ext);
-    if (fs::exists(p)) return p.string();
-  }
-  throw Error(fmt::format("{}: no {}[.gz]; install Debian's dataset-fashion-mnist or pass --data-dir",
-                          dir, stem));
-}
-
 Row run_flynn(const std::string& setting, const FlyConfig& config, const Dataset& train,
               const Dataset& test, const DemoOptions& o) {
   FlyNN model(config, train.classes, o.common.threads);
@@ -76,10 +67,8 @@ Row run_flynn(const std::string& setting, const FlyConfig& config, const Dataset
 }
 
 void run_demo(const DemoOptions& o) {
-  io::LoadOptions load;
-  load.format = io::Format::Idx;
-  const Dataset train = io::load_dataset(find_file(o.data_dir, "train-images-idx3-ubyte"), load);
-  Dataset test = io::load_dataset(find_file(o.data_dir, "t10k-images-idx3-ubyte"), load);
+  const Dataset train = io::load_fashion_mnist(o.data_dir, false);
+  Dataset test = io::load_fashion_mnist(o.data_dir, true);
   test.relabel(train.classes);
   fs::create_directories(o.out_dir);
   const auto d = static_cast<std::uint32_t>(train.n_features);

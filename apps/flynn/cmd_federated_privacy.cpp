@@ -21,6 +21,8 @@
 #include "flynn/eval/plot.hpp"
 #include "flynn/federated/privacy_study.hpp"
 #include "flynn/federated/study_io.hpp"
+#include "flynn/io/csv_cells.hpp"
+#include "flynn/io/loaders.hpp"
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/parallel.hpp"
 #include "flynn/random.hpp"
@@ -204,8 +206,8 @@ void run_study(const StudyOptions& o) {
   Dataset fm_train, fm_test;
   if (fashion) {
     try {
-      fm_train = load_fashion_mnist(o.fashion_dir, false);
-      fm_test = load_fashion_mnist(o.fashion_dir, true);
+      fm_train = io::load_fashion_mnist(o.fashion_dir, false);
+      fm_test = io::load_fashion_mnist(o.fashion_dir, true);
     } catch (const Error& e) {
       fashion = false;
       fashion_note = std::string("Fashion-MNIST skipped: ") + e.what();
@@ -239,7 +241,7 @@ void run_study(const StudyOptions& o) {
     std::getline(in, line);
     std::map<std::pair<std::string, int>, std::vector<RawRow>> by_trial;
     while (std::getline(in, line)) {
-      const auto f = csv_split(line);
+      const auto f = io::csv_split(line);
       if (f.size() != 14) continue;  // a torn last line from an interrupted run
       RawRow r;
       r.key = fmt::format("{}|{}|{}|{}|{}|{}", f[0], f[1], f[3], f[4], f[5], f[6]);
@@ -364,7 +366,7 @@ void run_study(const StudyOptions& o) {
   std::string md_rows;
   for (const Group& g : groups) {
     const MeanSd np = mean_sd(values[{g.key(), "non-private", 0.0, 0u}]);
-    summary << fmt::format("{},{},{},{},{},{},{},non-private,0,0,{:.6f},{:.6f},{}\n", csv_cell(g.label()),
+    summary << fmt::format("{},{},{},{},{},{},{},non-private,0,0,{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
                            g.dataset, g.n_train, g.m, g.s, g.rho, g.gamma, np.mean, np.sd, np.n);
     nlohmann::json jg = {{"group", g.label()}, {"dataset", g.dataset}, {"n_train", g.n_train},
                          {"m", g.m}, {"s", g.s}, {"rho", g.rho}, {"gamma", g.gamma},
@@ -379,12 +381,12 @@ void run_study(const StudyOptions& o) {
         auto it = values.find({g.key(), "dp", e, T});
         if (it == values.end()) continue;
         const MeanSd ms = mean_sd(it->second);
-        summary << fmt::format("{},{},{},{},{},{},{},dp,{},{},{:.6f},{:.6f},{}\n", csv_cell(g.label()), g.dataset,
+        summary << fmt::format("{},{},{},{},{},{},{},dp,{},{},{:.6f},{:.6f},{}\n", io::csv_field(g.label()), g.dataset,
                                g.n_train, g.m, g.s, g.rho, g.gamma, e, T, ms.mean, ms.sd, ms.n);
         if (top_T == 0 || ms.mean > top.mean) top = ms, top_T = T;
       }
       best << fmt::format("{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n", g.dataset, g.n_train,
-                          csv_cell(setting), g.m, g.s, g.rho, g.gamma, e, top_T, top.mean, top.sd, np.mean, np.sd);
+                          io::csv_field(setting), g.m, g.s, g.rho, g.gamma, e, top_T, top.mean, top.sd, np.mean, np.sd);
       jg["best"].push_back({{"epsilon", e}, {"T", top_T}, {"mean", top.mean}, {"sd", top.sd}});
       md += fmt::format(" {:.4f} ± {:.3f} (T={}) |", top.mean, top.sd, top_T);
     }
@@ -405,10 +407,10 @@ void run_study(const StudyOptions& o) {
                                          jg["s"].get<std::uint32_t>(), jg["rho"].get<std::uint32_t>());
       const double secs = jg["trial_seconds_total"].get<double>();
       pd << fmt::format("{},FlyNNFL non-private,{:.6f},{},{:.3f}\n", ds, jg["nonprivate"]["mean"].get<double>(),
-                        csv_cell(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
+                        io::csv_field(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
       for (const auto& b : jg["best"])
         pd << fmt::format("{},DP-FlyNNFL eps={},{:.6f},{},{:.3f}\n", ds, b["epsilon"].get<double>(),
-                          b["mean"].get<double>(), csv_cell(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())),
+                          b["mean"].get<double>(), io::csv_field(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())),
                           secs);
     }
   }

@@ -10,6 +10,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "flynn/io/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 
@@ -25,22 +26,15 @@ struct PredictCmdOptions {
   DataOptions format;
 };
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 void write_predictions(std::ostream& out, const FlyNN& model, const std::vector<std::uint32_t>& pred,
                        const std::vector<double>& proba) {
   const LabelSet& labels = model.labels();
   out << "row,prediction";
   if (!proba.empty())
-    for (const auto& name : labels.names()) out << "," << csv_field("p_" + name);
+    for (const auto& name : labels.names()) out << "," << io::csv_field("p_" + name);
   out << "\n";
   for (std::size_t r = 0; r < pred.size(); ++r) {
-    out << r + 1 << "," << csv_field(labels.name(pred[r]));
+    out << r + 1 << "," << io::csv_field(labels.name(pred[r]));
     if (!proba.empty())
       for (std::size_t l = 0; l < labels.size(); ++l)
         out << "," << fmt::format("{:.6g}", proba[r * labels.size() + l]);

@@ -22,6 +22,8 @@
 #include "flynn/federated/scaling_study.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/study_io.hpp"
+#include "flynn/io/csv_cells.hpp"
+#include "flynn/io/loaders.hpp"
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
@@ -134,8 +136,8 @@ std::vector<ScalingData> load_datasets(const ScalingOptions& o, std::vector<std:
     try {
       ScalingData d;
       d.name = "fashion-mnist";
-      d.train = load_fashion_mnist(o.fashion_dir, false);
-      d.test = load_fashion_mnist(o.fashion_dir, true);
+      d.train = io::load_fashion_mnist(o.fashion_dir, false);
+      d.test = io::load_fashion_mnist(o.fashion_dir, true);
       d.test.relabel(d.train.classes);
       d.split_note = "standard 60000/10000 split";
       d.expansion = 138, d.sparsity = 0.105, d.rho = 8, d.gamma = 0.8, d.paper_one_party_seconds = 1410;
@@ -231,7 +233,7 @@ void run_scaling(const ScalingOptions& o) {
       std::string line;
       std::getline(in, line);
       while (std::getline(in, line)) {
-        const auto f = csv_split(line);
+        const auto f = io::csv_split(line);
         if (f.size() != 18) continue;
         try {
           kept[{f[0], std::stoi(f[1]), std::stoi(f[2])}] = line;
@@ -245,7 +247,7 @@ void run_scaling(const ScalingOptions& o) {
     std::ofstream f(runs_path, std::ios::trunc);
     f << kRunsHeader << "\n";
     for (const auto& [k, line] : kept) {
-      const auto v = csv_split(line);
+      const auto v = io::csv_split(line);
       ScalingRun r;
       r.parties = std::stoi(v[1]);
       r.repetition = std::stoi(v[2]);
@@ -374,7 +376,7 @@ void run_scaling(const ScalingOptions& o) {
                         mean_sd(local).mean, mean_sd(ar).mean, mean_sd(wait).mean, mean_sd(setup).mean, bytes,
                         identical ? "yes" : "NO", mc.mean, cpu_speedup);
       pd << fmt::format("{},FlyNNFL tau={},{:.6f},{},{:.6f}\n", d.name, tau, central[d.name].accuracy,
-                        csv_cell(d.params()), mt.mean);
+                        io::csv_field(d.params()), mt.mean);
       jd["parties"].push_back({{"parties", tau}, {"repetitions", mt.n}, {"mean_seconds", mt.mean},
                                {"sd_seconds", mt.sd}, {"speedup", speedup}, {"speedup_sd", msp.sd},
                                {"local_mean_seconds", mean_sd(local).mean},

@@ -57,6 +57,12 @@ struct Dataset {
   const float* row(std::size_t i) const { return features.data() + i * n_features; }
   float* row(std::size_t i) { return features.data() + i * n_features; }
 
+  /// For each class id of this dataset, its id in `target` (0xFFFFFFFF for a class no row
+  /// uses and `target` lacks). Throws flynn::Error naming the file and line of the first
+  /// row whose label is not in `target`, e.g. "data.csv:9: label 'zebra' is not one of
+  /// the known classes (a,b)".
+  std::vector<std::uint32_t> class_ids_in(const LabelSet& target) const;
+
   /// Re-expresses the labels in the ids of `target` (e.g. a model's or --labels' list).
   /// Throws flynn::Error naming the file and line of the first row whose label is not in
   /// `target`, leaving the dataset unchanged. On unlabelled data it only sets `classes`.

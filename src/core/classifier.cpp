@@ -44,23 +44,7 @@ void FlyNN::check_features(const Dataset& data) const {
 
 std::vector<std::uint32_t> FlyNN::class_map(const Dataset& data) const {
   if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
-  std::vector<std::uint32_t> map(data.classes.size());
-  for (std::size_t c = 0; c < data.classes.size(); ++c) {
-    const long id = labels_.find(data.classes.name(c));
-    if (id < 0) {
-      std::string where = data.source;
-      for (std::size_t r = 0; r < data.n_rows; ++r) {
-        if (data.labels[r] == c) {
-          if (r < data.row_origin.size()) where += fmt::format(":{}", data.row_origin[r]);
-          break;
-        }
-      }
-      throw Error(fmt::format("{}: label '{}' is not one of the model's classes ({})", where,
-                              data.classes.name(c), labels_.joined()));
-    }
-    map[c] = static_cast<std::uint32_t>(id);
-  }
-  return map;
+  return data.class_ids_in(labels_);
 }
 
 ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {

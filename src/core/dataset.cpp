@@ -123,26 +123,32 @@ std::string LabelSet::joined() const {
   return r;
 }
 
+std::vector<std::uint32_t> Dataset::class_ids_in(const LabelSet& target) const {
+  std::unordered_map<std::string_view, std::uint32_t> target_id;
+  target_id.reserve(target.size());
+  for (std::size_t i = 0; i < target.size(); ++i)
+    target_id.emplace(target.name(i), static_cast<std::uint32_t>(i));
+  constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> remap(classes.size(), kMissing);
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const auto it = target_id.find(classes.name(i));
+    if (it != target_id.end()) remap[i] = it->second;
+  }
+  for (std::size_t r = 0; r < labels.size(); ++r) {
+    FLYNN_ASSERT(labels[r] < remap.size());
+    if (remap[labels[r]] == kMissing) {
+      throw Error(origin(*this, r) + ": label " + quote(classes.name(labels[r])) +
+                  " is not one of the known classes (" + list_for_message(target) + ")");
+    }
+  }
+  return remap;
+}
+
 void Dataset::relabel(const LabelSet& target) {
   if (has_labels) {
-    std::unordered_map<std::string_view, std::uint32_t> target_id;
-    target_id.reserve(target.size());
-    for (std::size_t i = 0; i < target.size(); ++i)
-      target_id.emplace(target.name(i), static_cast<std::uint32_t>(i));
-    constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
-    std::vector<std::uint32_t> remap(classes.size(), kMissing);
-    for (std::size_t i = 0; i < classes.size(); ++i) {
-      const auto it = target_id.find(classes.name(i));
-      if (it != target_id.end()) remap[i] = it->second;
-    }
-    // Check everything before changing anything: a failed relabel leaves the data as is.
-    for (std::size_t r = 0; r < labels.size(); ++r) {
-      FLYNN_ASSERT(labels[r] < remap.size());
-      if (remap[labels[r]] == kMissing) {
-        throw Error(origin(*this, r) + ": label " + quote(classes.name(labels[r])) +
-                    " is not one of the known classes (" + list_for_message(target) + ")");
-      }
-    }
+    // class_ids_in checks every row before anything changes: a failed relabel leaves the
+    // data as it was.
+    const std::vector<std::uint32_t> remap = class_ids_in(target);
     for (auto& l : labels) l = remap[l];
   }
   classes = target;

@@ -1,5 +1,7 @@
 #include "flynn/eval/report.hpp"
 
+#include "flynn/io/csv_cells.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -81,13 +83,6 @@ std::vector<Comparison> study_table2(const std::vector<DatasetStudy>& studies, d
   return out;
 }
 
-std::string csv_field(const std::string& t) {
-  if (t.find_first_of(",\"\n\r") == std::string::npos) return t;
-  std::string q = "\"";
-  for (char c : t) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string format_number(double v) { return fmt::format("{}", v); }
 
 std::string format_pvalue(double p) {
@@ -102,8 +97,8 @@ void write_per_dataset_csv(const std::string& path, const std::vector<DatasetStu
     for (const auto& s : studies)
       for (const auto& m : s.methods) {
         if (!m.ok) continue;
-        os << csv_field(s.dataset) << ',' << m.method << ',' << format_number(m.accuracy) << ','
-           << csv_field(m.params) << ',' << fmt::format("{:.3f}", m.seconds) << '\n';
+        os << io::csv_field(s.dataset) << ',' << m.method << ',' << format_number(m.accuracy) << ','
+           << io::csv_field(m.params) << ',' << fmt::format("{:.3f}", m.seconds) << '\n';
       }
   });
 }
@@ -131,7 +126,7 @@ std::vector<std::string> plot_figure1(const std::string& out_dir, const std::vec
     for (const auto& s : studies) {
       const MethodOutcome *mf = s.find("FlyNN"), *mb = s.find(b);
       if (!mf || !mb) continue;
-      csv << csv_field(s.dataset) << ',' << format_number(mb->accuracy) << ','
+      csv << io::csv_field(s.dataset) << ',' << format_number(mb->accuracy) << ','
           << format_number(mf->accuracy) << '\n';
       ++points;
       better += mf->accuracy > mb->accuracy;
@@ -181,7 +176,7 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
       o.search.space.max_connection_fraction, o.search.space.min_rho,
       o.search.space.max_rho, fmt::join(o.search.space.gammas, ", "), o.search.guard.max_work,
       o.search.guard.max_memory >> 20);
-  md << "- kNNC: FAISS exact search on L2-normalised rows, k ∈ {1, 2, 4, …, 64}; 1NNC = k 1.\n";
+  md << "- kNNC: FAISS exact search on L2-normalised rows, k ∈ {1, 2, 4, …, 64}; 1NNC is its k = 1.\n";
   md << fmt::format("- SBFC: Gaussian SimHash, m/d ∈ {{{}}} (nested projections), n·d·m ≤ {:.3g}.\n",
                     fmt::join(o.sbfc.expansion_factors, ", "), o.sbfc.max_work);
   md << fmt::format("- LR and MLP ({} hidden ReLU units): one epoch of minibatch SGD (batch {}) on "

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "flynn/io/model_file.hpp"
+#include "io/byte_codec.hpp"
 
 namespace flynn::federated {
 
@@ -32,73 +33,13 @@ constexpr char kHelloMagic[8] = {'F', 'L', 'Y', 'N', 'N', 'F', 'E', 'D'};
 
 // ---- little-endian message encoding ---------------------------------------------------
 
-class Writer {
- public:
-  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void u32(std::uint32_t v) { le(v, 4); }
-  void u64(std::uint64_t v) { le(v, 8); }
-  void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
-  void str(const std::string& s) {
-    u32(static_cast<std::uint32_t>(s.size()));
-    out_.append(s);
-  }
-  void raw(const char* p, std::size_t n) { out_.append(p, n); }
-  std::string& bytes() { return out_; }
-
- private:
-  void le(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  }
-  std::string out_;
-};
-
 // Every party decodes every block the same way, so a malformed block makes all of them
 // throw the same FederationError.
-class Reader {
- public:
-  Reader(std::string_view b, int party, const char* what) : b_(b), party_(party), what_(what) {}
-  std::uint8_t u8() { return static_cast<std::uint8_t>(le(1)); }
-  std::uint32_t u32() { return static_cast<std::uint32_t>(le(4)); }
-  std::uint64_t u64() { return le(8); }
-  double f64() { return std::bit_cast<double>(u64()); }
-  std::string str() {
-    const std::uint32_t n = u32();
-    need(n);
-    std::string s(b_.substr(pos_, n));
-    pos_ += n;
-    return s;
-  }
-  std::string_view raw(std::size_t n) {
-    need(n);
-    const std::string_view v = b_.substr(pos_, n);
-    pos_ += n;
-    return v;
-  }
-  std::size_t remaining() const { return b_.size() - pos_; }
-  void done() const {
-    if (pos_ != b_.size()) fail();
-  }
-  [[noreturn]] void fail() const {
-    throw FederationError(fmt::format("party {} sent a malformed {} message", party_, what_));
-  }
-
- private:
-  void need(std::uint64_t n) const {
-    if (n > b_.size() - pos_) fail();
-  }
-  std::uint64_t le(int n) {
-    need(static_cast<std::uint64_t>(n));
-    std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
-    pos_ += static_cast<std::size_t>(n);
-    return v;
-  }
-  std::string_view b_;
-  int party_;
-  const char* what_;
-  std::size_t pos_ = 0;
-};
+io::ByteReader message_reader(std::string_view bytes, int party, const char* what) {
+  return io::ByteReader(bytes, [party, what](const std::string&) {
+    throw FederationError(fmt::format("party {} sent a malformed {} message", party, what));
+  });
+}
 
 // ---- the agreement ("hello") block ----------------------------------------------------
 
@@ -112,8 +53,8 @@ struct Hello {
 };
 
 std::string encode_hello(const Hello& h) {
-  Writer w;
-  w.raw(kHelloMagic, sizeof kHelloMagic);
+  io::ByteWriter w;
+  w.bytes(std::string_view(kHelloMagic, sizeof kHelloMagic));
   w.u32(kProtocolVersion);
   w.str(h.error);
   w.u32(static_cast<std::uint32_t>(h.fingerprint.size()));
@@ -126,15 +67,15 @@ std::string encode_hello(const Hello& h) {
   w.u8(h.has_rows ? 1 : 0);
   w.u32(static_cast<std::uint32_t>(h.rows_per_class.size()));
   for (std::uint64_t r : h.rows_per_class) w.u64(r);
-  return std::move(w.bytes());
+  return std::move(w.data());
 }
 
 Hello decode_hello(std::string_view bytes, int party) {
-  Reader r(bytes, party, "agreement");
+  io::ByteReader r = message_reader(bytes, party, "agreement");
   if (bytes.size() < sizeof kHelloMagic ||
       std::memcmp(bytes.data(), kHelloMagic, sizeof kHelloMagic) != 0)
-    r.fail();
-  r.raw(sizeof kHelloMagic);
+    r.fail("");
+  r.bytes(sizeof kHelloMagic);
   const std::uint32_t version = r.u32();
   if (version != kProtocolVersion)
     throw FederationError(fmt::format(
@@ -144,7 +85,7 @@ Hello decode_hello(std::string_view bytes, int party) {
   Hello h;
   h.error = r.str();
   const std::uint32_t fields = r.u32();
-  if (fields > r.remaining() / 8) r.fail();
+  if (fields > r.remaining() / 8) r.fail("");
   for (std::uint32_t i = 0; i < fields; ++i) {
     std::string field = r.str();
     std::string value = r.str();
@@ -154,7 +95,7 @@ Hello decode_hello(std::string_view bytes, int party) {
   h.seed = r.u64();
   h.has_rows = r.u8() != 0;
   const std::uint32_t n_rows = r.u32();
-  if (n_rows > r.remaining() / 8) r.fail();
+  if (n_rows > r.remaining() / 8) r.fail("");
   h.rows_per_class.resize(n_rows);
   for (auto& v : h.rows_per_class) v = r.u64();
   r.done();
@@ -169,20 +110,7 @@ std::string shorten(const std::string& s, std::size_t max = 120) {
 // label is reported to every party instead of failing one party mid-training.
 void check_labels(const Dataset& data, const LabelSet& labels) {
   if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
-  std::vector<bool> used(data.classes.size(), false);
-  for (std::uint32_t c : data.labels) used[c] = true;
-  for (std::size_t c = 0; c < data.classes.size(); ++c) {
-    if (!used[c] || labels.find(data.classes.name(c)) >= 0) continue;
-    std::string where = data.source;
-    for (std::size_t r = 0; r < data.n_rows; ++r) {
-      if (data.labels[r] == c) {
-        if (r < data.row_origin.size()) where += fmt::format(":{}", data.row_origin[r]);
-        break;
-      }
-    }
-    throw Error(fmt::format("{}: label '{}' is not in the federation's label list ({})", where,
-                            data.classes.name(c), shorten(labels.joined())));
-  }
+  data.class_ids_in(labels);
 }
 
 std::uint64_t draw_seed() {
@@ -193,17 +121,17 @@ std::uint64_t draw_seed() {
 // ---- DP release messages ----------------------------------------------------------------
 
 std::string encode_release(const std::vector<DpEntry>& entries) {
-  Writer w;
+  io::ByteWriter w;
   w.u32(static_cast<std::uint32_t>(entries.size()));
   for (const DpEntry& e : entries) {
     w.u32(e.index);
     w.u32(e.value);
   }
-  return std::move(w.bytes());
+  return std::move(w.data());
 }
 
 std::vector<DpEntry> decode_release(std::string_view bytes, int party, std::uint32_t T) {
-  Reader r(bytes, party, "DP release");
+  io::ByteReader r = message_reader(bytes, party, "DP release");
   const std::uint32_t n = r.u32();
   // Every party must release exactly T entries: that is what the budget accounts for.
   if (n != T)
@@ -219,13 +147,13 @@ std::vector<DpEntry> decode_release(std::string_view bytes, int party, std::uint
 
 // ---- reports ------------------------------------------------------------------------------
 
-void put_traffic(Writer& w, const Traffic& t) {
+void put_traffic(io::ByteWriter& w, const Traffic& t) {
   w.u64(t.bytes_sent);
   w.u64(t.bytes_received);
   w.u64(t.collectives);
 }
 
-Traffic get_traffic(Reader& r) {
+Traffic get_traffic(io::ByteReader& r) {
   Traffic t;
   t.bytes_sent = r.u64();
   t.bytes_received = r.u64();
@@ -233,13 +161,13 @@ Traffic get_traffic(Reader& r) {
   return t;
 }
 
-void put_timings(Writer& w, const PartyTimings& t) {
+void put_timings(io::ByteWriter& w, const PartyTimings& t) {
   for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize,
                    t.training, t.total, t.compute_cpu})
     w.f64(v);
 }
 
-PartyTimings get_timings(Reader& r) {
+PartyTimings get_timings(io::ByteReader& r) {
   PartyTimings t;
   for (double* v : {&t.agree, &t.setup, &t.local, &t.privatize, &t.wait, &t.aggregate,
                     &t.finalize, &t.training, &t.total, &t.compute_cpu})
@@ -285,12 +213,12 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
 
 void agree_on_status(Communicator& comm, const std::string& local_error,
                      const std::string& stage) {
-  Writer w;
+  io::ByteWriter w;
   w.str(local_error);
-  const std::vector<std::string> all = comm.allgather(w.bytes());
+  const std::vector<std::string> all = comm.allgather(w.data());
   std::string failures;
   for (int p = 0; p < static_cast<int>(all.size()); ++p) {
-    Reader r(all[p], p, "status");
+    io::ByteReader r = message_reader(all[p], p, "status");
     const std::string err = r.str();
     r.done();
     if (!err.empty()) failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, err);
@@ -493,7 +421,7 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
                                         std::string& model_file) {
   model_file = io::serialize_model(result.model);
   const bool dp = result.model.provenance().differentially_private;
-  Writer w;
+  io::ByteWriter w;
   w.u8(dp ? 0 : 1);
   w.u64(dp ? 0 : result.rows);
   put_timings(w, result.timings);
@@ -501,10 +429,10 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
   put_traffic(w, result.aggregate_traffic);
   w.u32(io::model_checksum(model_file));
   w.u64(model_file.size());
-  const std::vector<std::string> all = comm.allgather(w.bytes());
+  const std::vector<std::string> all = comm.allgather(w.data());
   std::vector<PartyReport> reports;
   for (int p = 0; p < static_cast<int>(all.size()); ++p) {
-    Reader r(all[p], p, "report");
+    io::ByteReader r = message_reader(all[p], p, "report");
     PartyReport rep;
     rep.rank = p;
     const bool has_rows = r.u8() != 0;

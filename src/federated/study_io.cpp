@@ -31,54 +31,6 @@ MeanSd mean_sd(const std::vector<double>& v) {
   return r;
 }
 
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string q = "\"";
-  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::vector<std::string> csv_split(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-Dataset load_fashion_mnist(const std::string& dir, bool test) {
-  const std::string stem = test ? "t10k-images-idx3-ubyte" : "train-images-idx3-ubyte";
-  for (const char* ext : {".gz", ""}) {
-    const fs::path p = fs::path(dir) / (stem + ext);
-    if (!fs::exists(p)) continue;
-    io::LoadOptions load;
-    load.format = io::Format::Idx;
-    return io::load_dataset(p.string(), load);
-  }
-  throw Error(fmt::format("{}: no {}[.gz] (Debian package dataset-fashion-mnist, or "
-                          "--fashion-dir)", dir, stem));
-}
-
 int usable_cores() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) {

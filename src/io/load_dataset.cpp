@@ -202,4 +202,17 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options) {
   return {};
 }
 
+Dataset load_fashion_mnist(const std::string& dir, bool test) {
+  const std::string stem = test ? "t10k-images-idx3-ubyte" : "train-images-idx3-ubyte";
+  for (const char* ext : {".gz", ""}) {
+    const std::filesystem::path p = std::filesystem::path(dir) / (stem + ext);
+    if (!std::filesystem::exists(p)) continue;
+    LoadOptions load;
+    load.format = Format::Idx;
+    return load_dataset(p.string(), load);
+  }
+  throw Error(dir + ": no " + stem + "[.gz] (install Debian's dataset-fashion-mnist, or give "
+              "the folder that holds the Fashion-MNIST IDX files)");
+}
+
 }  // namespace flynn::io

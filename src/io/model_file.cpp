@@ -12,6 +12,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "io/byte_codec.hpp"
 
 namespace flynn::io {
 
@@ -23,60 +24,6 @@ constexpr std::uint32_t kMaxClasses = 1u << 20;
 constexpr std::uint32_t kMaxLabelBytes = 1u << 16;
 // zlib's deflate cannot compress better than about 1032:1.
 constexpr std::uint64_t kMaxDeflateRatio = 1040;
-
-class Writer {
- public:
-  void u8(std::uint8_t v) { out_.push_back(static_cast<char>(v)); }
-  void u16(std::uint16_t v) { le(v, 2); }
-  void u32(std::uint32_t v) { le(v, 4); }
-  void u64(std::uint64_t v) { le(v, 8); }
-  void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
-  void bytes(std::string_view b) { out_.append(b); }
-  std::string& str() { return out_; }
-
- private:
-  void le(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out_.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-  }
-  std::string out_;
-};
-
-class Reader {
- public:
-  Reader(std::string_view b, const std::string& source) : b_(b), source_(source) {}
-  std::uint8_t u8(const char* what) { return static_cast<std::uint8_t>(le(1, what)); }
-  std::uint16_t u16(const char* what) { return static_cast<std::uint16_t>(le(2, what)); }
-  std::uint32_t u32(const char* what) { return static_cast<std::uint32_t>(le(4, what)); }
-  std::uint64_t u64(const char* what) { return le(8, what); }
-  double f64(const char* what) { return std::bit_cast<double>(u64(what)); }
-  std::string_view bytes(std::uint64_t n, const char* what) {
-    need(n, what);
-    std::string_view v = b_.substr(pos_, n);
-    pos_ += n;
-    return v;
-  }
-  std::size_t remaining() const { return b_.size() - pos_; }
-  [[noreturn]] void fail(const std::string& msg) const {
-    throw Error(fmt::format("{}: {}", source_, msg));
-  }
-
- private:
-  void need(std::uint64_t n, const char* what) {
-    if (n > b_.size() - pos_)
-      fail(fmt::format("truncated model file (while reading {} at byte {})", what, pos_));
-  }
-  std::uint64_t le(int n, const char* what) {
-    need(static_cast<std::uint64_t>(n), what);
-    std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i)
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(b_[pos_ + i])) << (8 * i);
-    pos_ += static_cast<std::size_t>(n);
-    return v;
-  }
-  std::string_view b_;
-  const std::string& source_;
-  std::size_t pos_ = 0;
-};
 
 std::uint32_t crc32_of(std::string_view b) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -119,7 +66,7 @@ std::string deflate_bytes(const std::string& raw) {
 std::string serialize_model(const FlyNN& model) {
   const FlyConfig& c = model.config();
   const Provenance& p = model.provenance();
-  Writer body;
+  ByteWriter body;
   body.u32(c.input_dim);
   body.u32(c.m);
   body.u32(c.s);
@@ -146,17 +93,19 @@ std::string serialize_model(const FlyNN& model) {
   body.u64(packed.size());
   body.bytes(packed);
 
-  Writer file;
+  ByteWriter file;
   file.bytes(std::string_view(kMagic, sizeof kMagic));
   file.u32(kModelFormatVersion);
-  file.u64(body.str().size());
-  file.bytes(body.str());
-  file.u32(crc32_of(file.str()));
-  return std::move(file.str());
+  file.u64(body.data().size());
+  file.bytes(body.data());
+  file.u32(crc32_of(file.data()));
+  return std::move(file.data());
 }
 
 ModelContents parse_model(std::string_view bytes, const std::string& source) {
-  Reader r(bytes, source);
+  ByteReader r(bytes, [&source](const std::string& msg) {
+    throw Error(fmt::format("{}: {}", source, msg));
+  });
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     r.fail("not a flynn model file (bad magic bytes)");
   r.bytes(sizeof kMagic, "magic");

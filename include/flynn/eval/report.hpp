@@ -36,8 +36,6 @@ const std::vector<PaperTable2Row>& paper_table2();
 std::vector<Comparison> study_table2(const std::vector<DatasetStudy>& studies,
                                      double tie_tolerance = kDefaultTieTolerance);
 
-/// A CSV field, quoted when needed.
-std::string csv_field(const std::string& text);
 /// Shortest round-trip text of a double ("0.9375", "1e-09").
 std::string format_number(double value);
 

@@ -18,16 +18,6 @@ struct MeanSd {
 };
 MeanSd mean_sd(const std::vector<double>& values);
 
-/// A CSV cell: quoted (RFC 4180) when it holds a comma, quote or newline.
-std::string csv_cell(const std::string& text);
-
-/// Splits one CSV line written by flynn (RFC 4180 quoting, no embedded newlines).
-std::vector<std::string> csv_split(const std::string& line);
-
-/// Fashion-MNIST from `dir` (the IDX files, plain or .gz): `test` selects t10k-* instead
-/// of train-*. Throws flynn::Error naming the missing file.
-Dataset load_fashion_mnist(const std::string& dir, bool test);
-
 /// "2 cores (Intel(R) Xeon(R) …)": logical CPUs this process may use and the CPU model.
 std::string machine_description();
 /// Logical CPUs this process may use (sched_getaffinity, else hardware_concurrency).

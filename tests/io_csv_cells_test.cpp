@@ -1,0 +1,28 @@
+// CSV cells of flynn's own outputs: quoting and splitting round-trip.
+#include <gtest/gtest.h>
+
+#include "flynn/io/csv_cells.hpp"
+
+namespace flynn::io {
+namespace {
+
+TEST(IoCsvCells, QuotesOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csv_field(""), "");
+}
+
+TEST(IoCsvCells, SplitUndoesQuoting) {
+  EXPECT_EQ(csv_split("x,\"a,b\",\"q\"\"q\",,z"),
+            (std::vector<std::string>{"x", "a,b", "q\"q", "", "z"}));
+  EXPECT_EQ(csv_split("a,b\r"), (std::vector<std::string>{"a", "b"}));
+  const std::vector<std::string> cells = {"p_cat, dog", "\"", "plain", ""};
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + csv_field(cells[i]);
+  EXPECT_EQ(csv_split(line), cells);
+}
+
+}  // namespace
+}  // namespace flynn::io
