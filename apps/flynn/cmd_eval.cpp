@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/knn_cv.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
@@ -37,14 +38,8 @@ void run_eval(const EvalOptions& o) {
     r = eval::cross_validate_flynn(data, config, folds, o.folds, o.common.threads, bar.callback());
   }
   // Tuned exact kNN on the same folds, for comparison.
-  std::vector<eval::CvResult> knn;
-  const std::vector<std::uint32_t> grid = eval::knn_k_grid();
-  std::size_t best_k = 0;
-  if (o.knn) {
-    knn = eval::cross_validate_knn(data, grid, folds, o.folds, o.common.threads);
-    for (std::size_t i = 1; i < knn.size(); ++i)
-      if (knn[i].mean > knn[best_k].mean) best_k = i;
-  }
+  eval::KnnCvResult knn;
+  if (o.knn) knn = eval::cross_validate_knn(data, folds, o.folds, eval::default_knn_grid(), o.common.threads);
   if (o.common.json) {
     nlohmann::json j = {{"command", "eval"},
                 {"data", o.data},
@@ -59,12 +54,12 @@ void run_eval(const EvalOptions& o) {
                 {"fold_accuracy", r.fold_accuracy},
                 {"seconds", r.seconds}};
     if (o.knn) {
-      j["knn"] = {{"best_k", grid[best_k]},
-                  {"accuracy_mean", knn[best_k].mean},
-                  {"accuracy_sd", knn[best_k].sd},
+      j["knn"] = {{"best_k", knn.k_values[knn.best]},
+                  {"accuracy_mean", knn.per_k[knn.best].mean},
+                  {"accuracy_sd", knn.per_k[knn.best].sd},
                   {"accuracy_by_k", nlohmann::json::object()}};
-      for (std::size_t i = 0; i < grid.size(); ++i)
-        j["knn"]["accuracy_by_k"][std::to_string(grid[i])] = knn[i].mean;
+      for (std::size_t i = 0; i < knn.k_values.size(); ++i)
+        j["knn"]["accuracy_by_k"][std::to_string(knn.k_values[i])] = knn.per_k[i].mean;
     }
     print_json(j);
     return;
@@ -75,8 +70,8 @@ void run_eval(const EvalOptions& o) {
             << fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n",
                            o.folds, r.mean, r.sd, r.seconds);
   if (o.knn)
-    std::cout << fmt::format("exact kNN, best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}\n", grid[best_k],
-                             knn[best_k].mean, knn[best_k].sd);
+    std::cout << fmt::format("exact kNN, best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}\n",
+                             knn.k_values[knn.best], knn.per_k[knn.best].mean, knn.per_k[knn.best].sd);
 }
 
 void add_eval_command(CLI::App& app) {

@@ -10,7 +10,7 @@
 #include "flynn/fly_hasher.hpp"
 #include "flynn/scoring.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/knn.hpp"
+#include "flynn/eval/fly_cv.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn::eval {
@@ -117,45 +117,8 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
 CvResult cross_validate_flynn(const Dataset& data, const FlyConfig& config,
                               const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                               int threads, const ProgressFn& progress) {
-  return cross_validate_flynn_gammas(data, config, {config.gamma}, fold_of_row, k, threads,
-                                     progress)
-      .front();
-}
-
-std::vector<std::uint32_t> knn_k_grid() { return {1, 2, 4, 8, 16, 32, 64}; }
-
-std::vector<CvResult> cross_validate_knn(const Dataset& data,
-                                         const std::vector<std::uint32_t>& k_values,
-                                         const std::vector<std::uint32_t>& fold_of_row,
-                                         std::uint32_t k, int threads) {
-  if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", data.source));
-  if (k_values.empty()) throw Error("kNN cross-validation needs at least one k");
-  const std::uint32_t k_max = *std::max_element(k_values.begin(), k_values.end());
-  std::vector<std::vector<double>> acc(k_values.size(), std::vector<double>(k));
-  std::vector<double> seconds(k_values.size(), 0.0);
-  const std::vector<FoldRows> folds = fold_rows(fold_of_row, k);
-  for (std::uint32_t f = 0; f < k; ++f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const Dataset train = data.subset(folds[f].train), test = data.subset(folds[f].test);
-    const ExactKnnIndex index(train, threads);
-    const Neighbours nb = index.search(test, k_max);
-    const double search_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (std::size_t i = 0; i < k_values.size(); ++i) {
-      const auto t1 = std::chrono::steady_clock::now();
-      const std::uint32_t kk = std::min(k_values[i], nb.k);
-      const auto pred = knn_vote(nb, kk, train.labels, data.classes.size());
-      std::size_t correct = 0;
-      for (std::size_t r = 0; r < pred.size(); ++r) correct += pred[r] == test.labels[r];
-      acc[i][f] = pred.empty() ? 0.0 : static_cast<double>(correct) / pred.size();
-      seconds[i] += search_seconds +
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-    }
-  }
-  std::vector<CvResult> out;
-  for (std::size_t i = 0; i < k_values.size(); ++i)
-    out.push_back(summarize_folds(std::move(acc[i]), seconds[i]));
-  return out;
+  config.validate(data.classes.size());
+  return FlyCvEvaluator(data, fold_of_row, k).evaluate(config, {config.gamma}, threads, progress).front();
 }
 
 }  // namespace flynn::eval

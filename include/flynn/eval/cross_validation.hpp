@@ -38,27 +38,19 @@ CvResult summarize_folds(std::vector<double> fold_accuracy, double seconds);
 
 /// FlyNN's k-fold CV accuracy for one configuration. Every row is hashed once; because
 /// counts add up, fold f's training counts are total − counts(fold f), exactly the counts
-/// fitting on the other folds would give.
+/// fitting on the other folds would give. (Runs eval::FlyCvEvaluator, which does this in
+/// O(L·m) memory.)
 CvResult cross_validate_flynn(const Dataset& data, const FlyConfig& config,
                               const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                               int threads = 0, const ProgressFn& progress = {});
 
 /// The same with a whole set of γ values sharing one hashing pass (γ only changes the
-/// filter values): result i is for gammas[i].
+/// filter values): result i is for gammas[i]. The straightforward formulation (k + 1
+/// count tables, one filter table per fold and γ); the tests hold FlyCvEvaluator to it.
 std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const FlyConfig& config,
                                                   const std::vector<double>& gammas,
                                                   const std::vector<std::uint32_t>& fold_of_row,
                                                   std::uint32_t k, int threads = 0,
                                                   const ProgressFn& progress = {});
-
-/// Exact kNN's k-fold CV accuracy for each k in `k_values` (each ≥ 1), all from one FAISS
-/// search per fold with the largest k (neighbour lists are nested). Result i is for
-/// k_values[i]. Euclidean distance on L2-normalised rows; ties as in knn_vote.
-std::vector<CvResult> cross_validate_knn(const Dataset& data, const std::vector<std::uint32_t>& k_values,
-                                         const std::vector<std::uint32_t>& fold_of_row,
-                                         std::uint32_t k, int threads = 0);
-
-/// The paper's k grid for kNNC: {1, 2, 4, …, 64}.
-std::vector<std::uint32_t> knn_k_grid();
 
 }  // namespace flynn::eval
