@@ -188,10 +188,11 @@ const RegisterCommand registered(50, add_bench_command);
 
 }  // namespace
 
-/// Called from main() before anything else: `flynn bench` re-executes itself with
-/// OPENBLAS_CORETYPE set unless --keep-blas-core is given.
+/// Called from main() before anything else: `flynn bench` and `flynn demo`, which time
+/// FAISS, re-execute themselves with OPENBLAS_CORETYPE (and passive OpenMP waiting) set
+/// unless --keep-blas-core is given.
 void prepare_bench(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) != "bench") return;
+  if (argc < 2 || (std::string(argv[1]) != "bench" && std::string(argv[1]) != "demo")) return;
   for (int i = 2; i < argc; ++i)
     if (std::string(argv[i]) == "--keep-blas-core" || std::string(argv[i]) == "--help" ||
         std::string(argv[i]) == "-h")

@@ -25,6 +25,7 @@ struct DemoOptions {
   std::string out_dir = "flynn-demo";
   std::uint32_t knn_k = 10;
   bool skip_knn = false;
+  bool keep_blas_core = false;  // acted on before parsing, in prepare_bench()
   CommonOptions common;
 };
 
@@ -138,6 +139,8 @@ void add_demo_command(CLI::App& app) {
   cmd->add_option("--out-dir", o->out_dir, "Where the trained models are written");
   cmd->add_option("--knn-k", o->knn_k, "k of the kNN baseline (default 10)");
   cmd->add_flag("--skip-knn", o->skip_knn, "Do not run the kNN baseline");
+  cmd->add_flag("--keep-blas-core", o->keep_blas_core,
+                "Do not set OPENBLAS_CORETYPE / OMP_WAIT_POLICY for FAISS (see flynn bench)");
   o->common.add_to(cmd);
   cmd->callback([o] { run_demo(*o); });
 }
