@@ -119,43 +119,43 @@ TEST(EvalReproduceCli, OpenmlFigures) {
             std::string::npos);
 }
 
-TEST(EvalReproduceCli, SyntheticTables) {
+// `reproduce synthetic --quick` (the CI smoke run): both variants, 3 datasets each.
+TEST(EvalReproduceCli, SyntheticQuickTables) {
   test::TempDir out;
-  const auto r = test::run_cli(fmt::format(
-      "reproduce synthetic --quick --datasets-per-config 2 --budget 2 --folds 3 --variants binary --out {} -q",
-      out.path().string()));
+  const auto r = test::run_cli(fmt::format("reproduce synthetic --quick --jobs 2 --out {} -q", out.path().string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string t1 = test::read_text(out.file("table1.csv"));
   EXPECT_EQ(t1.rfind("variant,d,n,b,method,n_datasets,mean_normalized_accuracy,se,mean_accuracy\n", 0), 0u);
-  EXPECT_NE(t1.find("binary,50,1000,5,FlyNN,2,"), std::string::npos) << t1;
-  EXPECT_EQ(count_lines(test::read_text(out.file("per_dataset.csv"))), 1u + 2 * 6);
+  EXPECT_NE(t1.find("\ndense,50,1000,0,FlyNN,3,"), std::string::npos) << t1;
+  EXPECT_NE(t1.find("\nbinary,50,1000,5,SBFC,3,"), std::string::npos) << t1;
+  EXPECT_EQ(count_lines(t1), 1u + 2 * 5);  // 2 configurations × 5 methods (kNNC is the reference)
+  // 2 configurations × 3 datasets × 6 methods.
+  EXPECT_EQ(count_lines(test::read_text(out.file("per_dataset.csv"))), 1u + 2 * 3 * 6);
   EXPECT_TRUE(fs::exists(out.path() / "table2.csv"));
+  EXPECT_TRUE(fs::exists(out.path() / "results.json"));
   const std::string md = test::read_text(out.file("report.md"));
+  EXPECT_NE(md.find("Table 1 analogue"), std::string::npos);
   EXPECT_NE(md.find("Table 3 analogue"), std::string::npos);
-  EXPECT_NE(md.find("| binary, d = 50, n = 1000, b = 5 | 2 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| binary, d = 50, n = 1000, b = 5 | 3 |"), std::string::npos) << md;
   const auto bad = test::run_cli("reproduce synthetic --variants nothing --out " + out.file("x"));
   EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--variants 'nothing'"), std::string::npos) << bad.err;
 }
 
-// The CI smoke runs: `--quick` on the real suite and on synthetic data, as documented.
-TEST(EvalReproduceCli, QuickRuns) {
-  test::TempDir out;
+// `reproduce openml --quick` on the real suite (the CI smoke run), when the data is present.
+TEST(EvalReproduceCli, OpenmlQuick) {
   const std::string dir = test::openml_dir();
-  if (!dir.empty()) {
-    const auto r = test::run_cli(fmt::format("reproduce openml --quick --data-dir {} --out {} --no-plots --json",
-                                             dir, out.file("openml")));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto j = nlohmann::json::parse(r.out);
-    EXPECT_GE(j["datasets"].get<int>(), 3);
-    EXPECT_EQ(j["failures"].size(), 0u);
-    EXPECT_EQ(j["table2"].size(), 5u);
-    EXPECT_EQ(j["settings"]["search"]["budget"], 12);
-    EXPECT_EQ(j["settings"]["folds"], 5);
-  }
-  const auto s = test::run_cli("reproduce synthetic --quick -q --out " + out.file("synthetic"));
-  ASSERT_EQ(s.exit_code, 0) << s.err;
-  // 2 configurations × 3 datasets × 6 methods.
-  EXPECT_EQ(count_lines(test::read_text(out.file("synthetic/per_dataset.csv"))), 1u + 2 * 3 * 6);
+  if (dir.empty()) GTEST_SKIP() << "../shared/data/openml not present";
+  test::TempDir out;
+  const auto r = test::run_cli(
+      fmt::format("reproduce openml --quick --jobs 2 --data-dir {} --out {} --no-plots --json", dir, out.path().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GE(j["datasets"].get<int>(), 3);
+  EXPECT_EQ(j["failures"].size(), 0u);
+  EXPECT_EQ(j["table2"].size(), 5u);
+  EXPECT_EQ(j["settings"]["search"]["budget"], 12);
+  EXPECT_EQ(j["settings"]["folds"], 5);
 }
 
 }  // namespace

@@ -139,6 +139,15 @@ void run_synthetic(const SyntheticOptions& o) {
   setup += fmt::format("- Time: {:.0f} s wall and {:.0f} s CPU (user + system) for this invocation, {:.0f} s "
                        "of per-dataset wall time (resumed datasets included).\n",
                        wall, cpu, compute);
+  std::vector<std::string> method_failures;
+  for (const auto& st : studies)
+    for (const auto& m : st.methods)
+      if (!m.ok) method_failures.push_back(fmt::format("  - {} / {}: {}", st.dataset, m.method, m.error));
+  if (!method_failures.empty()) {
+    setup += fmt::format("- {} method failure(s) (the other methods of those datasets still count):\n",
+                         method_failures.size());
+    for (const auto& line : method_failures) setup += line + "\n";
+  }
   if (!failures.empty()) {
     setup += fmt::format("- {} dataset(s) failed:\n", failures.size());
     for (const auto& [id, why] : failures) setup += fmt::format("  - {}: {}\n", id, why);

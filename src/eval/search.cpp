@@ -192,7 +192,6 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   std::vector<std::size_t> alive(per_rung[0]);
   std::iota(alive.begin(), alive.end(), 0);
 
-  std::vector<CvResult> best_cv_all;
   double best_acc = -1.0;
   for (std::uint32_t r = 0; r < rungs; ++r) {
     const bool last = r + 1 == rungs;
@@ -219,8 +218,12 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
           best_acc = e.accuracy;
           res.best = res.trace.size();
           res.best_config = e.config;
-          for (std::size_t g = 0; g < o.space.gammas.size(); ++g)
-            if (o.space.gammas[g] == e.config.gamma) res.best_cv = cv[g];
+          // The γ the evaluation chose: the first of the grid with its best accuracy.
+          for (std::size_t g = 0; g < cv.size(); ++g)
+            if (cv[g].mean == e.accuracy) {
+              res.best_cv = cv[g];
+              break;
+            }
         }
       }
       res.trace.push_back(std::move(e));
