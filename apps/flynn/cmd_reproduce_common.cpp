@@ -200,4 +200,81 @@ std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
   return out;
 }
 
+void ProtocolOptions::add_to(CLI::App* cmd, const std::string& seed_help) {
+  budget_opt = cmd->add_option("--budget", budget, "FlyNN search evaluations per dataset (default 60)")
+                   ->check(CLI::Range(1u, 100000u));
+  folds_opt = cmd->add_option("--folds", folds, "Stratified CV folds (default 10)")->check(CLI::Range(2u, 1000u));
+  cmd->add_option("--jobs", jobs, "Datasets processed concurrently (default 1)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--search", design,
+                  "FlyNN search design: halving (default: Halton + successive halving), halton, random");
+  cmd->add_option("--m-scale", m_scale, "FlyNN search: m/d uniform (linear, default) or log-uniform (log)");
+  cmd->add_option("--seed", seed, seed_help);
+}
+
+eval::StudyOptions ProtocolOptions::study_options(bool quick) const {
+  eval::StudyOptions so;
+  so.folds = folds;
+  so.fold_seed = seed;
+  so.search.budget = budget;
+  so.search.design = eval::parse_search_design(design);
+  so.search.space.m_scale = eval::parse_m_scale(m_scale);
+  so.search.seed = seed;
+  so.sbfc.seed = seed;
+  so.sgd.seed = seed;
+  if (quick) {
+    // Small but complete: every method, every output, a few minutes at most on 2 cores.
+    if (!budget_opt->count()) so.search.budget = 12;
+    if (!folds_opt->count()) so.folds = 5;
+    so.sbfc.max_work = 2e10;
+    so.search.guard.max_work = 2e10;
+  }
+  return so;
+}
+
+StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const eval::StudyOptions& options,
+                           const std::string& out_dir, int jobs, const CommonOptions& common,
+                           const std::string& what) {
+  fs::create_directories(out_dir);
+  StudyBatch batch;
+  batch.threads_per_job = threads_per_job(common.threads, jobs);
+  limit_blas_threads(batch.threads_per_job);
+  RunnerOptions ro;
+  ro.out_dir = out_dir;
+  ro.jobs = jobs;
+  ro.threads = common.threads;
+  ro.quiet = common.quiet;
+  ro.what = what;
+  for (const auto& t : run_study_tasks(tasks, options, ro)) {
+    batch.compute_seconds += t.study.seconds;
+    if (t.study.ok) {
+      batch.studies.push_back(t.study);
+    } else {
+      batch.failures.emplace_back(t.study.dataset, t.study.error);
+    }
+  }
+  return batch;
+}
+
+nlohmann::json table2_json(const std::vector<eval::Comparison>& table2) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& c : table2)
+    rows.push_back({{"baseline", c.baseline},
+                    {"n_datasets", c.n_datasets},
+                    {"frac_better", c.frac_better},
+                    {"wins", c.wins},
+                    {"ties", c.ties},
+                    {"losses", c.losses},
+                    {"median_improvement", c.median_improvement},
+                    {"ttest_p", c.ttest_p},
+                    {"wilcoxon_p", c.wilcoxon_p},
+                    {"wilcoxon_method", c.wilcoxon_method == eval::WilcoxonMethod::Exact ? "exact" : "normal"}});
+  return rows;
+}
+
+nlohmann::json failures_json(const std::vector<std::pair<std::string, std::string>>& failures) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [dataset, why] : failures) rows.push_back({{"dataset", dataset}, {"error", why}});
+  return rows;
+}
+
 }  // namespace flynn::cli::reproduce

@@ -4,12 +4,18 @@
 // OUT/datasets/ (so an interrupted run resumes where it stopped), and progress lines with
 // an ETA on stderr.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/eval/statistics.hpp"
 #include "flynn/eval/study.hpp"
 
 namespace flynn::cli::reproduce {
@@ -47,6 +53,42 @@ struct TaskOutcome {
 /// finished dataset with its main accuracies, time, elapsed time and ETA.
 std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
                                          const eval::StudyOptions& options, const RunnerOptions& ro);
+
+/// The protocol flags of a dataset study: --budget, --folds, --jobs, --search, --m-scale,
+/// --seed.
+struct ProtocolOptions {
+  std::uint32_t budget = 60;
+  std::uint32_t folds = 10;
+  int jobs = 1;
+  std::uint64_t seed = 0;
+  std::string design = "halving";
+  std::string m_scale = "linear";
+  CLI::Option *budget_opt = nullptr, *folds_opt = nullptr;
+  void add_to(CLI::App* cmd, const std::string& seed_help);
+  /// Study settings from the flags; `quick` lowers budget and folds (unless given) and the
+  /// SBFC and search work guards, for smoke runs.
+  eval::StudyOptions study_options(bool quick) const;
+};
+
+/// What a finished batch of dataset studies gives a report.
+struct StudyBatch {
+  std::vector<eval::DatasetStudy> studies;                    ///< the ok ones, in task order
+  std::vector<std::pair<std::string, std::string>> failures;  ///< (dataset, reason)
+  double compute_seconds = 0.0;  ///< per-dataset wall time, resumed datasets included
+  int threads_per_job = 1;
+};
+
+/// Creates out_dir, limits BLAS threads to each job's share and runs the tasks
+/// (run_study_tasks); splits the outcomes into studies and failures.
+StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const eval::StudyOptions& options,
+                           const std::string& out_dir, int jobs, const CommonOptions& common,
+                           const std::string& what);
+
+/// table2.csv's rows as JSON.
+nlohmann::json table2_json(const std::vector<eval::Comparison>& table2);
+
+/// [{"dataset", "error"}, …].
+nlohmann::json failures_json(const std::vector<std::pair<std::string, std::string>>& failures);
 
 /// Threads per job for `threads` total threads (0 = all cores) over `jobs` jobs.
 int threads_per_job(int threads, int jobs);

@@ -29,19 +29,14 @@ using reproduce::StudyTask;
 struct OpenmlOptions {
   std::string data_dir;
   std::string datasets;
-  std::uint32_t budget = 60;
-  std::uint32_t folds = 10;
-  int jobs = 1;
+  reproduce::ProtocolOptions protocol;
   std::string out = "reproduce-openml";
   bool quick = false;
-  std::string design = "halving";
-  std::string m_scale = "linear";
-  std::uint64_t seed = 0;
   double max_work = 0;
   double tie_tolerance = eval::kDefaultTieTolerance;
   bool no_plots = false;
   CommonOptions common;
-  CLI::Option *budget_opt = nullptr, *folds_opt = nullptr, *datasets_opt = nullptr;
+  CLI::Option* datasets_opt = nullptr;
 };
 
 // --quick without --datasets: the three cheapest datasets plus the cheapest one with three
@@ -70,22 +65,7 @@ void run_openml(OpenmlOptions& o) {
   std::vector<eval::ManifestEntry> entries = eval::select_entries(manifest, o.datasets);
   if (o.quick && !o.datasets_opt->count()) entries = quick_subset(entries);
 
-  eval::StudyOptions so;
-  so.folds = o.folds;
-  so.fold_seed = o.seed;
-  so.search.budget = o.budget;
-  so.search.design = eval::parse_search_design(o.design);
-  so.search.space.m_scale = eval::parse_m_scale(o.m_scale);
-  so.search.seed = o.seed;
-  so.sbfc.seed = o.seed;
-  so.sgd.seed = o.seed;
-  if (o.quick) {
-    // Small but complete: every method, every output, a few minutes at most on 2 cores.
-    if (!o.budget_opt->count()) so.search.budget = 12;
-    if (!o.folds_opt->count()) so.folds = 5;
-    so.sbfc.max_work = 2e10;
-    so.search.guard.max_work = 2e10;
-  }
+  eval::StudyOptions so = o.protocol.study_options(o.quick);
   if (o.max_work > 0) so.search.guard.max_work = o.max_work;
 
   // Datasets without a file are reported and skipped, never fatal.
@@ -115,27 +95,13 @@ void run_openml(OpenmlOptions& o) {
   }
   if (tasks.empty()) throw Error(fmt::format("no dataset of {} has a data file", manifest.file));
 
-  fs::create_directories(o.out);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int per_job = reproduce::threads_per_job(o.common.threads, o.jobs);
-  reproduce::limit_blas_threads(per_job);
-  reproduce::RunnerOptions ro;
-  ro.out_dir = o.out;
-  ro.jobs = o.jobs;
-  ro.threads = o.common.threads;
-  ro.quiet = o.common.quiet;
-  const std::vector<reproduce::TaskOutcome> outcomes = reproduce::run_study_tasks(tasks, so, ro);
-
-  std::vector<eval::DatasetStudy> studies;
-  double compute = 0.0;
-  for (const auto& t : outcomes) {
-    compute += t.study.seconds;
-    if (t.study.ok) {
-      studies.push_back(t.study);
-    } else {
-      failures.emplace_back(t.study.dataset, t.study.error);
-    }
-  }
+  const int jobs = o.protocol.jobs;
+  reproduce::StudyBatch batch = reproduce::run_study_batch(tasks, so, o.out, jobs, o.common, "datasets");
+  failures.insert(failures.end(), batch.failures.begin(), batch.failures.end());
+  const std::vector<eval::DatasetStudy>& studies = batch.studies;
+  const double compute = batch.compute_seconds;
+  const int per_job = batch.threads_per_job;
   if (studies.empty()) throw Error(fmt::format("every dataset failed (first: {}: {})", failures.front().first,
                                                failures.front().second));
   // Reports list datasets in manifest order whatever order they finished in.
@@ -147,7 +113,7 @@ void run_openml(OpenmlOptions& o) {
   eval::ReportContext ctx;
   ctx.command = reproduce::command_line("flynn reproduce openml");
   ctx.data_dir = o.data_dir;
-  ctx.jobs = o.jobs;
+  ctx.jobs = jobs;
   ctx.threads_per_job = per_job;
   ctx.cores = cores;
   ctx.blas = eval::blas_description();
@@ -171,20 +137,6 @@ void run_openml(OpenmlOptions& o) {
   const std::string report = eval::openml_report_markdown(studies, table2, ctx);
   io::write_file_atomic((out / "report.md").string(), report);
 
-  nlohmann::json tj = nlohmann::json::array();
-  for (const auto& c : table2)
-    tj.push_back({{"baseline", c.baseline},
-                  {"n_datasets", c.n_datasets},
-                  {"frac_better", c.frac_better},
-                  {"wins", c.wins},
-                  {"ties", c.ties},
-                  {"losses", c.losses},
-                  {"median_improvement", c.median_improvement},
-                  {"ttest_p", c.ttest_p},
-                  {"wilcoxon_p", c.wilcoxon_p},
-                  {"wilcoxon_method", c.wilcoxon_method == eval::WilcoxonMethod::Exact ? "exact" : "normal"}});
-  nlohmann::json fails = nlohmann::json::array();
-  for (const auto& [name, why] : failures) fails.push_back({{"dataset", name}, {"error", why}});
   nlohmann::json all = nlohmann::json::array();
   for (const auto& s : studies) all.push_back(eval::to_json(s));
   const nlohmann::json summary = {{"command", "reproduce openml"},
@@ -192,13 +144,13 @@ void run_openml(OpenmlOptions& o) {
                                   {"out", o.out},
                                   {"quick", o.quick},
                                   {"datasets", studies.size()},
-                                  {"failures", fails},
-                                  {"table2", tj},
+                                  {"failures", reproduce::failures_json(failures)},
+                                  {"table2", reproduce::table2_json(table2)},
                                   {"tie_tolerance", o.tie_tolerance},
                                   {"wall_seconds", ctx.wall_seconds},
                                   {"cpu_seconds", ctx.cpu_seconds},
                                   {"compute_seconds", compute},
-                                  {"jobs", o.jobs},
+                                  {"jobs", jobs},
                                   {"threads_per_job", per_job},
                                   {"settings", so.fingerprint()},
                                   {"figures", ctx.figures}};
@@ -230,17 +182,10 @@ void add_reproduce_openml(CLI::App& app) {
       ->required();
   o->datasets_opt = cmd->add_option("--datasets", o->datasets,
                                     "Comma-separated subset (did, name or did_name); default: all");
-  o->budget_opt = cmd->add_option("--budget", o->budget, "FlyNN search evaluations per dataset (default 60)")
-                      ->check(CLI::Range(1u, 100000u));
-  o->folds_opt = cmd->add_option("--folds", o->folds, "Stratified CV folds (default 10)")
-                     ->check(CLI::Range(2u, 1000u));
-  cmd->add_option("--jobs", o->jobs, "Datasets processed concurrently (default 1)")->check(CLI::Range(1, 1024));
+  o->protocol.add_to(cmd, "Seed of folds, search design and baselines (default 0)");
   cmd->add_option("--out", o->out, "Output folder (default reproduce-openml); reruns resume from it");
   cmd->add_flag("--quick", o->quick,
                 "Small subset (3-4 cheapest datasets), budget 12, 5 folds: a smoke test in a few minutes");
-  cmd->add_option("--search", o->design, "FlyNN search design: halving (default: Halton + successive halving), halton, random");
-  cmd->add_option("--m-scale", o->m_scale, "FlyNN search: m/d uniform (linear, default) or log-uniform (log)");
-  cmd->add_option("--seed", o->seed, "Seed of folds, search design and baselines (default 0)");
   cmd->add_option("--max-work", o->max_work,
                   "Guard: hashing additions n*m*s per FlyNN evaluation (default 1e11)");
   cmd->add_option("--tie-tolerance", o->tie_tolerance,

@@ -28,15 +28,10 @@ struct SyntheticOptions {
   std::string out = "reproduce-synthetic";
   bool quick = false;
   std::size_t per_config = 30;
-  std::uint32_t budget = 60;
-  std::uint32_t folds = 10;
-  int jobs = 1;
-  std::uint64_t seed = 0;
-  std::string design = "halving";
-  std::string m_scale = "linear";
+  reproduce::ProtocolOptions protocol;
   std::string variants = "dense,binary";
   CommonOptions common;
-  CLI::Option *per_config_opt = nullptr, *budget_opt = nullptr, *folds_opt = nullptr;
+  CLI::Option* per_config_opt = nullptr;
 };
 
 void run_synthetic(const SyntheticOptions& o) {
@@ -55,22 +50,8 @@ void run_synthetic(const SyntheticOptions& o) {
     config_index.push_back(i);
   }
   std::size_t per_config = o.per_config;
-  eval::StudyOptions so;
-  so.folds = o.folds;
-  so.fold_seed = o.seed;
-  so.search.budget = o.budget;
-  so.search.design = eval::parse_search_design(o.design);
-  so.search.space.m_scale = eval::parse_m_scale(o.m_scale);
-  so.search.seed = o.seed;
-  so.sbfc.seed = o.seed;
-  so.sgd.seed = o.seed;
-  if (o.quick) {
-    if (!o.per_config_opt->count()) per_config = 3;
-    if (!o.budget_opt->count()) so.search.budget = 12;
-    if (!o.folds_opt->count()) so.folds = 5;
-    so.sbfc.max_work = 2e10;
-    so.search.guard.max_work = 2e10;
-  }
+  const eval::StudyOptions so = o.protocol.study_options(o.quick);
+  if (o.quick && !o.per_config_opt->count()) per_config = 3;
   if (per_config == 0) throw Error("--datasets-per-config must be at least 1");
 
   std::vector<reproduce::StudyTask> tasks;
@@ -81,33 +62,16 @@ void run_synthetic(const SyntheticOptions& o) {
       t.cost = reproduce::study_cost(configs[c].n, configs[c].d);
       const eval::SyntheticConfig cfg = configs[c];
       const std::size_t ci = config_index[c];
-      const std::uint64_t seed = o.seed;
+      const std::uint64_t seed = o.protocol.seed;
       t.load = [cfg, ci, rep, seed]() { return eval::make_synthetic(cfg, ci, rep, seed); };
       tasks.push_back(std::move(t));
     }
 
-  fs::create_directories(o.out);
-  const int per_job = reproduce::threads_per_job(o.common.threads, o.jobs);
-  reproduce::limit_blas_threads(per_job);
-  reproduce::RunnerOptions ro;
-  ro.out_dir = o.out;
-  ro.jobs = o.jobs;
-  ro.threads = o.common.threads;
-  ro.quiet = o.common.quiet;
-  ro.what = "synthetic datasets";
-  const auto outcomes = reproduce::run_study_tasks(tasks, so, ro);
-
-  std::vector<eval::DatasetStudy> studies;
-  std::vector<std::pair<std::string, std::string>> failures;
-  double compute = 0.0;
-  for (const auto& t : outcomes) {
-    compute += t.study.seconds;
-    if (t.study.ok) {
-      studies.push_back(t.study);
-    } else {
-      failures.emplace_back(t.study.dataset, t.study.error);
-    }
-  }
+  const reproduce::StudyBatch batch =
+      reproduce::run_study_batch(tasks, so, o.out, o.protocol.jobs, o.common, "synthetic datasets");
+  const auto& studies = batch.studies;
+  const auto& failures = batch.failures;
+  const double compute = batch.compute_seconds;
   if (studies.empty())
     throw Error(fmt::format("every synthetic dataset failed (first: {})", failures.front().second));
   const auto cells = eval::synthetic_table1(configs, studies);
@@ -128,12 +92,12 @@ void run_synthetic(const SyntheticOptions& o) {
       "class, class_sep 1.2, every feature informative, 1% label noise as sklearn's default flip_y); "
       "binary variant: make_classification in d/10 dimensions, FlyHashed to d bits with b = d/10 "
       "ones (as the reference code). {} datasets per configuration, seed {}.\n",
-      per_config, o.seed);
+      per_config, o.protocol.seed);
   setup += fmt::format("- Protocol: stratified {}-fold CV shared by every method; FlyNN `{}` search with "
                        "budget {}; kNNC k ∈ {{1,…,64}}; SBFC m/d grid; LR/MLP one epoch.\n",
                        so.folds, search_design_name(so.search.design), so.search.budget);
   setup += fmt::format("- Machine: {} cores, {} job(s) × {} thread(s); BLAS: {}.\n",
-                       std::max(1u, std::thread::hardware_concurrency()), o.jobs, per_job,
+                       std::max(1u, std::thread::hardware_concurrency()), o.protocol.jobs, batch.threads_per_job,
                        eval::blas_description());
   const double cpu = reproduce::process_cpu_seconds();
   setup += fmt::format("- Time: {:.0f} s wall and {:.0f} s CPU (user + system) for this invocation, {:.0f} s "
@@ -163,18 +127,10 @@ void run_synthetic(const SyntheticOptions& o) {
                       {"mean_normalized_accuracy", c.normalized.mean},
                       {"se", c.normalized.se},
                       {"mean_accuracy", c.accuracy.mean}});
-  nlohmann::json jt2 = nlohmann::json::array();
-  for (const auto& c : table2)
-    jt2.push_back({{"baseline", c.baseline}, {"n_datasets", c.n_datasets}, {"frac_better", c.frac_better},
-                   {"wins", c.wins}, {"ties", c.ties}, {"losses", c.losses},
-                   {"median_improvement", c.median_improvement}, {"ttest_p", c.ttest_p},
-                   {"wilcoxon_p", c.wilcoxon_p}});
-  nlohmann::json fails = nlohmann::json::array();
-  for (const auto& [id, why] : failures) fails.push_back({{"dataset", id}, {"error", why}});
   const nlohmann::json summary = {{"command", "reproduce synthetic"}, {"out", o.out},
                                   {"quick", o.quick},                 {"datasets", studies.size()},
-                                  {"failures", fails},                {"table1", jcells},
-                                  {"table2", jt2},                    {"wall_seconds", wall}, {"cpu_seconds", cpu},
+                                  {"failures", reproduce::failures_json(failures)},                {"table1", jcells},
+                                  {"table2", reproduce::table2_json(table2)},                    {"wall_seconds", wall}, {"cpu_seconds", cpu},
                                   {"compute_seconds", compute},       {"settings", so.fingerprint()}};
   nlohmann::json results = summary;
   nlohmann::json jstudies = nlohmann::json::array();
@@ -202,14 +158,7 @@ void add_reproduce_synthetic(CLI::App& app) {
   cmd->add_flag("--quick", o->quick, "3 datasets of the d=50, n=1000 configurations, budget 12, 5 folds");
   o->per_config_opt = cmd->add_option("--datasets-per-config", o->per_config,
                                       "Generated datasets per configuration (default 30)");
-  o->budget_opt = cmd->add_option("--budget", o->budget, "FlyNN search evaluations per dataset (default 60)")
-                      ->check(CLI::Range(1u, 100000u));
-  o->folds_opt = cmd->add_option("--folds", o->folds, "Stratified CV folds (default 10)")
-                     ->check(CLI::Range(2u, 1000u));
-  cmd->add_option("--jobs", o->jobs, "Datasets processed concurrently (default 1)")->check(CLI::Range(1, 1024));
-  cmd->add_option("--m-scale", o->m_scale, "FlyNN search: m/d uniform (linear, default) or log-uniform (log)");
-  cmd->add_option("--seed", o->seed, "Seed of the data, folds, search and baselines (default 0)");
-  cmd->add_option("--search", o->design, "FlyNN search design: halving (default: Halton + successive halving), halton, random");
+  o->protocol.add_to(cmd, "Seed of the data, folds, search and baselines (default 0)");
   cmd->add_option("--variants", o->variants, "dense, binary or dense,binary (default both)");
   o->common.add_to(cmd);
   cmd->callback([o] { run_synthetic(*o); });
