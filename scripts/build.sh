@@ -4,5 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
+# ccache (when installed) makes rebuilds after small changes, and CI reruns, cheap.
+LAUNCHER=()
+if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+GEN=()
+if command -v ninja >/dev/null && [ ! -f build/CMakeCache.txt ]; then GEN=(-G Ninja); fi
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${GEN[@]}" "${LAUNCHER[@]}" "$@"
 cmake --build build -j"$JOBS"

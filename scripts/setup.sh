@@ -4,15 +4,18 @@
 set -euo pipefail
 
 PKGS=(
-  cmake g++ make clang libclang-rt-14-dev ninja-build
+  cmake g++ make clang libclang-rt-14-dev ninja-build ccache
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev zlib1g-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libhwy-dev libboost-math-dev
   libfaiss-dev libopenblas-dev libopenblas0-pthread
   libopenmpi-dev openmpi-bin
   libssl-dev
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   dataset-fashion-mnist
-  python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib
+  python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib python3-pandas
+  python3-dev python3-venv python3-pip python3-pytest python3-joblib python3-build
+  python3-setuptools python3-wheel pybind11-dev python3-pybind11
 )
 
 missing=()

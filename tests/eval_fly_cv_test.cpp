@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/fly_cv.hpp"
+#include "flynn/experiments/fly_cv.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 FlyConfig config(std::uint32_t d, std::uint32_t m, std::uint32_t s, std::uint32_t rho, Preprocess p) {
@@ -52,4 +52,4 @@ TEST(EvalFlyCv, ResourceEstimatesAndErrors) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

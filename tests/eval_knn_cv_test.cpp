@@ -7,10 +7,10 @@
 #include <numeric>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/knn_cv.hpp"
+#include "flynn/experiments/knn_cv.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 // Brute force: squared distances between L2-normalised rows (double), nearest first,
@@ -82,4 +82,4 @@ TEST(EvalKnnCv, RejectsBadInput) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

@@ -6,10 +6,10 @@
 #include <numeric>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/linear_models.hpp"
+#include "flynn/experiments/linear_models.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 TEST(EvalLinearModels, StandardizerUsesOnlyTheGivenRows) {
@@ -94,4 +94,4 @@ TEST(EvalLinearModels, DivergedModelPredictsClassZero) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

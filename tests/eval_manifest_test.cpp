@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/manifest.hpp"
+#include "flynn/experiments/manifest.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 std::string error_of(const std::string& dir) {
@@ -88,4 +88,4 @@ TEST(EvalManifest, TheSharedSuite) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "flynn/eval/plot.hpp"
+#include "flynn/experiments/plot.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -104,7 +104,7 @@ TEST(EvalReproduceCli, OpenmlClearErrors) {
 }
 
 TEST(EvalReproduceCli, OpenmlFigures) {
-  if (!eval::matplotlib_available()) GTEST_SKIP() << "matplotlib not installed";
+  if (!experiments::matplotlib_available()) GTEST_SKIP() << "matplotlib not installed";
   test::TempDir data, out;
   make_data_dir(data);
   const auto r = test::run_cli(fmt::format("reproduce openml --data-dir {} --out {} --budget 2 --folds 3 "

@@ -5,11 +5,11 @@
 #include <cmath>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/sbfc.hpp"
+#include "flynn/experiments/sbfc.hpp"
 #include "flynn/random.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 TEST(EvalSbfc, BitsAreSignsOfTheSeededGaussianProjection) {
@@ -107,4 +107,4 @@ TEST(EvalSbfc, TimeGuardSkipsLargeGridPoints) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

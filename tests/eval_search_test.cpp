@@ -7,12 +7,12 @@
 #include <set>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/fly_cv.hpp"
-#include "flynn/eval/qmc.hpp"
-#include "flynn/eval/search.hpp"
+#include "flynn/experiments/fly_cv.hpp"
+#include "flynn/experiments/qmc.hpp"
+#include "flynn/experiments/search.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 TEST(EvalSearch, ScrambledHaltonIsStratifiedAndSeeded) {
@@ -151,4 +151,4 @@ TEST(EvalSearch, HalvingPromotesTheBestAndStaysWithinBudget) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

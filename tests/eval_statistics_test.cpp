@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/statistics.hpp"
+#include "flynn/experiments/statistics.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 nlohmann::json fixture(const std::string& name) {
@@ -148,4 +148,4 @@ TEST(EvalStatistics, NormalisedAccuracyMedianAndMeanSe) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

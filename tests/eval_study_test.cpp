@@ -5,12 +5,12 @@
 #include <sstream>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/report.hpp"
-#include "flynn/eval/study.hpp"
-#include "flynn/eval/synthetic_study.hpp"
+#include "flynn/experiments/report.hpp"
+#include "flynn/experiments/study.hpp"
+#include "flynn/experiments/synthetic_study.hpp"
 #include "test_support.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 StudyOptions small_options() {
@@ -143,4 +143,4 @@ TEST(EvalStudy, SyntheticTable1Cells) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

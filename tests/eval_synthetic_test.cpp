@@ -8,10 +8,10 @@
 #include <set>
 
 #include "flynn/error.hpp"
-#include "flynn/eval/synthetic.hpp"
-#include "flynn/eval/synthetic_study.hpp"
+#include "flynn/experiments/synthetic.hpp"
+#include "flynn/experiments/synthetic_study.hpp"
 
-namespace flynn::eval {
+namespace flynn::experiments {
 namespace {
 
 TEST(EvalSynthetic, ClusterSizesCentroidsAndLabelsFollowGuyon) {
@@ -142,4 +142,4 @@ TEST(EvalSynthetic, StudyConfigurationsAndIds) {
 }
 
 }  // namespace
-}  // namespace flynn::eval
+}  // namespace flynn::experiments

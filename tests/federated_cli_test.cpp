@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "flynn/eval/plot.hpp"
+#include "flynn/experiments/plot.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -145,7 +145,7 @@ TEST(FederatedCli, PrivacyStudyQuick) {
   for (const char* f : {"privacy_raw.csv", "privacy_summary.csv", "privacy_best.csv", "per_dataset.csv",
                         "report.md", "results.json"})
     EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
-  if (eval::matplotlib_available()) {
+  if (experiments::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_accuracy_vs_T.png"), 1000u);
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_best_vs_epsilon.png"), 1000u);
   }
@@ -169,7 +169,7 @@ TEST(FederatedCli, ReproduceScalingQuick) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"runs.csv", "scaling.csv", "per_dataset.csv", "report.md", "results.json"})
     EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
-  if (eval::matplotlib_available()) {
+  if (experiments::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "scaling.png"), 1000u);
   }
   const auto j = nlohmann::json::parse(r.out);

@@ -1,7 +1,7 @@
 // CSV cells of flynn's own outputs: quoting and splitting round-trip.
 #include <gtest/gtest.h>
 
-#include "flynn/io/csv_cells.hpp"
+#include "flynn/detail/csv_cells.hpp"
 
 namespace flynn::io {
 namespace {

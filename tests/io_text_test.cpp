@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "io/text_scanner.hpp"
+#include "core/io/text_scanner.hpp"
 #include "io_test_helpers.hpp"
 
 namespace {

@@ -11,7 +11,8 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/speed_benchmark.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
+#include "flynn/experiments/speed_benchmark.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
@@ -66,15 +67,15 @@ void select_openblas_core(char** argv) {
   ::execv("/proc/self/exe", argv);  // returns only on failure: then run with what we have
 }
 
-nlohmann::json timing_json(const eval::Timing& t) {
+nlohmann::json timing_json(const experiments::Timing& t) {
   return {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"runs", t.runs}};
 }
 
 void run_bench(const BenchOptions& o) {
-  Dataset train = io::load_fashion_mnist(o.data_dir, false);
-  Dataset test = io::load_fashion_mnist(o.data_dir, true);
+  Dataset train = experiments::load_fashion_mnist(o.data_dir, false);
+  Dataset test = experiments::load_fashion_mnist(o.data_dir, true);
   test.relabel(train.classes);
-  eval::SpeedBenchmarkOptions so;
+  experiments::SpeedBenchmarkOptions so;
   so.threads = o.common.threads;
   so.repeats = o.repeats;
   so.knn_repeats = o.knn_repeats;
@@ -96,7 +97,7 @@ void run_bench(const BenchOptions& o) {
   paper.gamma = 0.8;
   const FlyConfig config =
       paper.resolve(static_cast<std::uint32_t>(train.n_features), train.classes.size());
-  const eval::SpeedBenchmarkReport r = eval::run_speed_benchmark(train, test, config, so);
+  const experiments::SpeedBenchmarkReport r = experiments::run_speed_benchmark(train, test, config, so);
   const bool full = train.n_rows == 60000 && test.n_rows == 10000;
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
 
@@ -143,7 +144,7 @@ void run_bench(const BenchOptions& o) {
     print_json(j);
     return;
   }
-  auto ms = [](const eval::Timing& t) { return fmt::format("{:8.3f} s", t.median); };
+  auto ms = [](const experiments::Timing& t) { return fmt::format("{:8.3f} s", t.median); };
   std::cout << fmt::format("Fashion-MNIST {} train / {} test rows, d = {}; {}\n", r.train_rows,
                            r.test_rows, r.features, r.config.describe())
             << fmt::format("SIMD target {}, {} threads for 'all'; FAISS BLAS: {}{}\n", r.simd_target,

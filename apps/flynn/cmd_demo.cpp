@@ -10,7 +10,8 @@
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/knn.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
+#include "flynn/experiments/knn.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 
@@ -68,8 +69,8 @@ Row run_flynn(const std::string& setting, const FlyConfig& config, const Dataset
 }
 
 void run_demo(const DemoOptions& o) {
-  const Dataset train = io::load_fashion_mnist(o.data_dir, false);
-  Dataset test = io::load_fashion_mnist(o.data_dir, true);
+  const Dataset train = experiments::load_fashion_mnist(o.data_dir, false);
+  Dataset test = experiments::load_fashion_mnist(o.data_dir, true);
   test.relabel(train.classes);
   fs::create_directories(o.out_dir);
   const auto d = static_cast<std::uint32_t>(train.n_features);
@@ -86,15 +87,15 @@ void run_demo(const DemoOptions& o) {
   if (!o.skip_knn) {
     Row knn{"kNN (FAISS exact)", fmt::format("k={}, L2-normalised rows", o.knn_k)};
     auto t0 = std::chrono::steady_clock::now();
-    eval::ExactKnnIndex index(train, o.common.threads);
+    experiments::ExactKnnIndex index(train, o.common.threads);
     knn.train_seconds = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     const auto nb = index.search(test, o.knn_k);
-    const auto pred = eval::knn_vote(nb, o.knn_k, train.labels, train.classes.size());
+    const auto pred = experiments::knn_vote(nb, o.knn_k, train.labels, train.classes.size());
     knn.predict_seconds = seconds_since(t0);
     knn.accuracy = accuracy_of(pred, test.labels);
     knn.size_bytes = train.n_rows * train.n_features * sizeof(float);  // the index holds the rows
-    knn.setting += "; BLAS: " + eval::blas_description();
+    knn.setting += "; BLAS: " + experiments::blas_description();
     rows.push_back(knn);
   }
 

@@ -7,8 +7,8 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/cross_validation.hpp"
-#include "flynn/eval/knn_cv.hpp"
+#include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/knn_cv.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
@@ -31,15 +31,15 @@ void run_eval(const EvalOptions& o) {
   data.require_trainable();
   const FlyConfig config =
       o.hyper.params().resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
-  const auto folds = eval::stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
-  eval::CvResult r;
+  const auto folds = experiments::stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
+  experiments::CvResult r;
   {
     ProgressBar bar("hashing", !o.common.quiet);
-    r = eval::cross_validate_flynn(data, config, folds, o.folds, o.common.threads, bar.callback());
+    r = experiments::cross_validate_flynn(data, config, folds, o.folds, o.common.threads, bar.callback());
   }
   // Tuned exact kNN on the same folds, for comparison.
-  eval::KnnCvResult knn;
-  if (o.knn) knn = eval::cross_validate_knn(data, folds, o.folds, eval::default_knn_grid(), o.common.threads);
+  experiments::KnnCvResult knn;
+  if (o.knn) knn = experiments::cross_validate_knn(data, folds, o.folds, experiments::default_knn_grid(), o.common.threads);
   if (o.common.json) {
     nlohmann::json j = {{"command", "eval"},
                 {"data", o.data},

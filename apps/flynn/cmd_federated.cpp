@@ -12,15 +12,15 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/cross_validation.hpp"
+#include "flynn/experiments/cross_validation.hpp"
 #include "flynn/federated/mpi.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
-#include "flynn/io/atomic_file.hpp"
+#include "flynn/detail/atomic_file.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
-#include "flynn/parallel.hpp"
+#include "flynn/detail/parallel.hpp"
 
 namespace flynn::cli {
 
@@ -360,7 +360,7 @@ void simulate_command(const SimulateOptions& o) {
     train = std::move(all);
     test_desc = o.test;
   } else {
-    const auto folds = eval::stratified_folds(all.labels, all.classes.size(), 5, o.split_seed);
+    const auto folds = experiments::stratified_folds(all.labels, all.classes.size(), 5, o.split_seed);
     std::vector<std::size_t> tr, te;
     for (std::size_t r = 0; r < all.n_rows; ++r) (folds[r] == 0 ? te : tr).push_back(r);
     train = all.subset(tr);
@@ -388,7 +388,7 @@ void simulate_command(const SimulateOptions& o) {
   PredictOptions po;
   po.threads = o.common.threads;
   const std::vector<std::uint32_t> predicted = out.model.predict(test_ids, po);
-  const double acc = federated::accuracy(test_ids.labels, predicted);
+  const double acc = flynn::accuracy(test_ids.labels, predicted);
   const double bacc = balanced_accuracy(test_ids.labels, predicted, labels.size());
   if (!o.model.empty()) io::write_file_atomic(o.model, out.model_file);
 

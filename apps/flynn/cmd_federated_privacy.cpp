@@ -18,13 +18,14 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/plot.hpp"
-#include "flynn/federated/privacy_study.hpp"
-#include "flynn/federated/study_io.hpp"
-#include "flynn/io/csv_cells.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
+#include "flynn/experiments/plot.hpp"
+#include "flynn/experiments/privacy_study.hpp"
+#include "flynn/experiments/study_io.hpp"
+#include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
-#include "flynn/io/atomic_file.hpp"
-#include "flynn/parallel.hpp"
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn::cli {
@@ -33,6 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace flynn::federated;
+using namespace flynn::experiments;
 
 struct StudyOptions {
   std::string out_dir = "flynn-privacy-study";
@@ -206,8 +208,8 @@ void run_study(const StudyOptions& o) {
   Dataset fm_train, fm_test;
   if (fashion) {
     try {
-      fm_train = io::load_fashion_mnist(o.fashion_dir, false);
-      fm_test = io::load_fashion_mnist(o.fashion_dir, true);
+      fm_train = experiments::load_fashion_mnist(o.fashion_dir, false);
+      fm_test = experiments::load_fashion_mnist(o.fashion_dir, true);
     } catch (const Error& e) {
       fashion = false;
       fashion_note = std::string("Fashion-MNIST skipped: ") + e.what();
@@ -419,7 +421,7 @@ void run_study(const StudyOptions& o) {
   const std::string png_t = (out / "privacy_accuracy_vs_T.png").string();
   const std::string png_e = (out / "privacy_best_vs_epsilon.png").string();
   try {
-    eval::run_matplotlib(kPlotScript, {(out / "privacy_summary.csv").string(), (out / "privacy_best.csv").string(),
+    experiments::run_matplotlib(kPlotScript, {(out / "privacy_summary.csv").string(), (out / "privacy_best.csv").string(),
                                        png_t, png_e});
   } catch (const Error& e) {
     plot_note = std::string("plots not drawn: ") + e.what();

@@ -9,8 +9,8 @@
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/io/atomic_file.hpp"
-#include "flynn/io/csv_cells.hpp"
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 

@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/io/atomic_file.hpp"
-#include "flynn/parallel.hpp"
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/parallel.hpp"
 
 namespace flynn::cli::reproduce {
 
@@ -32,12 +32,12 @@ std::string result_path(const std::string& out_dir, const std::string& id) {
 }
 
 // A previous result for this task, if it finished with the same settings.
-bool try_resume(const std::string& path, const nlohmann::json& fingerprint, eval::DatasetStudy& out) {
+bool try_resume(const std::string& path, const nlohmann::json& fingerprint, experiments::DatasetStudy& out) {
   std::ifstream in(path);
   if (!in) return false;
   try {
     const nlohmann::json j = nlohmann::json::parse(in);
-    eval::DatasetStudy s = eval::study_from_json(j);
+    experiments::DatasetStudy s = experiments::study_from_json(j);
     if (!s.ok || s.settings != fingerprint) return false;
     out = std::move(s);
     return true;
@@ -46,13 +46,13 @@ bool try_resume(const std::string& path, const nlohmann::json& fingerprint, eval
   }
 }
 
-std::string summary(const eval::DatasetStudy& s) {
+std::string summary(const experiments::DatasetStudy& s) {
   if (!s.ok) return "FAILED: " + s.error;
   std::string line;
   for (const char* m : {"FlyNN", "kNNC", "SBFC"}) {
-    if (const eval::MethodOutcome* o = s.find(m)) line += fmt::format("{} {:.4f}  ", m, o->accuracy);
+    if (const experiments::MethodOutcome* o = s.find(m)) line += fmt::format("{} {:.4f}  ", m, o->accuracy);
   }
-  if (const eval::MethodOutcome* f = s.find("FlyNN"); f && f->details.contains("capped") &&
+  if (const experiments::MethodOutcome* f = s.find("FlyNN"); f && f->details.contains("capped") &&
                                                      f->details["capped"].get<std::size_t>() > 0)
     line += fmt::format("(guard capped m in {} FlyNN evaluations)  ", f->details["capped"].get<std::size_t>());
   std::size_t failed = 0;
@@ -118,7 +118,7 @@ std::string command_line(const std::string& fallback) {
 }
 
 std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
-                                         const eval::StudyOptions& options, const RunnerOptions& ro) {
+                                         const experiments::StudyOptions& options, const RunnerOptions& ro) {
   fs::create_directories(fs::path(ro.out_dir) / "datasets");
   const nlohmann::json fingerprint = options.fingerprint();
   std::vector<TaskOutcome> out(tasks.size());
@@ -140,7 +140,7 @@ std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
   double total_cost = 0.0;
   for (std::size_t i : todo) total_cost += tasks[i].cost;
 
-  eval::StudyOptions per_job = options;
+  experiments::StudyOptions per_job = options;
   per_job.threads = threads_per_job(ro.threads, ro.jobs);
   const int jobs = std::max(1, std::min<int>(ro.jobs, static_cast<int>(std::max<std::size_t>(1, todo.size()))));
   const auto start = std::chrono::steady_clock::now();
@@ -154,7 +154,7 @@ std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
   parallel_for(todo.size(), jobs, [&](std::size_t t, int) {
     const std::size_t i = todo[t];
     const StudyTask& task = tasks[i];
-    eval::DatasetStudy st;
+    experiments::DatasetStudy st;
     const auto t0 = std::chrono::steady_clock::now();
     try {
       const Dataset data = task.load();
@@ -164,12 +164,12 @@ std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
         std::fprintf(stderr, "flynn: started %s (%zu rows × %zu features, %zu classes)\n", task.id.c_str(),
                      data.n_rows, data.n_features, data.classes.size());
       }
-      st = eval::run_dataset_study(data, task.id, per_job);
+      st = experiments::run_dataset_study(data, task.id, per_job);
     } catch (const Cancelled&) {
       throw;
     } catch (const std::exception& e) {
       // Reported and skipped: a bad dataset never stops the study.
-      st = eval::DatasetStudy();
+      st = experiments::DatasetStudy();
       st.dataset = task.id;
       st.ok = false;
       st.error = e.what();
@@ -177,7 +177,7 @@ std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
       st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     try {
-      io::write_file_atomic(result_path(ro.out_dir, task.id), eval::to_json(st).dump(1) + "\n");
+      io::write_file_atomic(result_path(ro.out_dir, task.id), experiments::to_json(st).dump(1) + "\n");
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(mutex);
       std::fprintf(stderr, "flynn: warning: cannot save %s: %s\n", task.id.c_str(), e.what());
@@ -211,13 +211,13 @@ void ProtocolOptions::add_to(CLI::App* cmd, const std::string& seed_help) {
   cmd->add_option("--seed", seed, seed_help);
 }
 
-eval::StudyOptions ProtocolOptions::study_options(bool quick) const {
-  eval::StudyOptions so;
+experiments::StudyOptions ProtocolOptions::study_options(bool quick) const {
+  experiments::StudyOptions so;
   so.folds = folds;
   so.fold_seed = seed;
   so.search.budget = budget;
-  so.search.design = eval::parse_search_design(design);
-  so.search.space.m_scale = eval::parse_m_scale(m_scale);
+  so.search.design = experiments::parse_search_design(design);
+  so.search.space.m_scale = experiments::parse_m_scale(m_scale);
   so.search.seed = seed;
   so.sbfc.seed = seed;
   so.sgd.seed = seed;
@@ -231,7 +231,7 @@ eval::StudyOptions ProtocolOptions::study_options(bool quick) const {
   return so;
 }
 
-StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const eval::StudyOptions& options,
+StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const experiments::StudyOptions& options,
                            const std::string& out_dir, int jobs, const CommonOptions& common,
                            const std::string& what) {
   fs::create_directories(out_dir);
@@ -255,7 +255,7 @@ StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const eval::Stud
   return batch;
 }
 
-nlohmann::json table2_json(const std::vector<eval::Comparison>& table2) {
+nlohmann::json table2_json(const std::vector<experiments::Comparison>& table2) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& c : table2)
     rows.push_back({{"baseline", c.baseline},
@@ -267,7 +267,7 @@ nlohmann::json table2_json(const std::vector<eval::Comparison>& table2) {
                     {"median_improvement", c.median_improvement},
                     {"ttest_p", c.ttest_p},
                     {"wilcoxon_p", c.wilcoxon_p},
-                    {"wilcoxon_method", c.wilcoxon_method == eval::WilcoxonMethod::Exact ? "exact" : "normal"}});
+                    {"wilcoxon_method", c.wilcoxon_method == experiments::WilcoxonMethod::Exact ? "exact" : "normal"}});
   return rows;
 }
 

@@ -15,8 +15,8 @@
 
 #include "cli_common.hpp"
 #include "flynn/dataset.hpp"
-#include "flynn/eval/statistics.hpp"
-#include "flynn/eval/study.hpp"
+#include "flynn/experiments/statistics.hpp"
+#include "flynn/experiments/study.hpp"
 
 namespace flynn::cli::reproduce {
 
@@ -41,7 +41,7 @@ struct RunnerOptions {
 
 /// The outcome of one task, in task order.
 struct TaskOutcome {
-  eval::DatasetStudy study;  ///< ok == false when loading or the study itself failed
+  experiments::DatasetStudy study;  ///< ok == false when loading or the study itself failed
   bool resumed = false;      ///< read back from a previous run (same settings)
 };
 
@@ -52,7 +52,7 @@ struct TaskOutcome {
 /// ones included (they are retried by the next run). Progress lines on stderr: one per
 /// finished dataset with its main accuracies, time, elapsed time and ETA.
 std::vector<TaskOutcome> run_study_tasks(const std::vector<StudyTask>& tasks,
-                                         const eval::StudyOptions& options, const RunnerOptions& ro);
+                                         const experiments::StudyOptions& options, const RunnerOptions& ro);
 
 /// The protocol flags of a dataset study: --budget, --folds, --jobs, --search, --m-scale,
 /// --seed.
@@ -67,12 +67,12 @@ struct ProtocolOptions {
   void add_to(CLI::App* cmd, const std::string& seed_help);
   /// Study settings from the flags; `quick` lowers budget and folds (unless given) and the
   /// SBFC and search work guards, for smoke runs.
-  eval::StudyOptions study_options(bool quick) const;
+  experiments::StudyOptions study_options(bool quick) const;
 };
 
 /// What a finished batch of dataset studies gives a report.
 struct StudyBatch {
-  std::vector<eval::DatasetStudy> studies;                    ///< the ok ones, in task order
+  std::vector<experiments::DatasetStudy> studies;                    ///< the ok ones, in task order
   std::vector<std::pair<std::string, std::string>> failures;  ///< (dataset, reason)
   double compute_seconds = 0.0;  ///< per-dataset wall time, resumed datasets included
   int threads_per_job = 1;
@@ -80,12 +80,12 @@ struct StudyBatch {
 
 /// Creates out_dir, limits BLAS threads to each job's share and runs the tasks
 /// (run_study_tasks); splits the outcomes into studies and failures.
-StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const eval::StudyOptions& options,
+StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const experiments::StudyOptions& options,
                            const std::string& out_dir, int jobs, const CommonOptions& common,
                            const std::string& what);
 
 /// table2.csv's rows as JSON.
-nlohmann::json table2_json(const std::vector<eval::Comparison>& table2);
+nlohmann::json table2_json(const std::vector<experiments::Comparison>& table2);
 
 /// [{"dataset", "error"}, …].
 nlohmann::json failures_json(const std::vector<std::pair<std::string, std::string>>& failures);

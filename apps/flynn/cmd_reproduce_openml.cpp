@@ -13,10 +13,10 @@
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/knn.hpp"
-#include "flynn/eval/manifest.hpp"
-#include "flynn/eval/report.hpp"
-#include "flynn/io/atomic_file.hpp"
+#include "flynn/experiments/knn.hpp"
+#include "flynn/experiments/manifest.hpp"
+#include "flynn/experiments/report.hpp"
+#include "flynn/detail/atomic_file.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
@@ -33,7 +33,7 @@ struct OpenmlOptions {
   std::string out = "reproduce-openml";
   bool quick = false;
   double max_work = 0;
-  double tie_tolerance = eval::kDefaultTieTolerance;
+  double tie_tolerance = experiments::kDefaultTieTolerance;
   bool no_plots = false;
   CommonOptions common;
   CLI::Option* datasets_opt = nullptr;
@@ -41,14 +41,14 @@ struct OpenmlOptions {
 
 // --quick without --datasets: the three cheapest datasets plus the cheapest one with three
 // or more classes, so that CI exercises multi-class scoring too.
-std::vector<eval::ManifestEntry> quick_subset(const std::vector<eval::ManifestEntry>& all) {
-  std::vector<eval::ManifestEntry> sorted;
+std::vector<experiments::ManifestEntry> quick_subset(const std::vector<experiments::ManifestEntry>& all) {
+  std::vector<experiments::ManifestEntry> sorted;
   for (const auto& e : all)
     if (!e.path.empty()) sorted.push_back(e);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return reproduce::study_cost(a.rows, a.features()) < reproduce::study_cost(b.rows, b.features());
   });
-  std::vector<eval::ManifestEntry> pick(sorted.begin(), sorted.begin() + std::min<std::size_t>(3, sorted.size()));
+  std::vector<experiments::ManifestEntry> pick(sorted.begin(), sorted.begin() + std::min<std::size_t>(3, sorted.size()));
   const bool has_multi = std::any_of(pick.begin(), pick.end(), [](const auto& e) { return e.classes >= 3; });
   if (!has_multi)
     for (std::size_t i = pick.size(); i < sorted.size(); ++i)
@@ -61,11 +61,11 @@ std::vector<eval::ManifestEntry> quick_subset(const std::vector<eval::ManifestEn
 
 void run_openml(OpenmlOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const eval::Manifest manifest = eval::read_manifest(o.data_dir);
-  std::vector<eval::ManifestEntry> entries = eval::select_entries(manifest, o.datasets);
+  const experiments::Manifest manifest = experiments::read_manifest(o.data_dir);
+  std::vector<experiments::ManifestEntry> entries = experiments::select_entries(manifest, o.datasets);
   if (o.quick && !o.datasets_opt->count()) entries = quick_subset(entries);
 
-  eval::StudyOptions so = o.protocol.study_options(o.quick);
+  experiments::StudyOptions so = o.protocol.study_options(o.quick);
   if (o.max_work > 0) so.search.guard.max_work = o.max_work;
 
   // Datasets without a file are reported and skipped, never fatal.
@@ -99,24 +99,24 @@ void run_openml(OpenmlOptions& o) {
   const int jobs = o.protocol.jobs;
   reproduce::StudyBatch batch = reproduce::run_study_batch(tasks, so, o.out, jobs, o.common, "datasets");
   failures.insert(failures.end(), batch.failures.begin(), batch.failures.end());
-  const std::vector<eval::DatasetStudy>& studies = batch.studies;
+  const std::vector<experiments::DatasetStudy>& studies = batch.studies;
   const double compute = batch.compute_seconds;
   const int per_job = batch.threads_per_job;
   if (studies.empty()) throw Error(fmt::format("every dataset failed (first: {}: {})", failures.front().first,
                                                failures.front().second));
   // Reports list datasets in manifest order whatever order they finished in.
-  const std::vector<eval::Comparison> table2 = eval::study_table2(studies, o.tie_tolerance);
+  const std::vector<experiments::Comparison> table2 = experiments::study_table2(studies, o.tie_tolerance);
   const fs::path out(o.out);
-  eval::write_per_dataset_csv((out / "per_dataset.csv").string(), studies);
-  eval::write_table2_csv((out / "table2.csv").string(), table2);
+  experiments::write_per_dataset_csv((out / "per_dataset.csv").string(), studies);
+  experiments::write_table2_csv((out / "table2.csv").string(), table2);
 
-  eval::ReportContext ctx;
+  experiments::ReportContext ctx;
   ctx.command = reproduce::command_line("flynn reproduce openml");
   ctx.data_dir = o.data_dir;
   ctx.jobs = jobs;
   ctx.threads_per_job = per_job;
   ctx.cores = cores;
-  ctx.blas = eval::blas_description();
+  ctx.blas = experiments::blas_description();
   ctx.failures = failures;
   ctx.tie_tolerance = o.tie_tolerance;
   ctx.options = so;
@@ -124,7 +124,7 @@ void run_openml(OpenmlOptions& o) {
   ctx.compute_seconds = compute;
   if (!o.no_plots) {
     try {
-      ctx.figures = eval::plot_figure1(o.out, studies);
+      ctx.figures = experiments::plot_figure1(o.out, studies);
     } catch (const std::exception& e) {
       ctx.figure_error = e.what();
       if (!o.common.quiet) std::fprintf(stderr, "flynn: warning: no figures: %s\n", e.what());
@@ -134,11 +134,11 @@ void run_openml(OpenmlOptions& o) {
   }
   ctx.wall_seconds = seconds_since(start);
   ctx.cpu_seconds = reproduce::process_cpu_seconds();
-  const std::string report = eval::openml_report_markdown(studies, table2, ctx);
+  const std::string report = experiments::openml_report_markdown(studies, table2, ctx);
   io::write_file_atomic((out / "report.md").string(), report);
 
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& s : studies) all.push_back(eval::to_json(s));
+  for (const auto& s : studies) all.push_back(experiments::to_json(s));
   const nlohmann::json summary = {{"command", "reproduce openml"},
                                   {"data_dir", o.data_dir},
                                   {"out", o.out},
@@ -168,8 +168,8 @@ void run_openml(OpenmlOptions& o) {
   for (const auto& c : table2)
     std::cout << fmt::format("{:<8} {:>3}   {:>6.2f}     {:>2}/{}/{:<4}  {:>8.2f}%   {:>8}  {:>8}\n", c.baseline,
                              c.n_datasets, c.frac_better, c.wins, c.ties, c.losses,
-                             100 * c.median_improvement, eval::format_pvalue(c.ttest_p),
-                             eval::format_pvalue(c.wilcoxon_p));
+                             100 * c.median_improvement, experiments::format_pvalue(c.ttest_p),
+                             experiments::format_pvalue(c.wilcoxon_p));
 }
 
 void add_reproduce_openml(CLI::App& app) {

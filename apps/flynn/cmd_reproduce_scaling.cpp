@@ -16,15 +16,16 @@
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/cross_validation.hpp"
-#include "flynn/eval/manifest.hpp"
-#include "flynn/eval/plot.hpp"
-#include "flynn/federated/scaling_study.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
+#include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/manifest.hpp"
+#include "flynn/experiments/plot.hpp"
+#include "flynn/experiments/scaling_study.hpp"
 #include "flynn/federated/simulate.hpp"
-#include "flynn/federated/study_io.hpp"
-#include "flynn/io/csv_cells.hpp"
+#include "flynn/experiments/study_io.hpp"
+#include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
-#include "flynn/io/atomic_file.hpp"
+#include "flynn/detail/atomic_file.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 
@@ -34,6 +35,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace flynn::federated;
+using namespace flynn::experiments;
 
 struct ScalingOptions {
   std::string out_dir = "flynn-scaling";
@@ -93,7 +95,7 @@ std::vector<int> parse_parties(const std::string& list) {
 
 // Stratified 80/20 split (fold 0 of 5 is the test part), for data sets without a test file.
 void holdout(Dataset all, ScalingData& d) {
-  const auto folds = eval::stratified_folds(all.labels, all.classes.size(), 5, 0);
+  const auto folds = experiments::stratified_folds(all.labels, all.classes.size(), 5, 0);
   std::vector<std::size_t> tr, te;
   for (std::size_t r = 0; r < all.n_rows; ++r) (folds[r] == 0 ? te : tr).push_back(r);
   d.train = all.subset(tr);
@@ -119,8 +121,8 @@ std::vector<ScalingData> load_datasets(const ScalingOptions& o, std::vector<std:
   }
   if (wanted.count("letter")) {
     try {
-      const eval::Manifest manifest = eval::read_manifest(o.data_dir);
-      const auto entries = eval::select_entries(manifest, "6");
+      const experiments::Manifest manifest = experiments::read_manifest(o.data_dir);
+      const auto entries = experiments::select_entries(manifest, "6");
       if (entries.empty() || entries.front().path.empty()) throw Error("no file for OpenML did 6");
       ScalingData d;
       d.name = "letter";
@@ -136,8 +138,8 @@ std::vector<ScalingData> load_datasets(const ScalingOptions& o, std::vector<std:
     try {
       ScalingData d;
       d.name = "fashion-mnist";
-      d.train = io::load_fashion_mnist(o.fashion_dir, false);
-      d.test = io::load_fashion_mnist(o.fashion_dir, true);
+      d.train = experiments::load_fashion_mnist(o.fashion_dir, false);
+      d.test = experiments::load_fashion_mnist(o.fashion_dir, true);
       d.test.relabel(d.train.classes);
       d.split_note = "standard 60000/10000 split";
       d.expansion = 138, d.sparsity = 0.105, d.rho = 8, d.gamma = 0.8, d.paper_one_party_seconds = 1410;
@@ -295,7 +297,7 @@ void run_scaling(const ScalingOptions& o) {
     c.crc = io::model_checksum(io::serialize_model(model));
     Dataset test = d.test;
     test.relabel(d.train.classes);
-    c.accuracy = federated::accuracy(test.labels, model.predict(test));
+    c.accuracy = flynn::accuracy(test.labels, model.predict(test));
     central[d.name] = c;
     // Repetitions outermost, so an interrupted run still has every τ of its first reps.
     for (int rep = 0; rep < reps; ++rep) {
@@ -410,7 +412,7 @@ void run_scaling(const ScalingOptions& o) {
   std::string plot_note;
   const std::string png = (out / "scaling.png").string();
   try {
-    eval::run_matplotlib(kPlotScript, {(out / "scaling.csv").string(), png, std::to_string(cores)});
+    experiments::run_matplotlib(kPlotScript, {(out / "scaling.csv").string(), png, std::to_string(cores)});
   } catch (const Error& e) {
     plot_note = std::string("The plot could not be drawn: ") + e.what();
     std::cerr << "flynn: warning: " << plot_note << "\n";

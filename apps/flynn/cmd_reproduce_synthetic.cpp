@@ -13,10 +13,10 @@
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/eval/knn.hpp"
-#include "flynn/eval/report.hpp"
-#include "flynn/eval/synthetic_study.hpp"
-#include "flynn/io/atomic_file.hpp"
+#include "flynn/experiments/knn.hpp"
+#include "flynn/experiments/report.hpp"
+#include "flynn/experiments/synthetic_study.hpp"
+#include "flynn/detail/atomic_file.hpp"
 
 namespace flynn::cli {
 
@@ -40,7 +40,7 @@ void run_synthetic(const SyntheticOptions& o) {
   const bool want_binary = o.variants.find("binary") != std::string::npos;
   if (!want_dense && !want_binary)
     throw Error(fmt::format("--variants '{}': give dense, binary or both", o.variants));
-  std::vector<eval::SyntheticConfig> all = eval::paper_synthetic_configs(), configs;
+  std::vector<experiments::SyntheticConfig> all = experiments::paper_synthetic_configs(), configs;
   std::vector<std::size_t> config_index;  // index into the paper grid: keeps data seeds stable
   for (std::size_t i = 0; i < all.size(); ++i) {
     if ((all[i].binary && !want_binary) || (!all[i].binary && !want_dense)) continue;
@@ -50,7 +50,7 @@ void run_synthetic(const SyntheticOptions& o) {
     config_index.push_back(i);
   }
   std::size_t per_config = o.per_config;
-  const eval::StudyOptions so = o.protocol.study_options(o.quick);
+  const experiments::StudyOptions so = o.protocol.study_options(o.quick);
   if (o.quick && !o.per_config_opt->count()) per_config = 3;
   if (per_config == 0) throw Error("--datasets-per-config must be at least 1");
 
@@ -58,12 +58,12 @@ void run_synthetic(const SyntheticOptions& o) {
   for (std::size_t c = 0; c < configs.size(); ++c)
     for (std::size_t rep = 0; rep < per_config; ++rep) {
       reproduce::StudyTask t;
-      t.id = eval::synthetic_dataset_id(configs[c], rep);
+      t.id = experiments::synthetic_dataset_id(configs[c], rep);
       t.cost = reproduce::study_cost(configs[c].n, configs[c].d);
-      const eval::SyntheticConfig cfg = configs[c];
+      const experiments::SyntheticConfig cfg = configs[c];
       const std::size_t ci = config_index[c];
       const std::uint64_t seed = o.protocol.seed;
-      t.load = [cfg, ci, rep, seed]() { return eval::make_synthetic(cfg, ci, rep, seed); };
+      t.load = [cfg, ci, rep, seed]() { return experiments::make_synthetic(cfg, ci, rep, seed); };
       tasks.push_back(std::move(t));
     }
 
@@ -74,12 +74,12 @@ void run_synthetic(const SyntheticOptions& o) {
   const double compute = batch.compute_seconds;
   if (studies.empty())
     throw Error(fmt::format("every synthetic dataset failed (first: {})", failures.front().second));
-  const auto cells = eval::synthetic_table1(configs, studies);
-  const auto table2 = eval::study_table2(studies);
+  const auto cells = experiments::synthetic_table1(configs, studies);
+  const auto table2 = experiments::study_table2(studies);
   const fs::path out(o.out);
-  eval::write_per_dataset_csv((out / "per_dataset.csv").string(), studies);
-  eval::write_table2_csv((out / "table2.csv").string(), table2);
-  eval::write_table1_csv((out / "table1.csv").string(), configs, cells);
+  experiments::write_per_dataset_csv((out / "per_dataset.csv").string(), studies);
+  experiments::write_table2_csv((out / "table2.csv").string(), table2);
+  experiments::write_table1_csv((out / "table1.csv").string(), configs, cells);
 
   const double wall = seconds_since(start);
   std::string setup;
@@ -98,7 +98,7 @@ void run_synthetic(const SyntheticOptions& o) {
                        so.folds, search_design_name(so.search.design), so.search.budget);
   setup += fmt::format("- Machine: {} cores, {} job(s) × {} thread(s); BLAS: {}.\n",
                        std::max(1u, std::thread::hardware_concurrency()), o.protocol.jobs, batch.threads_per_job,
-                       eval::blas_description());
+                       experiments::blas_description());
   const double cpu = reproduce::process_cpu_seconds();
   setup += fmt::format("- Time: {:.0f} s wall and {:.0f} s CPU (user + system) for this invocation, {:.0f} s "
                        "of per-dataset wall time (resumed datasets included).\n",
@@ -117,7 +117,7 @@ void run_synthetic(const SyntheticOptions& o) {
     for (const auto& [id, why] : failures) setup += fmt::format("  - {}: {}\n", id, why);
   }
   io::write_file_atomic((out / "report.md").string(),
-                        eval::synthetic_report_markdown(configs, cells, table2, setup));
+                        experiments::synthetic_report_markdown(configs, cells, table2, setup));
 
   nlohmann::json jcells = nlohmann::json::array();
   for (const auto& c : cells)
@@ -134,7 +134,7 @@ void run_synthetic(const SyntheticOptions& o) {
                                   {"compute_seconds", compute},       {"settings", so.fingerprint()}};
   nlohmann::json results = summary;
   nlohmann::json jstudies = nlohmann::json::array();
-  for (const auto& s : studies) jstudies.push_back(eval::to_json(s));
+  for (const auto& s : studies) jstudies.push_back(experiments::to_json(s));
   results["studies"] = jstudies;
   io::write_file_atomic((out / "results.json").string(), results.dump(1) + "\n");
   if (o.common.json) {

@@ -2,11 +2,13 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "flynn/error.hpp"
+#include "flynn/version.hpp"
 
 int main(int argc, char** argv) {
   flynn::cli::prepare_bench(argc, argv);
@@ -14,7 +16,7 @@ int main(int argc, char** argv) {
       "flynn: FlyNN, nearest-neighbour classification with FlyHash and Fly Bloom Filters, "
       "and its federated, differentially private training"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "flynn 0.1.0");
+  app.set_version_flag("--version", std::string("flynn ") + flynn::version_string);
   flynn::cli::add_registered_commands(app);
   try {
     app.parse(argc, argv);

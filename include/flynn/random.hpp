@@ -23,7 +23,9 @@
 //
 // SeededRng is deliberately NOT usable for differential-privacy noise: that needs the
 // cryptographically secure source in flynn/federated/secure_random.hpp, a distinct type.
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace flynn {
 
@@ -95,5 +97,14 @@ class SeededRng {
   bool has_spare_ = false;
   double spare_ = 0.0;
 };
+
+/// Fisher–Yates shuffle of `items` driven by `rng` (Durstenfeld's order: the last slot
+/// first). Portable, unlike std::shuffle: the same generator state gives the same order
+/// on every platform. The one shuffle every part of flynn uses.
+template <class Container>
+void shuffle(Container& items, SeededRng& rng) {
+  using std::swap;
+  for (std::size_t i = items.size(); i > 1; --i) swap(items[i - 1], items[rng.uniform_below(i)]);
+}
 
 }  // namespace flynn

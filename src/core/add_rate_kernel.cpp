@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "flynn/simd.hpp"
+#include "flynn/detail/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::simd {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
-#include "flynn/parallel.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {

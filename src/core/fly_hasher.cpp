@@ -8,7 +8,8 @@
 #include "core/flyhash_kernels.hpp"
 #include "core/sparse_hash.hpp"
 #include "flynn/error.hpp"
-#include "flynn/parallel.hpp"
+#include "flynn/detail/progress_tracker.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {
@@ -222,7 +223,7 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
   const int workers = resolve_threads(threads);
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
-  ProgressTracker tracker(progress, n);
+  detail::ProgressTracker tracker(progress, n);
   const PathRules rules = path_rules(config_, integer_path_, sparse_path_);
   kernels::Columns cols;
   cols.s = config_.s;

@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "core/flyhash_kernels.hpp"
-#include "flynn/simd.hpp"
+#include "flynn/detail/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::kernels {

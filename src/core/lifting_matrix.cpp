@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "flynn/parallel.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "flynn/io/model_file.hpp"
-#include "io/byte_codec.hpp"
+#include "core/io/byte_codec.hpp"
 
 namespace flynn::federated {
 

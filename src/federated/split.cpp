@@ -23,10 +23,6 @@ double parse_number(const std::string& text, const std::string& what) {
   return v;
 }
 
-void shuffle(std::vector<std::size_t>& v, SeededRng& rng) {
-  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.uniform_below(i)]);
-}
-
 // Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via Gamma(shape + 1)·U^(1/shape).
 double gamma_variate(double shape, SeededRng& rng) {
   if (shape < 1.0) {
@@ -133,7 +129,7 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
   switch (spec.kind) {
     case SplitSpec::Kind::Iid: {
       SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 0);
-      shuffle(all, rng);
+      flynn::shuffle(all, rng);
       deal_by_weights(all, std::vector<double>(tau, 1.0), out);
       break;
     }
@@ -149,7 +145,7 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
         for (std::size_t t = l; t < tau; t += n_classes) holders.push_back(t);
         SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 1 + l);
         std::vector<std::size_t> rows = by_class[l];
-        shuffle(rows, rng);
+        flynn::shuffle(rows, rng);
         std::vector<std::vector<std::size_t>> part(holders.size());
         deal_by_weights(rows, std::vector<double>(holders.size(), 1.0), part);
         for (std::size_t h = 0; h < holders.size(); ++h)
@@ -170,7 +166,7 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
           p[rng.uniform_below(tau)] = 1.0;
         }
         std::vector<std::size_t> rows = by_class[l];
-        shuffle(rows, rng);
+        flynn::shuffle(rows, rng);
         // Cut at round(n_l · cumulative proportion): sizes add up exactly.
         double cumulative = 0;
         std::size_t start = 0;
@@ -193,7 +189,7 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
       if (std::accumulate(spec.weights.begin(), spec.weights.end(), 0.0) <= 0)
         throw Error("split: the weights must not all be zero");
       SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 0);
-      shuffle(all, rng);
+      flynn::shuffle(all, rng);
       deal_by_weights(all, spec.weights, out);
       break;
     }

@@ -9,6 +9,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/metrics.hpp"
 #include "flynn/federated/party.hpp"
 
 namespace flynn::federated {
@@ -34,12 +35,5 @@ struct ColonyOutcome {
 ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
                          const FederationSettings& settings,
                          const std::vector<std::string>& errors = {});
-
-/// Balanced accuracy: the mean over classes present in `truth` of the fraction of their
-/// rows predicted correctly. `truth` and `predicted` are class ids < n_classes.
-double balanced_accuracy(const std::vector<std::uint32_t>& truth,
-                         const std::vector<std::uint32_t>& predicted, std::size_t n_classes);
-/// Plain accuracy.
-double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted);
 
 }  // namespace flynn::federated

@@ -119,11 +119,6 @@ std::string gunzip(std::string_view bytes, const std::string& source);
 /// exists (the .gz and plain spellings are both tried, the images' own spelling first).
 std::string idx_labels_path_for(const std::string& images_path);
 
-/// Fashion-MNIST's training (`test` = false) or test set from `dir` (Debian's
-/// dataset-fashion-mnist installs /usr/share/datasets/fashion-mnist): the IDX images file,
-/// plain or .gz, with its labels file beside it. Throws flynn::Error naming what is missing.
-Dataset load_fashion_mnist(const std::string& dir, bool test);
-
 // In-memory parsers: what the loaders use once the bytes are read, and what the fuzz
 // targets exercise. `source` is only used in messages.
 

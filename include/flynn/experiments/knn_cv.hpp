@@ -1,0 +1,34 @@
+#pragma once
+// Cross-validated kNNC / 1NNC (the paper's baselines) on the shared folds.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "flynn/dataset.hpp"
+#include "flynn/experiments/cross_validation.hpp"
+
+namespace flynn::experiments {
+
+/// k ∈ {1, 2, 4, …, 64}: the paper's grid for kNNC (1NNC is its k = 1).
+std::vector<std::uint32_t> default_knn_grid();
+
+/// Cross-validated accuracy of kNN for every k of a grid.
+struct KnnCvResult {
+  std::vector<std::uint32_t> k_values;  ///< the grid, ascending
+  std::vector<CvResult> per_k;          ///< per_k[i] for k_values[i]
+  std::size_t best = 0;                 ///< index of the best mean accuracy (smallest k on ties)
+  double seconds = 0.0;                 ///< wall time of the whole sweep
+};
+
+/// For each fold: an exact FAISS index (ExactKnnIndex, Euclidean on L2-normalised rows)
+/// over the training rows, ONE search of the test rows with k = max(grid), then a
+/// majority vote (knn_vote's tie rule: the class of the nearest tied member wins) for
+/// every k of the grid from the same neighbour lists. k larger than a fold's training set
+/// is capped to its size. `threads` bounds FAISS's OpenMP threads (0 = all cores).
+/// Throws flynn::Error when the data is unlabelled, the grid is empty or contains 0.
+KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                               std::uint32_t k_folds,
+                               const std::vector<std::uint32_t>& k_values = default_knn_grid(),
+                               int threads = 0);
+
+}  // namespace flynn::experiments

@@ -1,0 +1,101 @@
+#pragma once
+// The privacy study of the paper (Fig. 3, appendix D.8; spec section 7): balanced accuracy
+// of DP-FlyNNFL against the non-private model over a grid of (ε, T).
+//
+// Speed: a trial hashes every row once. The FlyHash winners of a row do not depend on the
+// privacy parameters — only the released counts do — so each (ε, T) point costs only the
+// parties' releases (O(m·L + T log T) each) and scoring the test rows against counts with
+// at most τ·T non-zero entries, which SparseScorer does through an inverted index
+// (unit → test rows that have it among their winners) in O(Σ over non-zero entries of the
+// rows sharing the unit) instead of O(n_test·ρ·L).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/federated/dp.hpp"
+
+namespace flynn::experiments {
+
+/// A Gaussian mixture in the style of Guyon's generator (scikit-learn's
+/// make_classification with n_informative = d, no redundant/repeated features,
+/// hypercube = True), which is what the reference's privacy experiment uses:
+///   * classes × modes_per_class cluster centres at distinct random vertices of the
+///     hypercube {−class_sep, +class_sep}^d; cluster k belongs to class k mod classes;
+///   * each cluster has its own random linear map A_k (entries uniform in [−1, 1]); a row
+///     of cluster k is centre_k + A_k·z with z ~ N(0, I_d);
+///   * rows are spread over the clusters as evenly as possible, then shuffled;
+///   * a fraction `flip` of the rows gets a uniformly random class (label noise, as
+///     make_classification's default flip_y = 0.01).
+/// All draws come from SeededRng streams (seed, RngStream::Synthetic, …): the data set is a
+/// function of (spec, seed). Labels are "0", "1", …
+struct MixtureSpec {
+  std::size_t rows = 1000;
+  std::uint32_t d = 30;
+  std::uint32_t classes = 2;
+  std::uint32_t modes_per_class = 5;
+  double class_sep = 1.2;
+  double flip = 0.01;
+};
+Dataset gaussian_mixture(const MixtureSpec& spec, std::uint64_t seed);
+
+/// Scores precomputed test hashes against counts given as their non-zero entries.
+///
+/// score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} = (ρ − k_l) + Σ_{i ∈ h(x), c_l[i] > 0} γ^{c_l[i]},
+/// k_l the number of the row's winners with a non-zero class-l count, so only non-zero
+/// counts are visited. Ties go to the lowest class id, as FlyNN::predict's default. With
+/// γ = 0 the scores are exact integers and the predictions equal FlyNN::predict's;
+/// otherwise the sum is taken in a different order than FlyNN's, so they can differ only
+/// where two classes' scores agree to rounding (the tests bound it).
+class SparseScorer {
+ public:
+  /// `winners`: n × ρ FlyHash winners of the test rows (from FlyHasher::hash).
+  SparseScorer(const std::vector<std::uint32_t>& winners, std::size_t n, std::uint32_t rho,
+               std::uint32_t m, std::size_t n_classes);
+  std::size_t rows() const { return n_; }
+
+  /// Predicted class ids for counts whose non-zero entries are `entries` (index = class·m
+  /// + unit, value = count; zero values are ignored), with filter decay γ.
+  std::vector<std::uint32_t> predict(const std::vector<federated::DpEntry>& entries, double gamma) const;
+
+  /// Non-zero entries of dense class-major counts.
+  static std::vector<federated::DpEntry> nonzero(const std::vector<std::uint32_t>& dense);
+
+ private:
+  std::size_t n_;
+  std::uint32_t m_;
+  std::uint32_t rho_;
+  std::size_t classes_;
+  std::vector<std::uint32_t> offsets_;  ///< CSR: rows of unit i are rows_[offsets_[i]..offsets_[i+1])
+  std::vector<std::uint32_t> rows_;
+};
+
+/// One trial's configuration.
+struct PrivacyTrialSpec {
+  FlyConfig config;                   ///< with input_dim and seed set
+  int parties = 2;                    ///< τ
+  std::vector<double> epsilons;       ///< ε grid (total budget)
+  std::vector<std::uint32_t> Ts;      ///< T grid (values above m·L are skipped)
+  federated::DpExponent exponent = federated::DpExponent::Paper;
+  std::uint64_t split_seed = 0;       ///< IID split of the training rows among parties
+};
+
+/// One point of the study: balanced accuracy of one (ε, T) release, or of the non-private
+/// model (epsilon = 0, T = 0).
+struct PrivacyPoint {
+  double epsilon = 0;
+  std::uint32_t T = 0;
+  double balanced_accuracy = 0;
+  std::uint64_t bytes_sent_per_party = 0;  ///< the aggregation message one party sends
+};
+
+/// Runs one trial: builds the parties' counts from `train` (IID split), hashes `test`
+/// once, evaluates the non-private model and every (ε, T) of the grid (each party releases
+/// with fresh SecureRng noise). `test` labels must use `train`'s class list. Throws
+/// flynn::Error on invalid inputs.
+std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& test,
+                                        const PrivacyTrialSpec& spec);
+
+}  // namespace flynn::experiments

@@ -1,0 +1,61 @@
+#pragma once
+// The end-to-end speed benchmark behind `flynn bench`: FlyNN training and prediction on
+// Fashion-MNIST next to FAISS exact kNN, measured in one process on the same rows and
+// threads, plus the FlyHash kernel's share of the machine's peak addition rate.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+
+namespace flynn::experiments {
+
+struct SpeedBenchmarkOptions {
+  std::uint32_t repeats = 5;          ///< timed repetitions per measurement (median reported)
+  int threads = 0;                    ///< "all threads" (0 = all cores)
+  std::uint32_t knn_k = 10;           ///< k of the FAISS baseline
+  bool single_thread_knn = true;      ///< also time FAISS on one thread (slow: ~10 s/run)
+  std::uint32_t knn_repeats = 1;      ///< FAISS repetitions (it is the slow part)
+  double peak_seconds = 0.5;          ///< duration of the peak add-rate measurement
+};
+
+/// Median, minimum and maximum of repeated timings (seconds).
+struct Timing {
+  double median = 0, min = 0, max = 0;
+  std::vector<double> runs;
+};
+Timing summarize_timing(std::vector<double> runs);
+
+struct SpeedBenchmarkReport {
+  std::size_t train_rows = 0, test_rows = 0, features = 0;
+  FlyConfig config;
+  std::string simd_target;
+  int threads_all = 1;
+  std::string blas;
+
+  Timing train_1t, train_all;       ///< FlyNN training (hashing + counting) of the train rows
+  Timing hash_1t;                   ///< hashing alone, one thread (the kernel measurement)
+  Timing predict_1t, predict_all;   ///< FlyNN prediction of the test rows
+  double flynn_accuracy = 0;
+  Timing knn_1t, knn_all;           ///< FAISS exact kNN search + vote of the test rows
+  double knn_accuracy = 0;
+  bool knn_1t_measured = false;
+
+  double additions = 0;             ///< n·m·s additions of the training hash
+  double hash_add_rate = 0;         ///< additions / hash_1t.median
+  double peak_add_rate = 0;         ///< streaming-add roofline, same lane type, one core
+  std::string lane;                 ///< the kernel the rows take ("uint8", "float", …)
+
+  std::uint64_t model_bytes = 0;            ///< model file size
+  std::uint64_t train_bytes_uint8 = 0;      ///< training rows as 8-bit pixels (IDX payload)
+  std::uint64_t train_bytes_float32 = 0;    ///< training rows as float32 (what kNN indexes)
+};
+
+/// Runs every measurement on `train`/`test` with `config`. The FAISS runs use the same
+/// L2-normalised rows and thread counts as FlyNN.
+SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& test,
+                                         const FlyConfig& config,
+                                         const SpeedBenchmarkOptions& options);
+
+}  // namespace flynn::experiments

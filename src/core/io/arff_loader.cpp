@@ -1,0 +1,404 @@
+// ARFF parser (see loaders.hpp for what is accepted).
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "flynn/error.hpp"
+#include "flynn/io/loaders.hpp"
+#include "core/io/text_scanner.hpp"
+
+namespace flynn::io {
+
+using namespace detail;
+
+namespace {
+
+enum class AttrType { Numeric, Nominal, String, Date, Relational };
+
+const char* type_name(AttrType t) {
+  switch (t) {
+    case AttrType::Numeric: return "numeric";
+    case AttrType::Nominal: return "nominal";
+    case AttrType::String: return "string";
+    case AttrType::Date: return "date";
+    case AttrType::Relational: return "relational";
+  }
+  return "?";
+}
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+struct Attribute {
+  std::string name;
+  AttrType type = AttrType::Numeric;
+  std::unordered_set<std::string, StringHash, std::equal_to<>> values;  // nominal values
+  std::vector<std::string> value_order;                                 // as declared
+  std::uint64_t line = 0;                                               // declaration line
+};
+
+bool is_space(char c) { return is_blank_char(c); }
+
+// Reads a possibly quoted token from the front of `s` (after skipping blanks): quoted with
+// ' or " (backslash escapes the next character), or unquoted up to a blank or one of
+// `stops`. Advances `s`. Returns false on an unterminated quote.
+bool read_token(std::string_view& s, std::string& out, std::string_view stops) {
+  std::size_t i = 0;
+  while (i < s.size() && is_space(s[i])) ++i;
+  out.clear();
+  if (i < s.size() && (s[i] == '\'' || s[i] == '"')) {
+    const char q = s[i++];
+    while (i < s.size() && s[i] != q) {
+      if (s[i] == '\\' && i + 1 < s.size()) ++i;
+      out += s[i++];
+    }
+    if (i >= s.size()) return false;
+    s.remove_prefix(i + 1);
+    return true;
+  }
+  while (i < s.size() && !is_space(s[i]) && stops.find(s[i]) == std::string_view::npos)
+    out += s[i++];
+  s.remove_prefix(i);
+  return true;
+}
+
+// Splits `s` on commas outside ' or " quotes (a backslash escapes the next character). Fields
+// are trimmed but keep their quotes. Returns false on an unterminated quote.
+bool split_commas(std::string_view s, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t start = 0;
+  char q = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\\') {
+      ++i;  // an escaped character never delimits or quotes
+    } else if (q) {
+      if (c == q) q = 0;
+    } else if (c == '\'' || c == '"') {
+      q = c;
+    } else if (c == ',') {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (q) return false;
+  out.push_back(trim(s.substr(start)));
+  return true;
+}
+
+bool is_quoted(std::string_view v) {
+  return v.size() >= 2 && (v.front() == '\'' || v.front() == '"') && v.back() == v.front();
+}
+
+// The text of a value: quotes and backslash escapes removed (into `scratch` when needed).
+std::string_view unquote(std::string_view v, std::string& scratch) {
+  if (!is_quoted(v)) return v;
+  std::string_view inner = v.substr(1, v.size() - 2);
+  if (inner.find('\\') == std::string_view::npos) return inner;
+  scratch.clear();
+  for (std::size_t i = 0; i < inner.size(); ++i) {
+    if (inner[i] == '\\' && i + 1 < inner.size()) ++i;
+    scratch += inner[i];
+  }
+  return scratch;
+}
+
+std::string declared_list(const Attribute& a) {
+  std::string r = "{";
+  for (std::size_t i = 0; i < a.value_order.size() && i < 12; ++i) {
+    if (i) r += ",";
+    r += a.value_order[i];
+  }
+  if (a.value_order.size() > 12) r += ",...";
+  return r + "}";
+}
+
+// Parses the part of an @attribute line after the keyword.
+Attribute parse_attribute(std::string_view rest, const std::string& source, std::uint64_t line_no) {
+  Attribute a;
+  a.line = line_no;
+  if (!read_token(rest, a.name, "{"))
+    throw Error(where(source, line_no) + "unterminated quote in @attribute name");
+  if (a.name.empty()) throw Error(where(source, line_no) + "@attribute without a name");
+  rest = trim(rest);
+  if (!rest.empty() && rest.front() == '{') {
+    const std::size_t close = rest.rfind('}');
+    if (close == std::string_view::npos) {
+      throw Error(where(source, line_no) + "nominal attribute " + quote_text(a.name) +
+                  ": missing '}'");
+    }
+    if (!trim(rest.substr(close + 1)).empty()) {
+      throw Error(where(source, line_no) + "unexpected text after the nominal list of " +
+                  quote_text(a.name));
+    }
+    a.type = AttrType::Nominal;
+    std::vector<std::string_view> items;
+    if (!split_commas(rest.substr(1, close - 1), items)) {
+      throw Error(where(source, line_no) + "unterminated quote in the nominal list of " +
+                  quote_text(a.name));
+    }
+    std::string scratch;
+    for (auto item : items) {
+      const std::string v(unquote(item, scratch));
+      if (v.empty()) {
+        if (items.size() == 1) break;  // "{}"
+        throw Error(where(source, line_no) + "empty value in the nominal list of " +
+                    quote_text(a.name));
+      }
+      if (a.values.insert(v).second) a.value_order.push_back(v);
+    }
+    if (a.value_order.empty()) {
+      throw Error(where(source, line_no) + "nominal attribute " + quote_text(a.name) +
+                  " has no values");
+    }
+    return a;
+  }
+  std::string type;
+  read_token(rest, type, "");
+  if (iequals(type, "numeric") || iequals(type, "real") || iequals(type, "integer")) {
+    a.type = AttrType::Numeric;
+  } else if (iequals(type, "string")) {
+    a.type = AttrType::String;
+  } else if (iequals(type, "date")) {
+    a.type = AttrType::Date;
+    return a;  // the optional date format follows
+  } else if (iequals(type, "relational")) {
+    throw Error(where(source, line_no) + "attribute " + quote_text(a.name) +
+                " is relational, which is not supported");
+  } else if (type.empty()) {
+    throw Error(where(source, line_no) + "attribute " + quote_text(a.name) + " has no type");
+  } else {
+    throw Error(where(source, line_no) + "attribute " + quote_text(a.name) +
+                " has the unknown type " + quote_text(type) +
+                " (expected numeric, real, integer, string, date or {nominal values})");
+  }
+  if (!trim(rest).empty()) {
+    throw Error(where(source, line_no) + "unexpected text after the type of attribute " +
+                quote_text(a.name));
+  }
+  return a;
+}
+
+// The keyword at the start of a header line ("@attribute" etc.), lower-cased, or "".
+bool keyword_is(std::string_view line, std::string_view kw) {
+  return istarts_with(line, kw) && (line.size() == kw.size() || is_space(line[kw.size()]) ||
+                                    line[kw.size()] == '\'' || line[kw.size()] == '"');
+}
+
+}  // namespace
+
+Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
+  using Kind = LabelColumn::Kind;
+  LineScanner lines(text);
+  std::string_view line;
+  std::vector<Attribute> attrs;
+  std::unordered_map<std::string, std::uint64_t> declared;  // attribute name → line
+  bool in_data = false, any_content = false;
+  std::uint64_t data_line = 0;
+
+  // ---- header
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty() || t.front() == '%') continue;
+    any_content = true;
+    const std::uint64_t no = lines.line_number();
+    if (keyword_is(t, "@relation")) {
+      if (!attrs.empty()) throw Error(where(source, no) + "@relation after @attribute");
+    } else if (keyword_is(t, "@attribute")) {
+      attrs.push_back(parse_attribute(t.substr(10), source, no));
+      const auto [it, fresh] = declared.emplace(attrs.back().name, no);
+      if (!fresh) {
+        throw Error(where(source, no) + "attribute " + quote_text(attrs.back().name) +
+                    " is already declared on line " + std::to_string(it->second));
+      }
+    } else if (keyword_is(t, "@data")) {
+      if (!trim(t.substr(5)).empty())
+        throw Error(where(source, no) + "unexpected text after @data");
+      in_data = true;
+      data_line = no;
+      break;
+    } else if (keyword_is(t, "@end")) {
+      throw Error(where(source, no) + "@end outside a relational attribute");
+    } else {
+      throw Error(where(source, no) + "expected @relation, @attribute or @data, found " +
+                  quote_text(t));
+    }
+  }
+  if (!any_content) throw Error(source + ": empty file");
+  if (!in_data) throw Error(source + ": no @data section");
+  if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
+
+  // ---- which attribute is the class
+  const std::size_t nattr = attrs.size();
+  const LabelColumn& lc = options.label_column;
+  bool labelled = lc.kind != Kind::None;
+  if (options.expected_features) {
+    const std::size_t d = *options.expected_features;
+    if (nattr == d) {
+      if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
+        throw Error(source + ": " + std::to_string(nattr) + " attributes, the model expects " +
+                    std::to_string(d) +
+                    " features: no room for the class attribute that was given");
+      }
+      labelled = false;
+    } else if (nattr == d + 1 && lc.kind != Kind::None) {
+      labelled = true;
+    } else {
+      throw Error(source + ": " + std::to_string(nattr) + " attributes, model expects " +
+                  std::to_string(d) + " features" +
+                  (lc.kind == Kind::None
+                       ? std::string(" (class attribute 'none')")
+                       : " (or " + std::to_string(d + 1) + " with a class attribute)"));
+    }
+  }
+  std::size_t cls = nattr;  // nattr = no class
+  if (labelled) {
+    if (nattr < 2) {
+      throw Error(source + ": 1 attribute: need at least one feature attribute besides the class");
+    }
+    if (lc.kind == Kind::Last) {
+      cls = nattr - 1;
+    } else if (lc.kind == Kind::Index) {
+      const long k = lc.index, n = static_cast<long>(nattr);
+      if (k == 0 || k > n || k < -n) {
+        throw Error(source + ": class attribute " + std::to_string(k) + " is out of range (" +
+                    std::to_string(nattr) + " attributes)");
+      }
+      cls = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
+    } else {
+      for (std::size_t j = 0; j < nattr; ++j)
+        if (attrs[j].name == lc.name) {
+          cls = j;
+          break;
+        }
+      if (cls == nattr) throw Error(source + ": no attribute named " + quote_text(lc.name));
+    }
+  }
+  for (std::size_t j = 0; j < nattr; ++j) {
+    const Attribute& a = attrs[j];
+    if (j == cls) {
+      if (a.type == AttrType::Date || a.type == AttrType::Relational) {
+        throw Error(where(source, a.line) + "the class attribute " + quote_text(a.name) + " is " +
+                    type_name(a.type) + "; it must be nominal, numeric or string");
+      }
+    } else if (a.type != AttrType::Numeric) {
+      throw Error(where(source, a.line) + "attribute " + quote_text(a.name) + " is " +
+                  type_name(a.type) + "; only numeric, real or integer attributes can be features" +
+                  (labelled ? "" : " (is it the class? see the label column option)"));
+    }
+  }
+  // Position of each attribute in the feature row (nattr for the class).
+  std::vector<std::size_t> feat_pos(nattr, nattr);
+  for (std::size_t j = 0, p = 0; j < nattr; ++j)
+    if (j != cls) feat_pos[j] = p++;
+
+  Dataset ds;
+  ds.source = source;
+  ds.n_features = labelled ? nattr - 1 : nattr;
+  ds.has_labels = labelled;
+  LabelInterner interner;
+  std::string scratch;
+
+  auto missing = [&](std::uint64_t no, std::size_t col, std::size_t attr) {
+    throw Error(where(source, no, col) + "missing value '?' for attribute " +
+                quote_text(attrs[attr].name) + " (missing values are not supported)");
+  };
+  // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
+  auto store = [&](std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
+                   float* row) {
+    if (v == "?") missing(no, col, j);
+    if (j == cls) {
+      const Attribute& a = attrs[j];
+      const std::string_view name = unquote(v, scratch);
+      if (name.empty()) throw Error(where(source, no, col) + "empty class value");
+      if (a.type == AttrType::Nominal) {
+        if (a.values.find(name) == a.values.end()) {
+          throw Error(where(source, no, col) + "class value " + quote_text(name) +
+                      " is not declared for attribute " + quote_text(a.name) + " " +
+                      declared_list(a));
+        }
+      } else if (a.type == AttrType::Numeric) {
+        float tmp;
+        const NumStatus st = parse_float(name, tmp);
+        if (st != NumStatus::Ok) throw_bad_number(source, no, col, name, st);
+      }
+      ds.labels.push_back(interner.intern(name));
+      return;
+    }
+    const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
+    float x;
+    const NumStatus st = parse_float(t, x);
+    if (st != NumStatus::Ok) throw_bad_number(source, no, col, t, st);
+    row[feat_pos[j]] = x;
+  };
+
+  // ---- data
+  std::vector<std::string_view> fields;
+  std::uint64_t cells = 0;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty() || t.front() == '%') continue;
+    const std::uint64_t no = lines.line_number();
+    cells += ds.n_features;
+    if (cells > options.max_values)
+      checked_cells(ds.n_rows + 1, ds.n_features, options.max_values, source);
+    ds.features.resize(ds.features.size() + ds.n_features, 0.0f);
+    float* row = ds.features.data() + ds.n_rows * ds.n_features;
+    if (t.front() == '{') {
+      if (t.back() != '}') throw Error(where(source, no) + "sparse row without a closing '}'");
+      if (!split_commas(t.substr(1, t.size() - 2), fields))
+        throw Error(where(source, no) + "unterminated quote");
+      if (fields.size() == 1 && fields[0].empty()) fields.clear();  // "{}"
+      long long prev = -1;
+      bool has_class = false;
+      for (std::size_t e = 0; e < fields.size(); ++e) {
+        const std::string_view entry = fields[e];
+        const std::size_t col = e + 1;
+        std::size_t sp = 0;
+        while (sp < entry.size() && !is_space(entry[sp])) ++sp;
+        const std::string_view idx_text = entry.substr(0, sp);
+        const std::string_view value = trim(entry.substr(sp));
+        long long idx = -1;
+        if (!parse_int64(idx_text, idx) || idx < 0 || idx_text[0] == '+' || value.empty()) {
+          throw Error(where(source, no, col) + "expected 'index value' in a sparse row, found " +
+                      quote_text(entry));
+        }
+        if (idx >= static_cast<long long>(nattr)) {
+          throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
+                      " is out of range (" + std::to_string(nattr) +
+                      " attributes, indices start at 0)");
+        }
+        if (idx <= prev) {
+          throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
+                      (idx == prev ? " is repeated" : " after " + std::to_string(prev)) +
+                      ": sparse indices must be strictly ascending");
+        }
+        prev = idx;
+        if (static_cast<std::size_t>(idx) == cls) has_class = true;
+        store(no, col, static_cast<std::size_t>(idx), value, row);
+      }
+      if (labelled && !has_class) {
+        throw Error(where(source, no) + "sparse row omits the class attribute " +
+                    quote_text(attrs[cls].name));
+      }
+    } else {
+      if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
+      if (fields.size() != nattr) {
+        throw Error(where(source, no) + std::to_string(fields.size()) +
+                    (fields.size() == 1 ? " value" : " values") + ", expected " +
+                    std::to_string(nattr) + " (one per attribute)");
+      }
+      for (std::size_t j = 0; j < nattr; ++j) store(no, j + 1, j, fields[j], row);
+    }
+    ds.row_origin.push_back(no);
+    ++ds.n_rows;
+  }
+  if (ds.n_rows == 0) throw Error(source + ": no data rows after @data");
+  if (labelled) ds.classes = interner.finish(ds.labels);
+  return ds;
+}
+
+}  // namespace flynn::io

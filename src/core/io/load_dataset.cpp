@@ -1,0 +1,205 @@
+// Format names and detection, label-column parsing, IDX labels discovery, load_dataset.
+#include <filesystem>
+#include <string>
+
+#include "flynn/error.hpp"
+#include "flynn/io/loaders.hpp"
+#include "core/io/text_scanner.hpp"
+
+namespace flynn::io {
+
+using namespace detail;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string file_name_of(const std::string& path) { return fs::path(path).filename().string(); }
+
+// "foo.gz" → "foo" (case-insensitive suffix).
+std::string strip_gz(const std::string& name) {
+  return ends_with(lower(name), ".gz") ? name.substr(0, name.size() - 3) : name;
+}
+
+// The conventional labels file name for an images file (same directory, same .gz
+// spelling), or "" when the name does not follow the MNIST convention.
+std::string conventional_labels_name(const std::string& images_path) {
+  const fs::path p(images_path);
+  const std::string name = p.filename().string();
+  const bool gz = ends_with(lower(name), ".gz");
+  const std::string base = strip_gz(name);
+  const std::string lbase = lower(base);
+  // "...images" + ("-" | ".") + "idx" + digits + "-ubyte"
+  for (std::size_t pos = lbase.rfind("images"); pos != std::string::npos;
+       pos = pos == 0 ? std::string::npos : lbase.rfind("images", pos - 1)) {
+    std::size_t i = pos + 6;
+    if (i >= lbase.size() || (lbase[i] != '-' && lbase[i] != '.')) continue;
+    ++i;
+    if (lbase.compare(i, 3, "idx") != 0) continue;
+    std::size_t j = i + 3;
+    while (j < lbase.size() && lbase[j] >= '0' && lbase[j] <= '9') ++j;
+    if (j == i + 3 || lbase.compare(j, 6, "-ubyte") != 0) continue;
+    std::string out = base.substr(0, pos) +
+                      (base.compare(pos, 6, "IMAGES") == 0 ? "LABELS" : "labels") + base[pos + 6] +
+                      base.substr(i, 3) + "1" + base.substr(j);
+    if (gz) out += name.substr(name.size() - 3);
+    return (p.parent_path() / out).string();
+  }
+  return "";
+}
+
+bool looks_like_idx(std::string_view bytes) {
+  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0 || bytes[3] == 0) return false;
+  switch (static_cast<unsigned char>(bytes[2])) {
+    case 0x08:
+    case 0x09:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x0E: return true;
+    default: return false;
+  }
+}
+
+bool looks_like_arff(std::string_view text) {
+  LineScanner lines(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty() || t.front() == '%') continue;
+    return istarts_with(t, "@relation");
+  }
+  return false;
+}
+
+}  // namespace
+
+Format parse_format(const std::string& name) {
+  const std::string n = lower(name);
+  if (n == "auto") return Format::Auto;
+  if (n == "csv") return Format::Csv;
+  if (n == "arff") return Format::Arff;
+  if (n == "idx") return Format::Idx;
+  if (n == "libsvm" || n == "svmlight") return Format::Libsvm;
+  throw Error("unknown data format " + quote_text(name) +
+              " (expected auto, csv, arff, idx, libsvm or svmlight)");
+}
+
+const char* format_name(Format f) {
+  switch (f) {
+    case Format::Auto: return "auto";
+    case Format::Csv: return "csv";
+    case Format::Arff: return "arff";
+    case Format::Idx: return "idx";
+    case Format::Libsvm: return "libsvm";
+  }
+  return "?";
+}
+
+Format detect_format(const std::string& path) {
+  const std::string name = lower(strip_gz(file_name_of(path)));
+  if (ends_with(name, ".arff")) return Format::Arff;
+  if (ends_with(name, ".libsvm") || ends_with(name, ".svm") || ends_with(name, ".svmlight"))
+    return Format::Libsvm;
+  if (ends_with(name, ".idx")) return Format::Idx;
+  for (std::size_t pos = name.find("idx"); pos != std::string::npos;
+       pos = name.find("idx", pos + 1)) {
+    std::size_t j = pos + 3;
+    while (j < name.size() && name[j] >= '0' && name[j] <= '9') ++j;
+    if (name.compare(j, 6, "-ubyte") == 0) return Format::Idx;
+  }
+  return Format::Csv;
+}
+
+LabelColumn LabelColumn::parse(const std::string& text) {
+  LabelColumn lc;
+  const std::string_view t = trim(text);
+  if (t.empty())
+    throw Error("empty label column (expected last, none, a column number or a column name)");
+  if (iequals(t, "last")) return lc;
+  if (iequals(t, "none")) {
+    lc.kind = Kind::None;
+    return lc;
+  }
+  long long k = 0;
+  if (parse_int64(t, k)) {
+    if (k == 0)
+      throw Error(
+          "label column 0: columns are numbered from 1 (negative numbers count from the end)");
+    lc.kind = Kind::Index;
+    lc.index = static_cast<long>(k);
+    return lc;
+  }
+  lc.kind = Kind::Name;
+  lc.name = std::string(t);
+  return lc;
+}
+
+std::string idx_labels_path_for(const std::string& images_path) {
+  const std::string conv = conventional_labels_name(images_path);
+  if (conv.empty()) return "";
+  const bool gz = ends_with(lower(conv), ".gz");
+  const std::string other = gz ? conv.substr(0, conv.size() - 3) : conv + ".gz";
+  std::error_code ec;
+  for (const std::string& c : {conv, other})
+    if (fs::is_regular_file(c, ec)) return c;
+  return "";
+}
+
+Dataset load_dataset(const std::string& path, const LoadOptions& options) {
+  Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  const std::string bytes = read_file(path);
+  if (options.format == Format::Auto && format == Format::Csv) {
+    if (looks_like_idx(bytes))
+      format = Format::Idx;
+    else if (looks_like_arff(bytes))
+      format = Format::Arff;
+  }
+  switch (format) {
+    case Format::Csv: return parse_csv(bytes, options, path);
+    case Format::Arff: return parse_arff(bytes, options, path);
+    case Format::Libsvm: return parse_libsvm(bytes, options, path);
+    case Format::Idx: {
+      std::string labels_path = options.idx_labels;
+      if (labels_path.empty()) labels_path = idx_labels_path_for(path);
+      Dataset ds;
+      if (labels_path.empty()) {
+        if (options.require_labels) {
+          const std::string conv = conventional_labels_name(path);
+          throw Error(path + ": no labels file for these IDX images" +
+                      (conv.empty()
+                           ? std::string(" (the name does not follow the MNIST convention)")
+                           : " (looked for " + conv + " and its " +
+                                 (ends_with(lower(conv), ".gz") ? "uncompressed" : ".gz") +
+                                 " spelling)") +
+                      "; give it with --idx-labels FILE");
+        }
+        ds = parse_idx(bytes, {}, path);
+      } else {
+        const std::string label_bytes = read_file(labels_path);
+        if (label_bytes.empty()) throw Error(labels_path + ": empty file");
+        ds = parse_idx(bytes, label_bytes, path, labels_path);
+      }
+      if (options.expected_features && ds.n_features != *options.expected_features) {
+        throw Error(path + ": " + std::to_string(ds.n_features) +
+                    " values per record, model expects " +
+                    std::to_string(*options.expected_features) + " features");
+      }
+      return ds;
+    }
+    case Format::Auto: break;
+  }
+  FLYNN_ASSERT(false);
+  return {};
+}
+
+}  // namespace flynn::io

@@ -1,0 +1,56 @@
+#include "flynn/experiments/knn_cv.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/experiments/knn.hpp"
+
+namespace flynn::experiments {
+
+std::vector<std::uint32_t> default_knn_grid() { return {1, 2, 4, 8, 16, 32, 64}; }
+
+KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                               std::uint32_t k_folds, const std::vector<std::uint32_t>& k_values,
+                               int threads) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!data.has_labels) throw Error(fmt::format("{}: kNN cross-validation needs labels", data.source));
+  if (fold_of_row.size() != data.n_rows) throw Error("kNN: fold assignment does not match the rows");
+  if (k_values.empty()) throw Error("kNN: empty grid of k");
+  std::vector<std::uint32_t> grid = k_values;
+  std::sort(grid.begin(), grid.end());
+  grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+  if (grid.front() == 0) throw Error("kNN: k must be at least 1");
+  const std::uint32_t k_max = grid.back();
+  const std::size_t L = data.classes.size();
+
+  std::vector<std::vector<double>> acc(grid.size(), std::vector<double>(k_folds, 0.0));
+  const std::vector<FoldRows> folds = fold_rows(fold_of_row, k_folds);
+  for (std::uint32_t f = 0; f < k_folds; ++f) {
+    const FoldRows& fr = folds[f];
+    if (fr.test.empty() || fr.train.empty()) continue;
+    const Dataset train = data.subset(fr.train);
+    const Dataset test = data.subset(fr.test);
+    const ExactKnnIndex index(train, threads);
+    const Neighbours nb = index.search(test, k_max);
+    for (std::size_t g = 0; g < grid.size(); ++g) {
+      const std::uint32_t k = std::min(grid[g], nb.k);
+      const std::vector<std::uint32_t> pred = knn_vote(nb, k, train.labels, L);
+      std::size_t correct = 0;
+      for (std::size_t i = 0; i < pred.size(); ++i) correct += pred[i] == test.labels[i];
+      acc[g][f] = static_cast<double>(correct) / static_cast<double>(pred.size());
+    }
+  }
+  KnnCvResult r;
+  r.k_values = grid;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t g = 0; g < grid.size(); ++g) {
+    r.per_k.push_back(summarize_folds(acc[g], r.seconds));
+    if (r.per_k[g].mean > r.per_k[r.best].mean) r.best = g;
+  }
+  return r;
+}
+
+}  // namespace flynn::experiments
