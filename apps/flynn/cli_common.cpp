@@ -34,7 +34,7 @@ void HyperParamOptions::add_to(CLI::App* app) {
   nnz_opt = app->add_option("--wta-nnz", wta_nnz, "rho given as the reference's wta_nnz")->group(g);
   gamma_opt = app->add_option("--gamma", gamma, "Filter decay gamma in [0,1); 0 = binary filters")
                   ->group(g);
-  seed_opt = app->add_option("--seed", seed, "Seed of the lifting matrix (default 5489)")->group(g);
+  seed_opt = app->add_option("--seed", seed, fmt::format("Seed of the lifting matrix (default {})", Defaults::seed))->group(g);
   pre_opt = app->add_option("--preprocess", preprocess, "Row preprocessing: normalize (default), densify, none")
                 ->group(g);
 }
@@ -93,6 +93,39 @@ io::LoadOptions DataOptions::load_options() const {
   return o;
 }
 
+namespace {
+// A hidden alias: an extra option writing the same variable, in no help group (CLI11 hides
+// options whose group is empty). Given together with the main spelling, the later one wins.
+void add_hidden_alias(CLI::App* app, const std::string& alias, std::string& target) {
+  app->add_option(alias, target)->group("");
+}
+}  // namespace
+
+CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& help) {
+  CLI::Option* o = app->add_option("--out", out, help);
+  add_hidden_alias(app, "--out-dir", out);
+  return o;
+}
+
+CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
+                                    bool data_dir_alias) {
+  CLI::Option* o = app->add_option("--fashion-dir", dir, help);
+  if (data_dir_alias) add_hidden_alias(app, "--data-dir", dir);
+  return o;
+}
+
+std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels, std::size_t* unknown) {
+  std::vector<std::uint32_t> ids(data.n_rows);
+  std::size_t missing = 0;
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    const long id = model_labels.find(data.classes.name(data.labels[r]));
+    missing += id < 0;
+    ids[r] = id < 0 ? kUnknownLabel : static_cast<std::uint32_t>(id);
+  }
+  if (unknown) *unknown = missing;
+  return ids;
+}
+
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data) {
   if (labels_flag.empty()) return data.classes;
   return LabelSet::parse_list(labels_flag);
@@ -133,18 +166,5 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
 
-std::string human_bytes(std::uint64_t b) {
-  if (b < 1024) return fmt::format("{} B", b);
-  if (b < (1u << 20)) return fmt::format("{:.1f} KiB", b / 1024.0);
-  if (b < (1u << 30)) return fmt::format("{:.1f} MiB", b / double(1u << 20));
-  return fmt::format("{:.2f} GiB", b / double(1u << 30));
-}
-
-nlohmann::json config_json(const FlyConfig& c) {
-  return {{"d", c.input_dim},     {"m", c.m},
-          {"s", c.s},             {"rho", c.rho},
-          {"gamma", c.gamma},     {"seed", c.seed},
-          {"preprocess", preprocess_name(c.preprocess)}};
-}
 
 }  // namespace flynn::cli

@@ -4,6 +4,7 @@
 // library and print.
 #include <chrono>
 #include <cstdint>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/progress.hpp"
 
@@ -48,6 +50,22 @@ struct DataOptions {
   io::LoadOptions load_options() const;
 };
 
+/// --out (the output folder or file of every command that writes one), plus the older
+/// spelling --out-dir as a hidden alias so existing scripts keep working.
+CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& help);
+
+/// --fashion-dir (the Fashion-MNIST IDX folder, wherever one is read); with
+/// `data_dir_alias`, also the older --data-dir as a hidden alias (bench and demo).
+CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
+                                    bool data_dir_alias = false);
+
+/// `data`'s labels as class ids of `model_labels`, for flynn::accuracy against a model's
+/// predictions. A label the model does not know becomes kUnknownLabel, which no prediction
+/// equals, so its row counts as an error; `unknown` (when given) receives their number.
+inline constexpr std::uint32_t kUnknownLabel = 0xffffffffu;
+std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels,
+                                     std::size_t* unknown = nullptr);
+
 /// The label list for training: --labels when given, else the data's sorted labels.
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data);
 
@@ -77,10 +95,8 @@ double seconds_since(std::chrono::steady_clock::time_point start);
 /// Prints a JSON object to stdout (2-space indent).
 void print_json(const nlohmann::json& j);
 
-/// "12.3 MB" style sizes.
-std::string human_bytes(std::uint64_t bytes);
-
-/// Config as a JSON object.
-nlohmann::json config_json(const FlyConfig& config);
+// Shared with the study reports (flynn/experiments/study_io.hpp).
+using experiments::config_json;
+using experiments::human_bytes;
 
 }  // namespace flynn::cli

@@ -1,6 +1,4 @@
 // flynn bench: the speed benchmark on Fashion-MNIST, peers measured in the same run.
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -28,52 +26,21 @@ constexpr double kReferencePredictSeconds = 172.0;
 constexpr double kSklearnKnnPredictSeconds = 63.0;
 
 struct BenchOptions {
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::string fashion_dir = "/usr/share/datasets/fashion-mnist";
   bool smoke = false;
-  bool keep_blas_core = false;
   std::uint32_t repeats = 5;
   std::uint32_t knn_repeats = 1;
   bool skip_knn_1t = false;
   CommonOptions common;
 };
 
-// OpenBLAS 0.3.21 picks its kernels when the library loads, and does not recognise recent
-// CPUs. The benchmark alone selects this CPU's family through OPENBLAS_CORETYPE, and passive
-// OpenMP waiting, both read at load time, so they must be set before the process starts:
-// re-exec once. An inherited OPENBLAS_CORETYPE is replaced (with a note) because a wrong
-// family silently slows FAISS down and flatters FlyNN (measured on an AVX-512 machine with a
-// preset Haswell: 4.6 s instead of 2.6 s); --keep-blas-core keeps the environment as it is.
-void select_openblas_core(char** argv) {
-  if (std::getenv("FLYNN_BENCH_REEXEC")) return;
-  const char* core = nullptr;
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-    core = "SkylakeX";
-  else if (__builtin_cpu_supports("avx2"))
-    core = "Haswell";
-  const char* inherited = std::getenv("OPENBLAS_CORETYPE");
-  const bool passive_set = std::getenv("OMP_WAIT_POLICY") != nullptr;
-  if ((!core || (inherited && std::string(inherited) == core)) && passive_set) return;
-  if (core) {
-    if (inherited && std::string(inherited) != core)
-      fmt::print(stderr, "flynn: OPENBLAS_CORETYPE={} from the environment replaced by {}, this CPU's "
-                 "family (--keep-blas-core keeps it)\n", inherited, core);
-    ::setenv("OPENBLAS_CORETYPE", core, 1);
-  }
-  // FAISS's OpenMP threads spin while OpenBLAS's threads compute; on a machine with few
-  // cores the spinning steals them (measured: 4.9 s instead of 2.6 s on 2 cores).
-  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
-  ::setenv("FLYNN_BENCH_REEXEC", "1", 1);
-  ::execv("/proc/self/exe", argv);  // returns only on failure: then run with what we have
-}
-
 nlohmann::json timing_json(const experiments::Timing& t) {
   return {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"runs", t.runs}};
 }
 
 void run_bench(const BenchOptions& o) {
-  Dataset train = experiments::load_fashion_mnist(o.data_dir, false);
-  Dataset test = experiments::load_fashion_mnist(o.data_dir, true);
+  Dataset train = experiments::load_fashion_mnist(o.fashion_dir, false);
+  Dataset test = experiments::load_fashion_mnist(o.fashion_dir, true);
   test.relabel(train.classes);
   experiments::SpeedBenchmarkOptions so;
   so.threads = o.common.threads;
@@ -182,14 +149,16 @@ void add_bench_command(CLI::App& app) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench", "Speed benchmark on Fashion-MNIST: FlyNN vs FAISS exact kNN in one run, kernel vs peak add rate");
-  cmd->add_option("--data-dir", o->data_dir, "Folder with the Fashion-MNIST IDX files");
+  add_fashion_dir_option(cmd, o->fashion_dir, "Folder with the Fashion-MNIST IDX files", true);
   cmd->add_option("--repeats", o->repeats, "Timed repetitions of each FlyNN measurement (median reported)")
       ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--knn-repeats", o->knn_repeats, "Timed repetitions of FAISS (slow)")->check(CLI::Range(1u, 100u));
   cmd->add_flag("--skip-knn-1t", o->skip_knn_1t, "Do not time FAISS on one thread (saves ~10 s per repeat)");
   cmd->add_flag("--smoke", o->smoke, "A few thousand rows, one repetition: checks the benchmark runs (CI)");
-  cmd->add_flag("--keep-blas-core", o->keep_blas_core,
-                "Do not set OPENBLAS_CORETYPE (by default SkylakeX on AVX-512, Haswell on AVX2)");
+  // Acted on before parsing (prepare_bench scans argv: the BLAS kernels are chosen when the
+  // library loads), so the flag stores nothing; it is declared for --help and validation.
+  cmd->add_flag("--keep-blas-core")
+                ->description("Do not set OPENBLAS_CORETYPE (by default SkylakeX on AVX-512, Haswell on AVX2)");
   o->common.add_to(cmd);
   cmd->callback([o] { run_bench(*o); });
 }
@@ -197,17 +166,5 @@ void add_bench_command(CLI::App& app) {
 const RegisterCommand registered(50, add_bench_command);
 
 }  // namespace
-
-/// Called from main() before anything else: `flynn bench` and `flynn demo`, which time
-/// FAISS, re-execute themselves with OPENBLAS_CORETYPE (and passive OpenMP waiting) set
-/// unless --keep-blas-core is given.
-void prepare_bench(int argc, char** argv) {
-  if (argc < 2 || (std::string(argv[1]) != "bench" && std::string(argv[1]) != "demo")) return;
-  for (int i = 2; i < argc; ++i)
-    if (std::string(argv[i]) == "--keep-blas-core" || std::string(argv[i]) == "--help" ||
-        std::string(argv[i]) == "-h")
-      return;
-  select_openblas_core(argv);
-}
 
 }  // namespace flynn::cli

@@ -1,4 +1,5 @@
 // flynn predict: classify the rows of a data file with a saved model.
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/metrics.hpp"
 
 namespace flynn::cli {
 
@@ -74,14 +76,12 @@ void run_predict(const PredictCmdOptions& o) {
   nlohmann::json j = {{"command", "predict"}, {"model", o.model},  {"data", o.data},
                       {"rows", data.n_rows},  {"seconds", seconds}};
   if (data.has_labels) {
-    std::size_t correct = 0, unknown = 0;
-    for (std::size_t r = 0; r < data.n_rows; ++r) {
-      const long truth = model.labels().find(data.classes.name(data.labels[r]));
-      if (truth < 0) ++unknown;
-      correct += truth >= 0 && pred[r] == static_cast<std::uint32_t>(truth);
-    }
-    j["accuracy"] = data.n_rows ? static_cast<double>(correct) / data.n_rows : 0.0;
-    j["correct"] = correct;
+    std::size_t unknown = 0;
+    const std::vector<std::uint32_t> truth = truth_ids(data, model.labels(), &unknown);
+    const double acc = flynn::accuracy(truth, pred);
+    j["accuracy"] = acc;
+    // The count behind the fraction (exact: acc·n with n ≤ 2^53 rows).
+    j["correct"] = static_cast<std::size_t>(std::llround(acc * static_cast<double>(data.n_rows)));
     if (unknown) j["rows_with_unknown_label"] = unknown;
   }
   if (!o.out.empty()) {

@@ -11,6 +11,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/metrics.hpp"
 
 namespace flynn::cli {
 
@@ -22,16 +23,6 @@ struct TrainOptions {
   HyperParamOptions hyper;
   DataOptions format;
 };
-
-double accuracy(const std::vector<std::uint32_t>& predicted, const Dataset& data,
-                const LabelSet& model_labels) {
-  std::size_t correct = 0;
-  for (std::size_t r = 0; r < data.n_rows; ++r) {
-    const long truth = model_labels.find(data.classes.name(data.labels[r]));
-    correct += truth >= 0 && predicted[r] == static_cast<std::uint32_t>(truth);
-  }
-  return data.n_rows ? static_cast<double>(correct) / data.n_rows : 0.0;
-}
 
 void run_train(const TrainOptions& o) {
   const auto t_load = std::chrono::steady_clock::now();
@@ -78,7 +69,7 @@ void run_train(const TrainOptions& o) {
     const auto predicted = model.predict(test, po);
     bar.finish();
     j["test"] = {{"data", o.test}, {"rows", test.n_rows}, {"predict_seconds", seconds_since(t_pred)}};
-    if (test.has_labels) j["test"]["accuracy"] = accuracy(predicted, test, labels);
+    if (test.has_labels) j["test"]["accuracy"] = flynn::accuracy(truth_ids(test, labels), predicted);
   }
   if (o.common.json) {
     print_json(j);

@@ -1,16 +1,24 @@
 #include "flynn/experiments/plot.hpp"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+
+#ifndef FLYNN_PLOT_SCRIPT_DIR
+#define FLYNN_PLOT_SCRIPT_DIR ""
+#endif
+#ifndef FLYNN_PLOT_INSTALL_DIR
+#define FLYNN_PLOT_INSTALL_DIR ""
+#endif
 
 namespace flynn::experiments {
 
@@ -18,16 +26,57 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+struct ChildResult {
+  int status = -1;     // waitpid status
+  std::string stderr_text;
+};
+
+// Runs argv[0] (PATH lookup) with stdout discarded and stderr collected through a pipe.
+// fork + exec rather than std::system: arguments need no shell quoting, and the error text
+// needs no temporary file.
+ChildResult run_child(const std::vector<std::string>& argv) {
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) throw Error(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    throw Error(fmt::format("cannot start {}: {}", argv[0], std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec.
+    ::dup2(pipefd[1], STDERR_FILENO);
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDOUT_FILENO);
+    ::execvp(cargv[0], cargv.data());
+    static const char msg[] = "cannot execute the plot interpreter\n";
+    [[maybe_unused]] const auto n = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  ChildResult r;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(pipefd[0], buf, sizeof buf);
+    if (n > 0) {
+      r.stderr_text.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  ::close(pipefd[0]);
+  while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
+  }
+  return r;
 }
 
-fs::path temp_file(const std::string& suffix) {
-  return fs::temp_directory_path() /
-         fmt::format("flynn-{}-{}{}", static_cast<long>(::getpid()), std::rand(), suffix);
-}
+bool succeeded(const ChildResult& r) { return WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0; }
 
 }  // namespace
 
@@ -38,27 +87,34 @@ std::string plot_python() {
 }
 
 bool matplotlib_available() {
-  const std::string cmd = shell_quote(plot_python()) + " -c 'import matplotlib' >/dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
+  try {
+    return succeeded(run_child({plot_python(), "-c", "import matplotlib"}));
+  } catch (const Error&) {
+    return false;
+  }
 }
 
-void run_matplotlib(const std::string& script, const std::vector<std::string>& args) {
-  const fs::path py = temp_file(".py"), err = temp_file(".err");
-  {
-    std::ofstream f(py);
-    f << "import matplotlib\nmatplotlib.use('Agg')\n" << script;
+std::string plot_script_dir(const std::string& script) {
+  std::vector<std::string> places;
+  if (const char* env = std::getenv("FLYNN_PLOT_DIR"); env && *env) places.emplace_back(env);
+  places.emplace_back(FLYNN_PLOT_SCRIPT_DIR);
+  places.emplace_back(FLYNN_PLOT_INSTALL_DIR);
+  std::string searched;
+  for (const std::string& dir : places) {
+    if (dir.empty()) continue;
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(dir) / script, ec)) return dir;
+    searched += (searched.empty() ? "" : ", ") + dir;
   }
-  std::string cmd = shell_quote(plot_python()) + " " + shell_quote(py.string());
-  for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " 2>" + shell_quote(err.string());
-  const int status = std::system(cmd.c_str());
-  std::ostringstream msg;
-  msg << std::ifstream(err).rdbuf();
-  std::error_code ec;
-  fs::remove(py, ec);
-  fs::remove(err, ec);
-  if (status != 0)
-    throw Error(fmt::format("plotting with {} failed: {}", plot_python(), msg.str()));
+  throw Error(fmt::format("plot script {} not found (searched $FLYNN_PLOT_DIR and: {})", script, searched));
+}
+
+void run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {plot_python(), (fs::path(plot_script_dir(script)) / script).string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const ChildResult r = run_child(argv);
+  if (!succeeded(r))
+    throw Error(fmt::format("plotting with {} {} failed: {}", plot_python(), script, r.stderr_text));
 }
 
 }  // namespace flynn::experiments

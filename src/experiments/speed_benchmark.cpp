@@ -1,5 +1,7 @@
 #include "flynn/experiments/speed_benchmark.hpp"
 
+#include "flynn/metrics.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -18,12 +20,6 @@ double time_once(Fn&& fn) {
   const auto t0 = std::chrono::steady_clock::now();
   fn();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double accuracy(const std::vector<std::uint32_t>& pred, const std::vector<std::uint32_t>& truth) {
-  std::size_t c = 0;
-  for (std::size_t i = 0; i < pred.size(); ++i) c += pred[i] == truth[i];
-  return pred.empty() ? 0.0 : static_cast<double>(c) / pred.size();
 }
 
 }  // namespace
@@ -92,7 +88,7 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   }
   r.predict_1t = summarize_timing(p1);
   r.predict_all = summarize_timing(pa);
-  r.flynn_accuracy = accuracy(pred, test.labels);
+  r.flynn_accuracy = flynn::accuracy(test.labels, pred);
 
   // FAISS exact kNN on the same normalised rows; index construction is not timed
   // (it is a copy), search + vote is.
@@ -114,7 +110,7 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   }
   r.knn_1t = summarize_timing(k1);
   r.knn_all = summarize_timing(kall);
-  r.knn_accuracy = accuracy(pred, test.labels);
+  r.knn_accuracy = flynn::accuracy(test.labels, pred);
   r.blas = blas_description();
 
   r.model_bytes = io::serialize_model(model).size();

@@ -1,5 +1,7 @@
 #include "flynn/experiments/study.hpp"
 
+#include "flynn/experiments/study_io.hpp"
+
 #include <time.h>
 
 #include <chrono>
@@ -17,12 +19,6 @@ namespace flynn::experiments {
 using nlohmann::json;
 
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0.0;
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <cmath>
 #include <filesystem>
@@ -14,8 +15,6 @@
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::experiments {
-
-
 
 namespace fs = std::filesystem;
 
@@ -55,6 +54,26 @@ double cpu_seconds() {
   if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string human_bytes(std::uint64_t b) {
+  if (b < 1024) return fmt::format("{} B", b);
+  if (b < (1u << 20)) return fmt::format("{:.1f} KiB", b / 1024.0);
+  if (b < (1u << 30)) return fmt::format("{:.1f} MiB", b / double(1u << 20));
+  return fmt::format("{:.2f} GiB", b / double(1u << 30));
+}
+
+nlohmann::json config_json(const FlyConfig& c) {
+  return {{"d", c.input_dim},     {"m", c.m},
+          {"s", c.s},             {"rho", c.rho},
+          {"gamma", c.gamma},     {"seed", c.seed},
+          {"preprocess", preprocess_name(c.preprocess)}};
 }
 
 std::string machine_description() {

@@ -1,6 +1,8 @@
 #pragma once
-// Plots are drawn by matplotlib (Debian python3-matplotlib): a caller passes a short
-// Python script and its arguments (typically a CSV to read and a PNG to write).
+// Plots are drawn by matplotlib (Debian python3-matplotlib) running the scripts in
+// scripts/plots/ (installed to <prefix>/share/flynn/plots): each takes its input CSV/JSON
+// files and output paths as arguments, so a figure can be redrawn by hand from a study's
+// output folder.
 #include <string>
 #include <vector>
 
@@ -13,8 +15,15 @@ std::string plot_python();
 /// Whether that interpreter can import matplotlib.
 bool matplotlib_available();
 
-/// Runs `script` (Python source; sys.argv[1:] = args) with the Agg backend. Throws
-/// flynn::Error with the script's stderr when it fails.
-void run_matplotlib(const std::string& script, const std::vector<std::string>& args);
+/// The folder holding the plot scripts, the first of: $FLYNN_PLOT_DIR, the source tree's
+/// scripts/plots (compiled in), the installed share/flynn/plots, that has `script`.
+/// Throws flynn::Error listing the places searched when none has it.
+std::string plot_script_dir(const std::string& script);
+
+/// Runs plot script `script` (a file name such as "scaling.py", found by plot_script_dir)
+/// with `args` as sys.argv[1:]. Nothing goes through a shell and no temporary file is
+/// written: the script's stderr comes back through a pipe. Throws flynn::Error with that
+/// stderr when the script fails or cannot be started.
+void run_plot_script(const std::string& script, const std::vector<std::string>& args);
 
 }  // namespace flynn::experiments

@@ -1,11 +1,15 @@
 #pragma once
-// Small helpers shared by the federated studies (`flynn federated privacy-study`,
-// `flynn reproduce scaling`): data locations, summary statistics, CSV cells, and the
-// machine description their reports state.
+// Small helpers shared by the studies and the CLI: summary statistics, the machine a
+// report states (cores, load, CPU time: the one home of core counting and CPU-time
+// measurement in the experiments layer), and formatting of sizes and configurations.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
 namespace flynn::experiments {
@@ -27,5 +31,14 @@ int usable_cores();
 double load_average();
 /// CPU seconds (user + system) this process has used so far, all threads together.
 double cpu_seconds();
+/// CPU seconds (user + system) the calling thread has used so far: a study's own compute
+/// time, unaffected by other threads and processes sharing the cores.
+double thread_cpu_seconds();
+
+/// "12.3 MiB" style sizes (binary units).
+std::string human_bytes(std::uint64_t bytes);
+
+/// A configuration as a JSON object: d, m, s, rho, gamma, seed, preprocess.
+nlohmann::json config_json(const FlyConfig& config);
 
 }  // namespace flynn::experiments
