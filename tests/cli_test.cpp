@@ -2,6 +2,8 @@
 // outputs, and clean one-line errors with a non-zero exit on bad input.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -171,6 +173,29 @@ TEST(Cli, HelpForEverySubcommand) {
   }
   EXPECT_NE(run_cli("").exit_code, 0);
   EXPECT_NE(run_cli("frobnicate").exit_code, 0);
+}
+
+// One vocabulary: --fashion-dir is the Fashion-MNIST folder everywhere and --out the output;
+// bench and demo keep --data-dir (and demo --out-dir) as hidden aliases for old scripts.
+TEST(Cli, FashionDirAndOutFlagsWithTheirOldSpellings) {
+  for (const char* cmd : {"demo --skip-knn", "bench --smoke"})
+    for (const char* flag : {"--fashion-dir", "--data-dir"}) {
+      const auto r = run_cli(fmt::format("{} {} /nonexistent-fashion-{} -q", cmd, flag, flag + 2));
+      EXPECT_EQ(r.exit_code, 1) << cmd << " " << flag;
+      EXPECT_NE(r.err.find(fmt::format("/nonexistent-fashion-{}: no train-images", flag + 2)), std::string::npos)
+          << cmd << " " << flag << ": " << r.err;
+    }
+  const auto help = run_cli("demo --help");
+  EXPECT_NE(help.out.find("--fashion-dir"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--out "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--data-dir"), std::string::npos) << "aliases stay out of --help";
+  EXPECT_EQ(help.out.find("--out-dir"), std::string::npos) << "aliases stay out of --help";
+  for (const char* sub : {"reproduce privacy", "federated privacy-study", "reproduce scaling"}) {
+    const auto h = run_cli(std::string(sub) + " --help");
+    EXPECT_EQ(h.exit_code, 0) << sub;
+    EXPECT_NE(h.out.find("--fashion-dir"), std::string::npos) << sub;
+    EXPECT_NE(h.out.find("--out "), std::string::npos) << sub;
+  }
 }
 
 TEST(Cli, OpenMlDatasetEndToEnd) {

@@ -1,8 +1,10 @@
 // The federated commands end to end: `federated simulate` (text and JSON, DP, bad input),
 // `federated train` without mpirun (one party: byte-identical to `flynn train`), and the
-// quick modes of `federated privacy-study` and `reproduce scaling` (files, resumption).
+// quick modes of `reproduce privacy` (alias `federated privacy-study`) and `reproduce scaling`
+// (files, resumption of finished and interrupted runs, the old --out-dir spelling).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -136,11 +138,20 @@ TEST(FederatedCli, SoloTrainIsByteIdenticalToTrain) {
   EXPECT_EQ(test::read_text(dir.file("fed.model")), test::read_text(dir.file("central.model")));
 }
 
+// privacy_raw.csv's rows of one method ("non-private" or "dp"), without the timing column.
+std::vector<std::string> raw_rows(const std::string& path, const std::string& method) {
+  std::vector<std::string> out;
+  std::ifstream f(path);
+  for (std::string l; std::getline(f, l);)
+    if (l.find("," + method + ",") != std::string::npos) out.push_back(l.substr(0, l.rfind(',')));
+  return out;
+}
+
 TEST(FederatedCli, PrivacyStudyQuick) {
   test::TempDir dir;
   const std::string out = dir.file("ps");
   const auto r = test::run_cli(fmt::format(
-      "federated privacy-study --out {} --quick --no-fashion --repetitions 1 -q --json", out));
+      "reproduce privacy --out {} --quick --no-fashion --repetitions 1 -q --json", out));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"privacy_raw.csv", "privacy_summary.csv", "privacy_best.csv", "per_dataset.csv",
                         "report.md", "results.json"})
@@ -155,10 +166,48 @@ TEST(FederatedCli, PrivacyStudyQuick) {
   ASSERT_EQ(j["groups"].size(), 4u);
   for (const auto& g : j["groups"]) EXPECT_GT(g["nonprivate"]["mean"].get<double>(), 0.55);
   // A rerun with the same grid resumes: nothing is recomputed or duplicated.
+  const auto dp_before = raw_rows(out + "/privacy_raw.csv", "dp");
   const auto again = test::run_cli(fmt::format(
-      "federated privacy-study --out {} --quick --no-fashion --repetitions 1 -q", out));
+      "reproduce privacy --out {} --quick --no-fashion --repetitions 1 -q", out));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(lines(out + "/privacy_raw.csv"), 1u + 4 * (1 + 3 * 4));
+  // DP noise is fresh on every computation, so equal DP points prove they were read back.
+  EXPECT_EQ(raw_rows(out + "/privacy_raw.csv", "dp"), dp_before);
+}
+
+TEST(FederatedCli, PrivacyStudyResumesAnInterruptedRunAndKeepsItsOldNames) {
+  test::TempDir dir;
+  const std::string out = dir.file("ps");
+  // The old command name and the old --out-dir spelling still work.
+  const auto first = test::run_cli(fmt::format(
+      "federated privacy-study --out-dir {} --quick --no-fashion --repetitions 2 -q", out));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto np_full = raw_rows(out + "/privacy_raw.csv", "non-private");
+  const auto dp_full = raw_rows(out + "/privacy_raw.csv", "dp");
+  ASSERT_EQ(np_full.size(), 8u);
+  // An interrupted run: two of the eight trials never finished.
+  std::vector<fs::path> trials;
+  for (const auto& e : fs::directory_iterator(fs::path(out) / "trials")) trials.push_back(e.path());
+  ASSERT_EQ(trials.size(), 8u);
+  std::sort(trials.begin(), trials.end());
+  fs::remove(trials[1]);
+  fs::remove(trials[6]);
+  const auto resumed = test::run_cli(fmt::format("reproduce privacy --out {} --quick --no-fashion --repetitions 2 -q", out));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  // The non-private model is deterministic: the same numbers whether resumed or recomputed.
+  EXPECT_EQ(raw_rows(out + "/privacy_raw.csv", "non-private"), np_full);
+  // The six finished trials were read back (their DP points unchanged), the two others rerun.
+  const auto dp_resumed = raw_rows(out + "/privacy_raw.csv", "dp");
+  ASSERT_EQ(dp_resumed.size(), dp_full.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < dp_full.size(); ++i) same += dp_full[i] == dp_resumed[i];
+  EXPECT_GE(same, 6u * 12);
+  EXPECT_LT(same, dp_full.size());
+  // A different grid (other seed) recomputes instead of mixing results.
+  const auto other = test::run_cli(fmt::format(
+      "reproduce privacy --out {} --quick --no-fashion --repetitions 2 --seed 1 -q", out));
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(raw_rows(out + "/privacy_raw.csv", "non-private"), np_full);
 }
 
 TEST(FederatedCli, ReproduceScalingQuick) {
@@ -184,9 +233,21 @@ TEST(FederatedCli, ReproduceScalingQuick) {
   }
   EXPECT_NE(test::read_text(out + "/report.md").find("core"), std::string::npos);
   EXPECT_EQ(lines(out + "/runs.csv"), 4u);
+  const std::string runs_before = test::read_text(out + "/runs.csv");
   const auto again = test::run_cli(fmt::format("reproduce scaling --out {} --quick --repetitions 1 -q", out));
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(lines(out + "/runs.csv"), 4u);  // resumed, not rerun
+  EXPECT_EQ(test::read_text(out + "/runs.csv"), runs_before);  // resumed (same timings), not rerun
+  // An interrupted run (the τ = 2 run never finished), resumed with the old --out-dir
+  // spelling: only that run is measured again; the model checksums stay the central one's.
+  ASSERT_TRUE(fs::remove(fs::path(out) / "runs" / "digits-tau2-r00.json"));
+  const auto resumed = test::run_cli(fmt::format("reproduce scaling --out-dir {} --quick --repetitions 1 -q --json", out));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const std::string runs_after = test::read_text(out + "/runs.csv");
+  EXPECT_EQ(lines(out + "/runs.csv"), 4u);
+  EXPECT_NE(runs_after, runs_before);  // the τ = 2 run has new timings
+  EXPECT_EQ(runs_after.substr(0, runs_after.find("\ndigits,2,")), runs_before.substr(0, runs_before.find("\ndigits,2,")));
+  for (const auto& p : nlohmann::json::parse(resumed.out)["datasets"][0]["parties"])
+    EXPECT_TRUE(p["identical_to_central"].get<bool>());
   const auto bad = test::run_cli(fmt::format("reproduce scaling --out {} --parties 1,x", out));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("--parties: 'x' is not a number"), std::string::npos) << bad.err;
