@@ -1,4 +1,4 @@
-// The building blocks of the federated studies: the Guyon-style mixture, the sparse scorer
+// The building blocks of the federated studies: the Guyon-style mixture (synthetic.hpp), the sparse scorer
 // the privacy study evaluates releases with (held to FlyNN::predict, including saturated
 // counts where 1 − γ^c would round to 1), a privacy trial's shape and its limit (huge ε and
 // T = m·L gives back the non-private model), and a scaling run's invariants.
@@ -10,6 +10,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/experiments/fashion_mnist.hpp"
 #include "flynn/experiments/privacy_study.hpp"
+#include "flynn/experiments/synthetic.hpp"
 #include "flynn/experiments/scaling_study.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/federated/simulate.hpp"

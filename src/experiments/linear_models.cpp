@@ -103,7 +103,7 @@ void OneEpochNet::train_epoch(const float* x, const std::uint32_t* labels, std::
   SeededRng rng = SeededRng::keyed(seed_, RngStream::Baseline, stream_ << 1);
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  for (std::size_t i = n; i > 1; --i) std::swap(order[i - 1], order[rng.uniform_below(i)]);
+  flynn::shuffle(order, rng);
 
   const std::size_t in2 = H_ ? H_ : d_;
   std::vector<double> g1(w1_.size()), gb1(b1_.size()), g2(w2_.size()), gb2(b2_.size());

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -18,71 +17,6 @@
 namespace flynn::experiments {
 
 using namespace flynn::federated;  // the studies drive the federated layer
-
-Dataset gaussian_mixture(const MixtureSpec& spec, std::uint64_t seed) {
-  if (spec.d == 0 || spec.classes < 2 || spec.modes_per_class == 0 || spec.rows == 0)
-    throw Error("mixture: needs d ≥ 1, at least 2 classes, 1 mode per class and 1 row");
-  const std::uint32_t clusters = spec.classes * spec.modes_per_class;
-  if (spec.d < 63 && clusters > (std::uint64_t{1} << spec.d))
-    throw Error(fmt::format("mixture: {} clusters do not fit on the vertices of a {}-cube",
-                            clusters, spec.d));
-  SeededRng rng = SeededRng::keyed(seed, RngStream::Synthetic, 0);
-
-  // Distinct hypercube vertices (as bit strings over the first min(d, 64) coordinates,
-  // further coordinates drawn freely: distinctness is already decided by then).
-  std::vector<std::vector<float>> centre(clusters, std::vector<float>(spec.d));
-  std::unordered_set<std::uint64_t> used;
-  for (auto& c : centre) {
-    for (;;) {
-      std::uint64_t key = 0;
-      for (std::uint32_t j = 0; j < spec.d; ++j) {
-        const bool bit = rng.uniform_below(2) == 1;
-        if (j < 64) key |= std::uint64_t(bit) << j;
-        c[j] = static_cast<float>(bit ? spec.class_sep : -spec.class_sep);
-      }
-      if (used.insert(key).second) break;
-    }
-  }
-  // A random linear map per cluster (make_classification's "covariance").
-  std::vector<std::vector<double>> map(clusters, std::vector<double>(std::size_t(spec.d) * spec.d));
-  for (auto& a : map)
-    for (auto& v : a) v = 2.0 * rng.uniform01() - 1.0;
-
-  // Rows dealt to clusters round-robin (sizes differ by at most one), then shuffled.
-  std::vector<std::uint32_t> cluster_of(spec.rows);
-  for (std::size_t r = 0; r < spec.rows; ++r) cluster_of[r] = static_cast<std::uint32_t>(r % clusters);
-  for (std::size_t i = spec.rows; i > 1; --i) std::swap(cluster_of[i - 1], cluster_of[rng.uniform_below(i)]);
-
-  Dataset data;
-  data.source = "<mixture>";
-  data.n_rows = spec.rows;
-  data.n_features = spec.d;
-  data.features.resize(spec.rows * spec.d);
-  data.has_labels = true;
-  std::vector<std::string> names;
-  for (std::uint32_t l = 0; l < spec.classes; ++l) names.push_back(std::to_string(l));
-  data.classes = LabelSet::sorted(names);
-  // LabelSet::sorted orders "0".."9","10",… numerically, so id l is class l.
-  data.labels.resize(spec.rows);
-  data.row_origin.resize(spec.rows);
-  std::vector<double> z(spec.d);
-  for (std::size_t r = 0; r < spec.rows; ++r) {
-    const std::uint32_t k = cluster_of[r];
-    for (auto& v : z) v = rng.normal();
-    float* row = data.row(r);
-    const std::vector<double>& a = map[k];
-    for (std::uint32_t j = 0; j < spec.d; ++j) {
-      double x = 0;
-      for (std::uint32_t i = 0; i < spec.d; ++i) x += z[i] * a[std::size_t(i) * spec.d + j];
-      row[j] = static_cast<float>(centre[k][j] + x);
-    }
-    std::uint32_t label = k % spec.classes;
-    if (rng.uniform01() < spec.flip) label = static_cast<std::uint32_t>(rng.uniform_below(spec.classes));
-    data.labels[r] = label;
-    data.row_origin[r] = r + 1;
-  }
-  return data;
-}
 
 SparseScorer::SparseScorer(const std::vector<std::uint32_t>& winners, std::size_t n,
                            std::uint32_t rho, std::uint32_t m, std::size_t n_classes)

@@ -27,7 +27,7 @@ ScrambledHalton::ScrambledHalton(std::size_t dims, std::uint64_t seed) : bases_(
     std::vector<std::vector<std::uint32_t>> perms(depth, std::vector<std::uint32_t>(p));
     for (auto& perm : perms) {
       std::iota(perm.begin(), perm.end(), 0u);
-      for (std::uint32_t i = p; i > 1; --i) std::swap(perm[i - 1], perm[rng.uniform_below(i)]);
+      flynn::shuffle(perm, rng);
     }
     perm_.push_back(std::move(perms));
   }

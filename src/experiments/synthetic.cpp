@@ -34,6 +34,23 @@ Dataset with_labels(std::size_t n, std::size_t d, std::size_t L, std::vector<flo
   return out;
 }
 
+// `count` distinct vertices of the hypercube {−sep, +sep}^d, each drawn as d fair bits
+// (retried when it repeats an earlier vertex): step 2 of Guyon's generator, shared by
+// make_classification and gaussian_mixture.
+std::vector<std::vector<double>> hypercube_vertices(SeededRng& rng, std::size_t count, std::size_t d, double sep) {
+  std::set<std::vector<bool>> seen;
+  std::vector<std::vector<double>> vertices;
+  while (vertices.size() < count) {
+    std::vector<bool> bits(d);
+    for (std::size_t j = 0; j < d; ++j) bits[j] = rng.uniform_below(2) == 1;
+    if (!seen.insert(bits).second) continue;
+    std::vector<double> c(d);
+    for (std::size_t j = 0; j < d; ++j) c[j] = bits[j] ? sep : -sep;
+    vertices.push_back(std::move(c));
+  }
+  return vertices;
+}
+
 }  // namespace
 
 Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
@@ -57,16 +74,7 @@ Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
   for (std::size_t i = 0; i < n % C; ++i) ++per_cluster[i];
 
   // 2. Distinct hypercube vertices, as ±class_sep.
-  std::set<std::vector<bool>> seen;
-  std::vector<std::vector<double>> centroids;
-  while (centroids.size() < C) {
-    std::vector<bool> bits(d);
-    for (std::size_t j = 0; j < d; ++j) bits[j] = rng.uniform_below(2) == 1;
-    if (!seen.insert(bits).second) continue;
-    std::vector<double> c(d);
-    for (std::size_t j = 0; j < d; ++j) c[j] = bits[j] ? spec.class_sep : -spec.class_sep;
-    centroids.push_back(std::move(c));
-  }
+  std::vector<std::vector<double>> centroids = hypercube_vertices(rng, C, d, spec.class_sep);
   if (!spec.hypercube) {
     for (auto& c : centroids) {
       const double f = rng.uniform01();
@@ -126,6 +134,46 @@ Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
   }
   return with_labels(n, d, L, std::move(x), std::move(y),
                      fmt::format("<make_classification #{}>", index));
+}
+
+Dataset gaussian_mixture(const MixtureSpec& spec, std::uint64_t seed) {
+  if (spec.d == 0 || spec.classes < 2 || spec.modes_per_class == 0 || spec.rows == 0)
+    throw Error("mixture: needs d ≥ 1, at least 2 classes, 1 mode per class and 1 row");
+  const std::uint32_t clusters = spec.classes * spec.modes_per_class;
+  if (spec.d < 63 && clusters > (std::uint64_t{1} << spec.d))
+    throw Error(fmt::format("mixture: {} clusters do not fit on the vertices of a {}-cube",
+                            clusters, spec.d));
+  SeededRng rng = SeededRng::keyed(seed, RngStream::Synthetic, 0);
+  const std::vector<std::vector<double>> centre = hypercube_vertices(rng, clusters, spec.d, spec.class_sep);
+  // A random linear map per cluster (make_classification's "covariance").
+  std::vector<std::vector<double>> map(clusters, std::vector<double>(std::size_t(spec.d) * spec.d));
+  for (auto& a : map)
+    for (auto& v : a) v = 2.0 * rng.uniform01() - 1.0;
+
+  // Rows dealt to clusters round-robin (sizes differ by at most one), then shuffled.
+  std::vector<std::uint32_t> cluster_of(spec.rows);
+  for (std::size_t r = 0; r < spec.rows; ++r) cluster_of[r] = static_cast<std::uint32_t>(r % clusters);
+  flynn::shuffle(cluster_of, rng);
+
+  std::vector<float> x(spec.rows * spec.d);
+  std::vector<std::uint32_t> y(spec.rows);
+  std::vector<double> z(spec.d);
+  for (std::size_t r = 0; r < spec.rows; ++r) {
+    const std::uint32_t k = cluster_of[r];
+    for (auto& v : z) v = rng.normal();
+    float* row = x.data() + r * spec.d;
+    const std::vector<double>& a = map[k];
+    for (std::uint32_t j = 0; j < spec.d; ++j) {
+      double acc = 0;
+      for (std::uint32_t i = 0; i < spec.d; ++i) acc += z[i] * a[std::size_t(i) * spec.d + j];
+      // The centre in float, as this generator has always added it.
+      row[j] = static_cast<float>(static_cast<float>(centre[k][j]) + acc);
+    }
+    std::uint32_t label = k % spec.classes;
+    if (rng.uniform01() < spec.flip) label = static_cast<std::uint32_t>(rng.uniform_below(spec.classes));
+    y[r] = label;
+  }
+  return with_labels(spec.rows, spec.d, spec.classes, std::move(x), std::move(y), "<mixture>");
 }
 
 Dataset make_binary_classification(const BinarySpec& spec, std::uint64_t seed,

@@ -19,28 +19,6 @@
 
 namespace flynn::experiments {
 
-/// A Gaussian mixture in the style of Guyon's generator (scikit-learn's
-/// make_classification with n_informative = d, no redundant/repeated features,
-/// hypercube = True), which is what the reference's privacy experiment uses:
-///   * classes × modes_per_class cluster centres at distinct random vertices of the
-///     hypercube {−class_sep, +class_sep}^d; cluster k belongs to class k mod classes;
-///   * each cluster has its own random linear map A_k (entries uniform in [−1, 1]); a row
-///     of cluster k is centre_k + A_k·z with z ~ N(0, I_d);
-///   * rows are spread over the clusters as evenly as possible, then shuffled;
-///   * a fraction `flip` of the rows gets a uniformly random class (label noise, as
-///     make_classification's default flip_y = 0.01).
-/// All draws come from SeededRng streams (seed, RngStream::Synthetic, …): the data set is a
-/// function of (spec, seed). Labels are "0", "1", …
-struct MixtureSpec {
-  std::size_t rows = 1000;
-  std::uint32_t d = 30;
-  std::uint32_t classes = 2;
-  std::uint32_t modes_per_class = 5;
-  double class_sep = 1.2;
-  double flip = 0.01;
-};
-Dataset gaussian_mixture(const MixtureSpec& spec, std::uint64_t seed);
-
 /// Scores precomputed test hashes against counts given as their non-zero entries.
 ///
 /// score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} = (ρ − k_l) + Σ_{i ∈ h(x), c_l[i] > 0} γ^{c_l[i]},

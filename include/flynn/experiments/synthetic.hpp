@@ -1,7 +1,8 @@
 #pragma once
-// Synthetic classification data of the paper's appendix D.2: Guyon's (2003) generator as
-// scikit-learn's make_classification implements it, and the binary variant of the
-// reference code (eval_synthetic_binary_data.py).
+// Synthetic classification data, the one home of flynn's generators: Guyon's (2003)
+// generator as scikit-learn's make_classification implements it (the paper's appendix
+// D.2), the binary variant of the reference code (eval_synthetic_binary_data.py), and the
+// privacy study's Gaussian mixture (the same generator in another draw order).
 //
 // Every draw comes from SeededRng stream (seed, RngStream::Synthetic, index), so dataset
 // `index` of a study is the same on every machine and independent of the others.
@@ -41,6 +42,29 @@ struct ClassificationSpec {
 /// Throws flynn::Error when 2^d < C (not enough distinct vertices) or a size is 0.
 Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
                             std::uint64_t index);
+
+/// The privacy study's data: Guyon's generator again (the same hypercube vertices as
+/// make_classification, drawn by the same helper), in the draw order the privacy study has
+/// always used, so its results stay as they were. What the reference's privacy experiment
+/// uses (make_classification with n_informative = d, hypercube = True):
+///   * classes × modes_per_class cluster centres at distinct random vertices of the
+///     hypercube {−class_sep, +class_sep}^d; cluster k belongs to class k mod classes;
+///   * each cluster has its own random linear map A_k (entries uniform in [−1, 1]); a row
+///     of cluster k is centre_k + A_k·z with z ~ N(0, I_d);
+///   * rows are spread over the clusters as evenly as possible, then shuffled;
+///   * a fraction `flip` of the rows gets a uniformly random class (label noise, as
+///     make_classification's default flip_y = 0.01).
+/// All draws come from SeededRng streams (seed, RngStream::Synthetic, …): the data set is a
+/// function of (spec, seed). Labels are "0", "1", …
+struct MixtureSpec {
+  std::size_t rows = 1000;
+  std::uint32_t d = 30;
+  std::uint32_t classes = 2;
+  std::uint32_t modes_per_class = 5;
+  double class_sep = 1.2;
+  double flip = 0.01;
+};
+Dataset gaussian_mixture(const MixtureSpec& spec, std::uint64_t seed);
 
 /// The binary variant: rows in {0,1}^d with exactly b ones.
 struct BinarySpec {
