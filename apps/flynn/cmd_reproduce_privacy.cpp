@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
+#include "cmd_federated_common.hpp"
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
@@ -65,10 +66,7 @@ void add_reproduce_privacy(CLI::App& app) {
   add_privacy_to(command_group(app, "reproduce", "Reproduce the paper's experiments"), "privacy",
                  "Privacy study (paper Fig. 3): balanced accuracy of DP-FlyNNFL vs non-private over "
                  "(epsilon, T); writes CSVs, PNG plots and report.md; resumable");
-  add_privacy_to(command_group(app, "federated",
-                               "Federated FlyNN (FlyNNFL): parties train on their own rows, one all-reduce of "
-                               "the counts, optional differential privacy"),
-                 "privacy-study", "Alias of 'flynn reproduce privacy'");
+  add_privacy_to(federated_group(app), "privacy-study", "Alias of 'flynn reproduce privacy'");
 }
 
 const RegisterCommand registered(73, add_reproduce_privacy);

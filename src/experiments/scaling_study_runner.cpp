@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,7 @@
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/error.hpp"
 #include "flynn/experiments/checkpoint.hpp"
-#include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/federated_simulation.hpp"
 #include "flynn/experiments/fashion_mnist.hpp"
 #include "flynn/experiments/manifest.hpp"
 #include "flynn/experiments/plot.hpp"
@@ -52,12 +53,8 @@ struct ScalingData {
 };
 
 // Stratified 80/20 split (fold 0 of 5 is the test part), for data sets without a test file.
-void holdout(Dataset all, ScalingData& d) {
-  const auto folds = stratified_folds(all.labels, all.classes.size(), 5, 0);
-  std::vector<std::size_t> tr, te;
-  for (std::size_t r = 0; r < all.n_rows; ++r) (folds[r] == 0 ? te : tr).push_back(r);
-  d.train = all.subset(tr);
-  d.test = all.subset(te);
+void holdout(const Dataset& all, ScalingData& d) {
+  std::tie(d.train, d.test) = stratified_holdout(all, 0);
   d.split_note = "stratified 80/20 hold-out";
 }
 

@@ -1,0 +1,73 @@
+#include "cmd_federated_common.hpp"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "flynn/error.hpp"
+
+namespace flynn::cli {
+
+using namespace flynn::federated;
+
+void DpOptions::add_to(CLI::App* cmd) {
+  const char* g = "Differential privacy";
+  eps_opt = cmd->add_option("--dp-epsilon", epsilon,
+                            "Total privacy budget epsilon of the federation (each party "
+                            "spends epsilon/parties); enables the DP release")
+                ->group(g);
+  t_opt = cmd->add_option("--dp-T", T, "Entries each party releases (with --dp-epsilon)")->group(g);
+  cmd->add_option("--dp-exponent", exponent,
+                  "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or "
+                  "'reference' eps'*c/(2T), see docs/federated.md")
+      ->group(g);
+}
+
+std::optional<DpParams> DpOptions::params() const {
+  if (!eps_opt->count() && !t_opt->count()) return std::nullopt;
+  if (!eps_opt->count() || !t_opt->count())
+    throw Error("--dp-epsilon and --dp-T go together: give both for a DP release");
+  DpParams p;
+  p.epsilon = epsilon;
+  p.T = T;
+  p.exponent = parse_dp_exponent(exponent);
+  p.validate();
+  return p;
+}
+
+void print_party_table(const std::vector<PartyReport>& reports,
+                       const std::vector<std::uint64_t>& rows) {
+  std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>11}  {}\n", "party",
+                           "rows", "local s", "wait s", "aggr. s", "train s", "sent",
+                           "received", "model crc32");
+  for (const PartyReport& r : reports) {
+    Traffic all = r.control_traffic;
+    all += r.aggregate_traffic;
+    std::string n = "-";
+    if (static_cast<std::size_t>(r.rank) < rows.size()) n = std::to_string(rows[r.rank]);
+    else if (r.rows) n = std::to_string(*r.rows);
+    std::cout << fmt::format("{:>5} {:>9} {:>9.3f} {:>9.3f} {:>9.4f} {:>10.3f} {:>11} {:>11}  {:08x}\n",
+                             r.rank, n, r.timings.setup + r.timings.local + r.timings.privatize,
+                             r.timings.wait, r.timings.aggregate, r.timings.training,
+                             human_bytes(all.bytes_sent), human_bytes(all.bytes_received),
+                             r.model_crc32);
+  }
+}
+
+void print_privacy(const std::optional<PrivacyAccount>& a, const std::optional<DpParams>& dp) {
+  if (!a || !dp) return;
+  std::cout << fmt::format(
+      "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}, {} "
+      "exponent; Theorem 6: {} parties x {} picks x {:.6g} per pick)\n",
+      a->total, a->per_party, a->T, dp_exponent_name(dp->exponent), a->parties, a->T, a->per_pick);
+}
+
+CLI::App* federated_group(CLI::App& app) {
+  return command_group(app, "federated",
+                       "Federated FlyNN (FlyNNFL): parties train on their own rows, one all-reduce of the "
+                       "counts, optional differential privacy");
+}
+
+}  // namespace flynn::cli

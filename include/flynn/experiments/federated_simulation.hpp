@@ -1,0 +1,59 @@
+#pragma once
+// A federation simulated on threads and evaluated on held-out rows (what
+// `flynn federated simulate` runs), and the JSON form of a federation's party reports and
+// privacy account that the federated commands print.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/dataset.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/federated/simulate.hpp"
+#include "flynn/federated/split.hpp"
+
+namespace flynn::experiments {
+
+/// The rows of `all` split into (train, test) by a stratified 80/20 hold-out: fold 0 of
+/// stratified_folds(·, 5, seed) is the test part.
+std::pair<Dataset, Dataset> stratified_holdout(const Dataset& all, std::uint64_t seed);
+
+/// How to simulate.
+struct SimulationSpec {
+  int parties = 2;                         ///< τ, in [1, 4096]
+  federated::SplitSpec split;              ///< how training rows are dealt to parties
+  std::uint64_t split_seed = 0;            ///< seed of the split
+  federated::FederationSettings settings;  ///< hyper-parameters, labels, DP, threads per party
+  int predict_threads = 0;                 ///< threads scoring the test rows (0 = all cores)
+};
+
+/// What a simulation gives.
+struct SimulationResult {
+  explicit SimulationResult(federated::ColonyOutcome o) : outcome(std::move(o)) {}
+  federated::ColonyOutcome outcome;         ///< the aggregated model, per-party reports, privacy
+  double accuracy = 0;                      ///< on the test rows
+  double balanced_accuracy = 0;             ///< on the test rows
+  double training_seconds = 0;              ///< the slowest party's training time
+  double aggregate_seconds = 0;             ///< the counts all-reduce, the fastest party's time
+  std::vector<std::size_t> classes_held;    ///< classes with rows at each party
+};
+
+/// Splits `train` among spec.parties parties, trains them as a colony on threads (the
+/// protocol MPI parties run) and scores the aggregated model on `test`, whose labels must
+/// all be in spec.settings.labels. Throws flynn::Error on invalid input (naming the test
+/// label that is not a training class) and the federation's errors.
+SimulationResult simulate_federation(const Dataset& train, const Dataset& test, const SimulationSpec& spec);
+
+/// Per-party JSON: rank, rows (from `rows` when it lists the party, else the report's),
+/// seconds per phase, traffic, model checksum.
+nlohmann::json party_reports_json(const std::vector<federated::PartyReport>& reports,
+                                  const std::vector<std::uint64_t>& rows);
+
+/// The privacy account as JSON (null without DP).
+nlohmann::json privacy_account_json(const std::optional<federated::PrivacyAccount>& account,
+                                    const std::optional<federated::DpParams>& dp);
+
+}  // namespace flynn::experiments
