@@ -34,10 +34,6 @@ struct BenchOptions {
   CommonOptions common;
 };
 
-nlohmann::json timing_json(const experiments::Timing& t) {
-  return {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"runs", t.runs}};
-}
-
 void run_bench(const BenchOptions& o) {
   Dataset train = experiments::load_fashion_mnist(o.fashion_dir, false);
   Dataset test = experiments::load_fashion_mnist(o.fashion_dir, true);
@@ -68,40 +64,10 @@ void run_bench(const BenchOptions& o) {
   const bool full = train.n_rows == 60000 && test.n_rows == 10000;
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
 
-  nlohmann::json j = {
-      {"command", "bench"},
-      {"smoke", o.smoke},
-      {"train_rows", r.train_rows},
-      {"test_rows", r.test_rows},
-      {"features", r.features},
-      {"config", config_json(r.config)},
-      {"simd_target", r.simd_target},
-      {"threads_all", r.threads_all},
-      {"blas", r.blas},
-      {"openblas_coretype", coretype ? coretype : ""},
-      {"flynn_train_seconds_1t", timing_json(r.train_1t)},
-      {"flynn_train_seconds_all", timing_json(r.train_all)},
-      {"flynn_hash_seconds_1t", timing_json(r.hash_1t)},
-      {"flynn_predict_seconds_1t", timing_json(r.predict_1t)},
-      {"flynn_predict_seconds_all", timing_json(r.predict_all)},
-      {"flynn_accuracy", r.flynn_accuracy},
-      {"knn_predict_seconds_all", timing_json(r.knn_all)},
-      {"knn_accuracy", r.knn_accuracy},
-      {"predict_speedup_vs_faiss_all", r.knn_all.median / r.predict_all.median},
-      {"additions", r.additions},
-      {"hash_add_rate", r.hash_add_rate},
-      {"peak_add_rate", r.peak_add_rate},
-      {"peak_fraction", r.hash_add_rate / r.peak_add_rate},
-      {"lane", r.lane},
-      {"model_bytes", r.model_bytes},
-      {"train_bytes_uint8", r.train_bytes_uint8},
-      {"train_bytes_float32", r.train_bytes_float32},
-      {"model_ratio_uint8", double(r.train_bytes_uint8) / r.model_bytes},
-  };
-  if (r.knn_1t_measured) {
-    j["knn_predict_seconds_1t"] = timing_json(r.knn_1t);
-    j["predict_speedup_vs_faiss_1t"] = r.knn_1t.median / r.predict_1t.median;
-  }
+  nlohmann::json j = experiments::to_json(r);
+  j["command"] = "bench";
+  j["smoke"] = o.smoke;
+  j["openblas_coretype"] = coretype ? coretype : "";
   if (full) {
     j["train_speedup_vs_reference_1t"] = kReferenceTrainSeconds / r.train_1t.median;
     j["train_speedup_vs_reference_all"] = kReferenceTrainSeconds / r.train_all.median;

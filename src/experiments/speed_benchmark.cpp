@@ -1,5 +1,6 @@
 #include "flynn/experiments/speed_benchmark.hpp"
 
+#include "flynn/experiments/study_io.hpp"
 #include "flynn/metrics.hpp"
 
 #include <algorithm>
@@ -117,6 +118,47 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.train_bytes_uint8 = static_cast<std::uint64_t>(train.n_rows) * train.n_features;
   r.train_bytes_float32 = r.train_bytes_uint8 * sizeof(float);
   return r;
+}
+
+namespace {
+nlohmann::json timing_json(const Timing& t) {
+  return {{"median", t.median}, {"min", t.min}, {"max", t.max}, {"runs", t.runs}};
+}
+}  // namespace
+
+nlohmann::json to_json(const SpeedBenchmarkReport& r) {
+  nlohmann::json j = {
+      {"train_rows", r.train_rows},
+      {"test_rows", r.test_rows},
+      {"features", r.features},
+      {"config", config_json(r.config)},
+      {"simd_target", r.simd_target},
+      {"threads_all", r.threads_all},
+      {"blas", r.blas},
+      {"flynn_train_seconds_1t", timing_json(r.train_1t)},
+      {"flynn_train_seconds_all", timing_json(r.train_all)},
+      {"flynn_hash_seconds_1t", timing_json(r.hash_1t)},
+      {"flynn_predict_seconds_1t", timing_json(r.predict_1t)},
+      {"flynn_predict_seconds_all", timing_json(r.predict_all)},
+      {"flynn_accuracy", r.flynn_accuracy},
+      {"knn_predict_seconds_all", timing_json(r.knn_all)},
+      {"knn_accuracy", r.knn_accuracy},
+      {"predict_speedup_vs_faiss_all", r.knn_all.median / r.predict_all.median},
+      {"additions", r.additions},
+      {"hash_add_rate", r.hash_add_rate},
+      {"peak_add_rate", r.peak_add_rate},
+      {"peak_fraction", r.hash_add_rate / r.peak_add_rate},
+      {"lane", r.lane},
+      {"model_bytes", r.model_bytes},
+      {"train_bytes_uint8", r.train_bytes_uint8},
+      {"train_bytes_float32", r.train_bytes_float32},
+      {"model_ratio_uint8", double(r.train_bytes_uint8) / r.model_bytes},
+  };
+  if (r.knn_1t_measured) {
+    j["knn_predict_seconds_1t"] = timing_json(r.knn_1t);
+    j["predict_speedup_vs_faiss_1t"] = r.knn_1t.median / r.predict_1t.median;
+  }
+  return j;
 }
 
 }  // namespace flynn::experiments

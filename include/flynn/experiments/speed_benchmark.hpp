@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
@@ -57,5 +59,10 @@ struct SpeedBenchmarkReport {
 SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& test,
                                          const FlyConfig& config,
                                          const SpeedBenchmarkOptions& options);
+
+/// The report as JSON: sizes, configuration, SIMD target, BLAS, every timing (median, min,
+/// max, runs), accuracies, the FAISS speed-ups, the kernel's add rate against the peak, and
+/// the model and data sizes (what `flynn bench --json` prints, beside its own fields).
+nlohmann::json to_json(const SpeedBenchmarkReport& report);
 
 }  // namespace flynn::experiments
