@@ -26,7 +26,7 @@ constexpr double kReferencePredictSeconds = 172.0;
 constexpr double kSklearnKnnPredictSeconds = 63.0;
 
 struct BenchOptions {
-  std::string fashion_dir = "/usr/share/datasets/fashion-mnist";
+  std::string fashion_dir = experiments::kDefaultFashionMnistDir;
   bool smoke = false;
   std::uint32_t repeats = 5;
   std::uint32_t knn_repeats = 1;
@@ -53,11 +53,7 @@ void run_bench(const BenchOptions& o) {
     so.knn_repeats = 1;
     so.peak_seconds = 0.05;
   }
-  HyperParams paper;  // the paper's Fashion-MNIST setting (Table 5)
-  paper.expansion_factor = 138;
-  paper.connection_sparsity = 0.105;
-  paper.wta_nnz = 8;
-  paper.gamma = 0.8;
+  const HyperParams paper = experiments::fashion_mnist_paper_params();
   const FlyConfig config =
       paper.resolve(static_cast<std::uint32_t>(train.n_features), train.classes.size());
   const experiments::SpeedBenchmarkReport r = experiments::run_speed_benchmark(train, test, config, so);

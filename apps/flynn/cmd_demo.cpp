@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct DemoOptions {
-  std::string fashion_dir = "/usr/share/datasets/fashion-mnist";
+  std::string fashion_dir = experiments::kDefaultFashionMnistDir;
   std::string out = "flynn-demo";
   std::uint32_t knn_k = 10;
   bool skip_knn = false;
@@ -71,12 +71,7 @@ void run_demo(const DemoOptions& o) {
 
   std::vector<Row> rows;
   rows.push_back(run_flynn("default", HyperParams{}.resolve(d, train.classes.size()), train, test, o));
-  HyperParams paper;  // Fashion-MNIST row of the paper's Table 5
-  paper.expansion_factor = 138;
-  paper.connection_sparsity = 0.105;
-  paper.wta_nnz = 8;
-  paper.gamma = 0.8;
-  rows.push_back(run_flynn("paper", paper.resolve(d, train.classes.size()), train, test, o));
+  rows.push_back(run_flynn("paper", experiments::fashion_mnist_paper_params().resolve(d, train.classes.size()), train, test, o));
 
   if (!o.skip_knn) {
     Row knn{"kNN (FAISS exact)", fmt::format("k={}, L2-normalised rows", o.knn_k)};

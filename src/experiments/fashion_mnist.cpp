@@ -24,4 +24,13 @@ Dataset load_fashion_mnist(const std::string& dir, bool test) {
               "the folder that holds the Fashion-MNIST IDX files)");
 }
 
+HyperParams fashion_mnist_paper_params() {
+  HyperParams paper;
+  paper.expansion_factor = 138;
+  paper.connection_sparsity = 0.105;
+  paper.wta_nnz = 8;
+  paper.gamma = 0.8;
+  return paper;
+}
+
 }  // namespace flynn::experiments

@@ -2,6 +2,7 @@
 // The Fashion-MNIST benchmark data the demo, bench and studies use.
 #include <string>
 
+#include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
 namespace flynn::experiments {
@@ -13,5 +14,9 @@ inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fash
 /// dataset-fashion-mnist installs /usr/share/datasets/fashion-mnist): the IDX images file,
 /// plain or .gz, with its labels file beside it. Throws flynn::Error naming what is missing.
 Dataset load_fashion_mnist(const std::string& dir, bool test);
+
+/// The paper's Fashion-MNIST setting (Table 5, as the reference's ratios): expansion factor
+/// 138, connection sparsity 0.105, wta_nnz 8, γ = 0.8.
+HyperParams fashion_mnist_paper_params();
 
 }  // namespace flynn::experiments

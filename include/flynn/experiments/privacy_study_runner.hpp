@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/config.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
 #include "flynn/experiments/study_batch.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/progress.hpp"
@@ -23,7 +24,7 @@ namespace flynn::experiments {
 /// What to run and where.
 struct PrivacyStudyOptions {
   std::string out = "flynn-privacy-study";  ///< output folder; reruns resume from it
-  std::string fashion_dir = "/usr/share/datasets/fashion-mnist";  ///< IDX folder (skipped when unreadable)
+  std::string fashion_dir = kDefaultFashionMnistDir;  ///< IDX folder (skipped when unreadable)
   bool fashion = true;         ///< include the Fashion-MNIST part
   /// A small grid for CI: n = 10^4 only, 3 epsilons, 4 T values, 2 repetitions, a small
   /// Fashion-MNIST pair.

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/config.hpp"
+#include "flynn/experiments/fashion_mnist.hpp"
 #include "flynn/experiments/study_batch.hpp"
 
 namespace flynn::experiments {
@@ -22,7 +23,7 @@ namespace flynn::experiments {
 struct ScalingStudyOptions {
   std::string out = "flynn-scaling";  ///< output folder; reruns resume from it
   std::string openml_dir = "../shared/data/openml";  ///< MANIFEST.tsv folder with Letter (did 6)
-  std::string fashion_dir = "/usr/share/datasets/fashion-mnist";  ///< Fashion-MNIST IDX folder
+  std::string fashion_dir = kDefaultFashionMnistDir;  ///< Fashion-MNIST IDX folder
   std::string digits = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz";  ///< Digits CSV
   /// Data sets, a subset of digits, letter, fashion-mnist; one that cannot be read is
   /// skipped with a note.
