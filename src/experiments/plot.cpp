@@ -19,6 +19,9 @@
 #ifndef FLYNN_PLOT_INSTALL_DIR
 #define FLYNN_PLOT_INSTALL_DIR ""
 #endif
+#ifndef FLYNN_PLOT_INSTALL_RELDIR
+#define FLYNN_PLOT_INSTALL_RELDIR ""
+#endif
 
 namespace flynn::experiments {
 
@@ -99,6 +102,12 @@ std::string plot_script_dir(const std::string& script) {
   if (const char* env = std::getenv("FLYNN_PLOT_DIR"); env && *env) places.emplace_back(env);
   places.emplace_back(FLYNN_PLOT_SCRIPT_DIR);
   places.emplace_back(FLYNN_PLOT_INSTALL_DIR);
+  // The same folder relative to the running program (<prefix>/bin/flynn), for an install
+  // tree moved or installed with --prefix after configuring.
+  std::error_code exe_ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", exe_ec);
+  if (!exe_ec && *FLYNN_PLOT_INSTALL_RELDIR)
+    places.push_back((exe.parent_path().parent_path() / FLYNN_PLOT_INSTALL_RELDIR).string());
   std::string searched;
   for (const std::string& dir : places) {
     if (dir.empty()) continue;

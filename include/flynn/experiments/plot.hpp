@@ -16,7 +16,8 @@ std::string plot_python();
 bool matplotlib_available();
 
 /// The folder holding the plot scripts, the first of: $FLYNN_PLOT_DIR, the source tree's
-/// scripts/plots (compiled in), the installed share/flynn/plots, that has `script`.
+/// scripts/plots (compiled in), the installed <datadir>/flynn/plots (as configured, then
+/// relative to the running program's bin/), that has `script`.
 /// Throws flynn::Error listing the places searched when none has it.
 std::string plot_script_dir(const std::string& script);
 
