@@ -54,8 +54,7 @@ Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const st
           throw Error(where(source, no, field) + "missing label: the line starts with " +
                       quote_text(tok) + " (expected 'label index:value ...')");
         }
-        const std::string name = canonical_integer(tok);
-        labels.push_back(interner.intern(name));
+        labels.push_back(interner.intern(tok));  // the interner normalises the spelling
         has_label = true;
         continue;
       }

@@ -221,8 +221,15 @@ std::uint32_t LabelInterner::intern(std::string_view name) {
   if (auto it = ids_.find(name); it != ids_.end()) {
     id = it->second;
   } else {
-    id = static_cast<std::uint32_t>(names_.size());
-    names_.emplace_back(name);
+    // A new spelling: several spellings of one canonical name ("1", "1.0") share its id.
+    std::string canonical = canonical_label(name);
+    if (auto c = canonical_ids_.find(canonical); c != canonical_ids_.end()) {
+      id = c->second;
+    } else {
+      id = static_cast<std::uint32_t>(names_.size());
+      names_.push_back(canonical);
+      canonical_ids_.emplace(std::move(canonical), id);
+    }
     ids_.emplace(std::string(name), id);
   }
   last_name_.assign(name);
