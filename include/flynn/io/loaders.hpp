@@ -89,16 +89,22 @@ struct LoadOptions {
   bool require_labels = true;
   /// Upper bound on n_rows × n_features that a loader allocates. Only formats whose
   /// dense size is not bounded by the file size need it (LIBSVM, sparse ARFF rows): a
-  /// corrupt or hostile index such as "1:0 4000000000:1" is an error instead of a huge
-  /// allocation. The default (2^31 values, 8 GiB of floats) is beyond any data set flynn
-  /// targets; the fuzz targets lower it.
-  std::uint64_t max_values = std::uint64_t{1} << 31;
+  /// corrupt or hostile index such as "1:0 4000000000:1", or a header declaring a million
+  /// attributes, is an error instead of a huge allocation. 0 (the default) means
+  /// sparse_value_limit(input bytes): 2^26 + one value per input byte, so the dense rows
+  /// of such a file take at most 256 MiB + 4 × its size. Set it to load very sparse data
+  /// whose dense form is larger (the fuzz targets lower it).
+  std::uint64_t max_values = 0;
   /// Upper bound on the bytes a file may hold once decompressed; beyond it loading stops
   /// with an error naming the limit, so /dev/zero, an endless pipe or a gzip bomb cannot
   /// exhaust memory. The default (kDefaultMaxInputBytes, 4 GiB) is far beyond the tables
   /// flynn loads whole; the CLI's --max-input-bytes changes it.
   std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
 };
+
+/// The automatic LoadOptions::max_values for an input of `input_bytes` (decompressed):
+/// 2^26 + input_bytes values.
+std::uint64_t sparse_value_limit(std::uint64_t input_bytes);
 
 /// Loads a file of any supported format.
 ///
