@@ -4,10 +4,10 @@
 # (ASan + UBSan) build of the test suite, and a short run of every fuzz target.
 #
 #   bash scripts/test.sh              all stages
-#   STAGES="unit bench" bash scripts/test.sh   a subset (unit bench sanitize fuzz)
+#   STAGES="unit bench" bash scripts/test.sh   a subset (unit install bench sanitize fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STAGES=${STAGES:-"unit bench sanitize fuzz"}
+STAGES=${STAGES:-"unit install bench sanitize fuzz"}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -21,6 +21,17 @@ JOBS=$JOBS bash scripts/build.sh
 if has unit; then
   stage "test suite"
   (cd build && ctest --output-on-failure --timeout 1500)
+fi
+
+if has install; then
+  stage "install + the examples/cpp consumer project (links flynn::core only)"
+  prefix=$(pwd)/build/install-prefix
+  rm -rf "$prefix" build/example-cpp
+  cmake --install build --prefix "$prefix" >/dev/null
+  cmake -S examples/cpp -B build/example-cpp -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build build/example-cpp -j"$JOBS" >/dev/null
+  gzip -dc /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz > build/example-cpp/digits.csv
+  ./build/example-cpp/flynn_example build/example-cpp/digits.csv build/example-cpp/digits.flynn
 fi
 
 if has bench; then

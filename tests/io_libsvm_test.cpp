@@ -42,7 +42,9 @@ TEST(IoLibsvm, CommentsQidTabsCrlfAndBlankLines) {
 
 TEST(IoLibsvm, IntegerLabelsAreCanonicalOthersVerbatim) {
   EXPECT_EQ(svm("+1 1:1\n1 1:2\n01 1:3\n-1 1:4\n").classes.joined(), "-1,1");
-  EXPECT_EQ(svm("cat 1:1\ndog 1:2\n1.0 1:3\n").classes.joined(), "1.0,cat,dog");
+  // Every format normalises integer-valued spellings ("1.0" is class "1", as in CSV).
+  EXPECT_EQ(svm("cat 1:1\ndog 1:2\n1.0 1:3\n").classes.joined(), "1,cat,dog");
+  EXPECT_EQ(svm("1.5 1:1\n1.0 1:2\n").classes.joined(), "1,1.5");
 }
 
 TEST(IoLibsvm, ExpectedFeaturesBoundsIndices) {

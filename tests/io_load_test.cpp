@@ -39,6 +39,26 @@ TEST(IoReadFile, PlainAndGzip) {
   EXPECT_EQ(flynn::io::read_file(dir.file("noext")), "abc");
 }
 
+TEST(IoReadFile, InputSizeLimit) {
+  TempDir dir;
+  write_text(dir.file("plain.txt"), std::string(1000, 'x'));
+  EXPECT_EQ(flynn::io::read_file(dir.file("plain.txt"), 1000).size(), 1000u);
+  EXPECT_TRUE(contains(error_of([&] { flynn::io::read_file(dir.file("plain.txt"), 999); }),
+                       {"plain.txt", "more than 999 bytes", "input size limit"}));
+  // A gzip bomb: 64 MiB of zeros compress to ~64 KiB; the limit stops the inflation early.
+  write_text(dir.file("bomb.gz"), gzip_bytes(std::string(64u << 20, '\0')));
+  EXPECT_TRUE(contains(error_of([&] { flynn::io::read_file(dir.file("bomb.gz"), 1u << 20); }),
+                       {"bomb.gz", "decompresses to more than 1048576 bytes"}));
+  // An endless stream: /dev/zero has no size, reading stops at the limit.
+  EXPECT_TRUE(contains(error_of([&] { flynn::io::read_file("/dev/zero", 1u << 20); }),
+                       {"/dev/zero", "more than 1048576 bytes"}));
+  flynn::io::LoadOptions options;
+  options.max_input_bytes = 10;
+  write_text(dir.file("t.csv"), "1,2,a\n3,4,b\n5,6,a\n");
+  EXPECT_TRUE(contains(error_of([&] { flynn::io::load_dataset(dir.file("t.csv"), options); }),
+                       {"t.csv", "more than 10 bytes"}));
+}
+
 TEST(IoReadFile, MultiMemberGzipAndZeroPadding) {
   TempDir dir;
   write_text(dir.file("multi.gz"), gzip_bytes("first,") + gzip_bytes("") + gzip_bytes("second\n"));

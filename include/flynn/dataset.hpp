@@ -4,23 +4,37 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace flynn {
+
+/// The one spelling under which a class name is stored and compared, the same for every
+/// data format, for --labels lists and for model files: a name that is a decimal integer
+/// with an optional sign, leading zeros and a fractional part of zeros only ("+01", "1.0",
+/// "007.000") becomes the integer's plain spelling ("1", "1", "7"; "-0" becomes "0").
+/// Every other name is kept byte for byte (case and spaces matter: "cat" != "Cat").
+std::string canonical_label(std::string_view name);
 
 /// An ordered list of class names. The position of a name is its class id everywhere in
 /// flynn (counts, model files, predictions), so every party of a federation and every
 /// model that is merged must use the same list in the same order.
 class LabelSet {
  public:
+  /// The longest class name, in bytes (what a model file can hold).
+  static constexpr std::size_t kMaxNameBytes = 1u << 16;
+
   LabelSet() = default;
-  /// Takes the names in the given order; throws flynn::Error on duplicates or empty names.
+  /// Takes the names in the given order; throws flynn::Error on duplicates, empty names,
+  /// names longer than kMaxNameBytes and names holding control characters (bytes below
+  /// 0x20, such as NUL, tab or newline, and 0x7F), which no output format could show.
   explicit LabelSet(std::vector<std::string> names);
 
   /// The natural order of a set of names: numeric order when every name parses as an
   /// integer (so "2" < "10"), plain byte-wise order otherwise. Duplicates are removed.
   static LabelSet sorted(std::vector<std::string> names);
-  /// Parses "a,b,c" (the CLI's --labels); throws on empty items or duplicates.
+  /// Parses "a,b,c" (the CLI's --labels), each item in its canonical_label spelling;
+  /// throws on empty items or duplicates.
   static LabelSet parse_list(const std::string& comma_separated);
 
   std::size_t size() const { return names_.size(); }

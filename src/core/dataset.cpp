@@ -11,7 +11,25 @@ namespace flynn {
 
 namespace {
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Quoted for messages: control bytes shown as \xNN (a NUL would end the message), long
+// names cut.
+std::string quote(std::string_view s) {
+  constexpr std::size_t kMax = 80;
+  std::string r = "'";
+  for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u == 0x7F) {
+      static const char* hex = "0123456789abcdef";
+      r += "\\x";
+      r += hex[u >> 4];
+      r += hex[u & 15];
+    } else {
+      r += s[i];
+    }
+  }
+  if (s.size() > kMax) r += "...";
+  return r + "'";
+}
 
 // An integer name: optional sign, then one or more decimal digits (any length).
 bool is_integer_name(std::string_view s) {
@@ -64,11 +82,42 @@ std::string origin(const Dataset& d, std::size_t row) {
 
 }  // namespace
 
+std::string canonical_label(std::string_view s) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+  const std::size_t digits_begin = i;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  const std::size_t digits_end = i;
+  if (digits_end == digits_begin) return std::string(s);
+  if (i < s.size()) {
+    if (s[i] != '.') return std::string(s);
+    ++i;
+    if (i == s.size()) return std::string(s);  // "1." is not a spelling we rewrite
+    for (; i < s.size(); ++i)
+      if (s[i] != '0') return std::string(s);
+  }
+  std::size_t first = digits_begin;
+  while (first + 1 < digits_end && s[first] == '0') ++first;
+  std::string digits(s.substr(first, digits_end - first));
+  if (digits == "0" || !negative) return digits;
+  return "-" + digits;
+}
+
 LabelSet::LabelSet(std::vector<std::string> names) : names_(std::move(names)) {
   std::unordered_set<std::string_view> seen;
   seen.reserve(names_.size());
   for (const auto& n : names_) {
     if (n.empty()) throw Error("empty class name in the label list");
+    if (n.size() > kMaxNameBytes)
+      throw Error("class name " + quote(n) + " is " + std::to_string(n.size()) +
+                  " bytes long; at most " + std::to_string(kMaxNameBytes) + " are allowed");
+    for (const char c : n) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7F)
+        throw Error("class name " + quote(n) + " holds a control character (byte " +
+                    std::to_string(u) + "); class names must be printable");
+    }
     if (!seen.insert(n).second)
       throw Error("duplicate class name " + quote(n) + " in the label list");
   }
@@ -102,7 +151,7 @@ LabelSet LabelSet::parse_list(const std::string& comma_separated) {
     while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
     while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
     if (item.empty()) throw Error("empty item in the label list " + quote(comma_separated));
-    names.emplace_back(item);
+    names.push_back(canonical_label(item));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -124,14 +173,16 @@ std::string LabelSet::joined() const {
 }
 
 std::vector<std::uint32_t> Dataset::class_ids_in(const LabelSet& target) const {
-  std::unordered_map<std::string_view, std::uint32_t> target_id;
+  // Names match by their canonical spelling, so that a model written before labels were
+  // normalised ("1.0") still accepts today's data ("1").
+  std::unordered_map<std::string, std::uint32_t> target_id;
   target_id.reserve(target.size());
   for (std::size_t i = 0; i < target.size(); ++i)
-    target_id.emplace(target.name(i), static_cast<std::uint32_t>(i));
+    target_id.emplace(canonical_label(target.name(i)), static_cast<std::uint32_t>(i));
   constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
   std::vector<std::uint32_t> remap(classes.size(), kMissing);
   for (std::size_t i = 0; i < classes.size(); ++i) {
-    const auto it = target_id.find(classes.name(i));
+    const auto it = target_id.find(canonical_label(classes.name(i)));
     if (it != target_id.end()) remap[i] = it->second;
   }
   for (std::size_t r = 0; r < labels.size(); ++r) {

@@ -64,6 +64,9 @@ struct LabelColumn {
   static LabelColumn parse(const std::string& text);
 };
 
+/// The default cap on decompressed input size (LoadOptions::max_input_bytes): 4 GiB.
+inline constexpr std::uint64_t kDefaultMaxInputBytes = std::uint64_t{4} << 30;
+
 struct LoadOptions {
   Format format = Format::Auto;
   LabelColumn label_column;  ///< CSV/ARFF: which column holds the class
@@ -86,11 +89,22 @@ struct LoadOptions {
   bool require_labels = true;
   /// Upper bound on n_rows × n_features that a loader allocates. Only formats whose
   /// dense size is not bounded by the file size need it (LIBSVM, sparse ARFF rows): a
-  /// corrupt or hostile index such as "1:0 4000000000:1" is an error instead of a huge
-  /// allocation. The default (2^31 values, 8 GiB of floats) is beyond any data set flynn
-  /// targets; the fuzz targets lower it.
-  std::uint64_t max_values = std::uint64_t{1} << 31;
+  /// corrupt or hostile index such as "1:0 4000000000:1", or a header declaring a million
+  /// attributes, is an error instead of a huge allocation. 0 (the default) means
+  /// sparse_value_limit(input bytes): 2^26 + one value per input byte, so the dense rows
+  /// of such a file take at most 256 MiB + 4 × its size. Set it to load very sparse data
+  /// whose dense form is larger (the fuzz targets lower it).
+  std::uint64_t max_values = 0;
+  /// Upper bound on the bytes a file may hold once decompressed; beyond it loading stops
+  /// with an error naming the limit, so /dev/zero, an endless pipe or a gzip bomb cannot
+  /// exhaust memory. The default (kDefaultMaxInputBytes, 4 GiB) is far beyond the tables
+  /// flynn loads whole; the CLI's --max-input-bytes changes it.
+  std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
 };
+
+/// The automatic LoadOptions::max_values for an input of `input_bytes` (decompressed):
+/// 2^26 + input_bytes values.
+std::uint64_t sparse_value_limit(std::uint64_t input_bytes);
 
 /// Loads a file of any supported format.
 ///
@@ -106,12 +120,15 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 /// (1f 8b). Concatenated gzip members (as written by `cat a.gz b.gz`, pigz, bgzip) are all
 /// decoded; zero bytes after the last member are ignored (tape padding), any other trailing
 /// bytes are an error. Throws flynn::Error naming the file when it cannot be opened, is a
-/// directory, or is a corrupt or truncated gzip.
-std::string read_file(const std::string& path);
+/// directory, or is a corrupt or truncated gzip, and when its (decompressed) content is
+/// longer than `max_bytes`.
+std::string read_file(const std::string& path, std::uint64_t max_bytes = kDefaultMaxInputBytes);
 
 /// Decompresses gzip bytes (one or more members; trailing zero padding allowed). Throws
-/// flynn::Error naming `source` on corrupt, truncated or trailing-garbage input.
-std::string gunzip(std::string_view bytes, const std::string& source);
+/// flynn::Error naming `source` on corrupt, truncated or trailing-garbage input, and when
+/// the output would exceed `max_bytes`.
+std::string gunzip(std::string_view bytes, const std::string& source,
+                   std::uint64_t max_bytes = kDefaultMaxInputBytes);
 
 /// For an IDX images file name, the conventional labels file beside it:
 /// "…-images-idx3-ubyte[.gz]" → "…-labels-idx1-ubyte[.gz]" (also "…-images.idx3-ubyte").

@@ -338,13 +338,13 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
   // ---- data
   std::vector<std::string_view> fields;
   std::uint64_t cells = 0;
+  const std::uint64_t max_cells = options.max_values ? options.max_values : sparse_value_limit(text.size());
   while (lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == '%') continue;
     const std::uint64_t no = lines.line_number();
     cells += ds.n_features;
-    if (cells > options.max_values)
-      checked_cells(ds.n_rows + 1, ds.n_features, options.max_values, source);
+    if (cells > max_cells) checked_cells(ds.n_rows + 1, ds.n_features, max_cells, source);
     ds.features.resize(ds.features.size() + ds.n_features, 0.0f);
     float* row = ds.features.data() + ds.n_rows * ds.n_features;
     if (t.front() == '{') {

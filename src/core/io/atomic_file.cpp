@@ -1,12 +1,12 @@
 #include "flynn/detail/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -17,41 +17,118 @@ namespace flynn::io {
 
 namespace fs = std::filesystem;
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
-  if (path.empty()) throw Error("output path is empty");
-  const fs::path target(path);
-  if (fs::is_directory(target)) throw Error(fmt::format("{}: is a directory", path));
-  std::random_device rd;
-  const std::string tmp =
-      path + fmt::format(".tmp-{}-{:08x}", static_cast<long>(::getpid()), rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw Error(fmt::format("{}: cannot create ({})", path, std::strerror(errno)));
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error(fmt::format("{}: {} failed ({})", path, what, std::strerror(err)));
-  };
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const char* what, int err) {
+  throw Error(fmt::format("{}: {} ({})", path, what, std::strerror(err)));
+}
+
+void write_all(int fd, std::string_view bytes, const std::string& path, const auto& on_error) {
   std::size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t w = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (w < 0) {
       if (errno == EINTR) continue;
-      fail("write");
+      on_error("write failed", errno);
     }
     written += static_cast<std::size_t>(w);
   }
-  if (::fsync(fd) != 0) fail("fsync");
+}
+
+// The file a path finally denotes: symbolic links followed (also a dangling one, whose
+// target is then created), relative link targets taken from the link's folder. Bounded,
+// so a link loop is an error rather than a hang.
+std::string resolve_links(const std::string& path) {
+  fs::path p(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (ec || st.type() != fs::file_type::symlink) return p.string();
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) fail(path, "cannot read the symbolic link", ec.value());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw Error(fmt::format("{}: too many levels of symbolic links", path));
+}
+
+// Character devices and FIFOs are written in place: replacing /dev/null or a named pipe
+// by a regular file would break whatever else uses it.
+// A FIFO is opened without blocking, so a pipe nobody reads is an error, not a hang.
+void write_in_place(const std::string& path, const std::string& target, std::string_view bytes) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ENXIO) throw Error(fmt::format("{}: a FIFO that no process is reading", path));
+    fail(path, "cannot open for writing", errno);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    fail(path, "cannot set blocking mode", err);
+  }
+  write_all(fd, bytes, path, [&](const char* what, int err) {
+    ::close(fd);
+    fail(path, what, err);
+  });
+  if (::close(fd) != 0) fail(path, "close failed", errno);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  if (path.empty()) throw Error("output path is empty");
+  const std::string target = resolve_links(path);
+
+  struct stat existing {};
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists) {
+    if (S_ISDIR(existing.st_mode)) throw Error(fmt::format("{}: is a directory", path));
+    if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode))
+      return write_in_place(path, target, bytes);
+    if (!S_ISREG(existing.st_mode))
+      throw Error(fmt::format("{}: is not a regular file, a character device or a FIFO; "
+                              "refusing to replace it", path));
+  } else if (errno != ENOENT) {
+    fail(path, "cannot inspect the output path", errno);
+  }
+
+  std::string tmp = target + ".flynn-tmp-XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) fail(path, "cannot create a temporary file beside it", errno);
+  auto cleanup_fail = [&](const char* what, int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(path, what, err);
+  };
+  // mkstemp creates 0600; give the file the mode the old one had, or 0644 less the umask.
+  mode_t mode = 0644;
+  if (exists) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode &= ~mask;
+  }
+  if (::fchmod(fd, mode) != 0) cleanup_fail("chmod failed", errno);
+  write_all(fd, bytes, path, cleanup_fail);
+  if (::fsync(fd) != 0) cleanup_fail("fsync failed", errno);
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw Error(fmt::format("{}: close failed ({})", path, std::strerror(err)));
+    fail(path, "close failed", err);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    throw Error(fmt::format("{}: rename failed ({})", path, std::strerror(err)));
+    fail(path, "rename failed", err);
+  }
+  // Make the rename itself durable; a failure here leaves a complete file, so it is not
+  // reported.
+  const fs::path dir = fs::path(target).parent_path();
+  const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
 }
 
@@ -60,6 +137,21 @@ void write_file_atomic(const std::string& path,
   std::ostringstream out;
   fill(out);
   write_file_atomic(path, out.str());
+}
+
+void ensure_output_is_not_an_input(const std::string& path, const std::vector<std::string>& inputs,
+                                   const std::string& what) {
+  struct stat out {};
+  if (path.empty() || ::stat(path.c_str(), &out) != 0) return;  // a new file: no clash
+  // Devices are shared sinks (/dev/null, /dev/stdout): writing them destroys nothing.
+  if (S_ISCHR(out.st_mode)) return;
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      throw Error(fmt::format("{}: the {} would overwrite the input {}; choose another path",
+                              path, what, input));
+  }
 }
 
 }  // namespace flynn::io

@@ -26,9 +26,14 @@ bool is_gzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+[[noreturn]] void too_large(const std::string& path, std::uint64_t max_bytes, const char* what) {
+  throw Error(path + ": " + what + " more than " + std::to_string(max_bytes) +
+              " bytes, the input size limit");
+}
+
 }  // namespace
 
-std::string gunzip(std::string_view in, const std::string& path) {
+std::string gunzip(std::string_view in, const std::string& path, std::uint64_t max_bytes) {
   z_stream zs{};
   // 16 + MAX_WBITS: expect a gzip wrapper (header + CRC32/ISIZE trailer checked by zlib).
   if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw Error(path + ": cannot initialise zlib");
@@ -48,6 +53,7 @@ std::string gunzip(std::string_view in, const std::string& path) {
                               std::size_t{t[3]} << 24;
     guess = std::max(guess, std::min<std::size_t>(isize, in.size() * 1100));
   }
+  guess = std::min<std::uint64_t>(guess, max_bytes);
   out.resize(std::max<std::size_t>(guess, 1 << 16));
 
   std::size_t in_pos = 0;    // bytes of `in` handed to zlib so far
@@ -66,7 +72,9 @@ std::string gunzip(std::string_view in, const std::string& path) {
     int ret = Z_OK;
     while (ret != Z_STREAM_END) {
       feed();
-      if (out.size() - produced < (1 << 15)) out.resize(out.size() * 2);
+      if (produced > max_bytes) too_large(path, max_bytes, "decompresses to");
+      if (out.size() - produced < (1 << 15))
+        out.resize(std::min<std::uint64_t>(out.size() * 2, max_bytes + (1 << 16)));
       const std::size_t room = std::min<std::size_t>(out.size() - produced, UINT_MAX);
       zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
       zs.avail_out = static_cast<uInt>(room);
@@ -101,12 +109,13 @@ std::string gunzip(std::string_view in, const std::string& path) {
     throw Error(path + ": " + std::to_string(rest) +
                 " bytes of trailing garbage after the gzip data");
   }
+  if (produced > max_bytes) too_large(path, max_bytes, "decompresses to");
   out.resize(produced);
   out.shrink_to_fit();
   return out;
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -114,6 +123,8 @@ std::string read_file(const std::string& path) {
     throw Error(path + ": is a directory, expected a data file");
   }
   std::string bytes;
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    too_large(path, max_bytes, "holds");
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     bytes.resize(static_cast<std::size_t>(st.st_size));
     bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f.get()));
@@ -121,9 +132,12 @@ std::string read_file(const std::string& path) {
   // Whatever the size said (pipes, /proc files, a file that grew): read to the end.
   char buf[1 << 16];
   std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) bytes.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
+    if (bytes.size() + n > max_bytes) too_large(path, max_bytes, "holds");
+    bytes.append(buf, n);
+  }
   if (std::ferror(f.get())) throw Error(path + ": read error: " + std::strerror(errno));
-  if (is_gzip(bytes)) return gunzip(bytes, path);
+  if (is_gzip(bytes)) return gunzip(bytes, path, max_bytes);
   return bytes;
 }
 

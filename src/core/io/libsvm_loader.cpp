@@ -54,8 +54,7 @@ Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const st
           throw Error(where(source, no, field) + "missing label: the line starts with " +
                       quote_text(tok) + " (expected 'label index:value ...')");
         }
-        const std::string name = canonical_integer(tok);
-        labels.push_back(interner.intern(name));
+        labels.push_back(interner.intern(tok));  // the interner normalises the spelling
         has_label = true;
         continue;
       }
@@ -112,7 +111,8 @@ Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const st
   ds.n_features =
       options.expected_features ? *options.expected_features : static_cast<std::size_t>(max_index);
   if (ds.n_features == 0) throw Error(source + ": no feature in any row");
-  const std::uint64_t cells = checked_cells(ds.n_rows, ds.n_features, options.max_values, source);
+  const std::uint64_t limit = options.max_values ? options.max_values : sparse_value_limit(text.size());
+  const std::uint64_t cells = checked_cells(ds.n_rows, ds.n_features, limit, source);
   ds.features.assign(static_cast<std::size_t>(cells), 0.0f);
   std::size_t e = 0;
   for (std::size_t r = 0; r < ds.n_rows; ++r) {

@@ -157,7 +157,7 @@ std::string idx_labels_path_for(const std::string& images_path) {
 
 Dataset load_dataset(const std::string& path, const LoadOptions& options) {
   Format format = options.format == Format::Auto ? detect_format(path) : options.format;
-  const std::string bytes = read_file(path);
+  const std::string bytes = read_file(path, options.max_input_bytes);
   if (options.format == Format::Auto && format == Format::Csv) {
     if (looks_like_idx(bytes))
       format = Format::Idx;
@@ -185,7 +185,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options) {
         }
         ds = parse_idx(bytes, {}, path);
       } else {
-        const std::string label_bytes = read_file(labels_path);
+        const std::string label_bytes = read_file(labels_path, options.max_input_bytes);
         if (label_bytes.empty()) throw Error(labels_path + ": empty file");
         ds = parse_idx(bytes, label_bytes, path, labels_path);
       }

@@ -21,7 +21,7 @@ namespace {
 constexpr char kMagic[8] = {'F', 'L', 'Y', 'N', 'N', 'M', 'D', 'L'};
 constexpr std::uint8_t kCountsVarintDeflate = 1;
 constexpr std::uint32_t kMaxClasses = 1u << 20;
-constexpr std::uint32_t kMaxLabelBytes = 1u << 16;
+constexpr std::uint32_t kMaxLabelBytes = LabelSet::kMaxNameBytes;
 // zlib's deflate cannot compress better than about 1032:1.
 constexpr std::uint64_t kMaxDeflateRatio = 1040;
 

@@ -221,8 +221,15 @@ std::uint32_t LabelInterner::intern(std::string_view name) {
   if (auto it = ids_.find(name); it != ids_.end()) {
     id = it->second;
   } else {
-    id = static_cast<std::uint32_t>(names_.size());
-    names_.emplace_back(name);
+    // A new spelling: several spellings of one canonical name ("1", "1.0") share its id.
+    std::string canonical = canonical_label(name);
+    if (auto c = canonical_ids_.find(canonical); c != canonical_ids_.end()) {
+      id = c->second;
+    } else {
+      id = static_cast<std::uint32_t>(names_.size());
+      names_.push_back(canonical);
+      canonical_ids_.emplace(std::move(canonical), id);
+    }
     ids_.emplace(std::string(name), id);
   }
   last_name_.assign(name);
@@ -243,14 +250,26 @@ LabelSet LabelInterner::finish(std::vector<std::uint32_t>& labels) const {
   return set;
 }
 
+}  // namespace flynn::io::detail
+
+namespace flynn::io {
+
+std::uint64_t sparse_value_limit(std::uint64_t input_bytes) {
+  return (std::uint64_t{1} << 26) + input_bytes;
+}
+
+}  // namespace flynn::io
+
+namespace flynn::io::detail {
+
 std::uint64_t checked_cells(std::uint64_t n_rows, std::uint64_t n_features,
                             std::uint64_t max_values, const std::string& source) {
   std::uint64_t cells = 0;
   if (__builtin_mul_overflow(n_rows, n_features, &cells) || cells > max_values ||
       cells > std::numeric_limits<std::size_t>::max() / sizeof(float)) {
     throw Error(source + ": " + std::to_string(n_rows) + " rows x " + std::to_string(n_features) +
-                " features is too large to load (limit " + std::to_string(max_values) +
-                " values); is a feature index corrupt?");
+                " features is too large to load densely (limit " + std::to_string(max_values) +
+                " values for this input); is a feature index or the attribute count corrupt?");
   }
   return cells;
 }

@@ -84,7 +84,9 @@ std::string where(const std::string& source, std::uint64_t line, std::size_t col
                                    std::size_t column, std::string_view text, NumStatus status);
 
 /// Maps label strings to provisional ids in first-seen order, then renumbers them into
-/// LabelSet::sorted order. Lookups take a string_view and allocate only for new names.
+/// LabelSet::sorted order. Names are stored in their canonical_label spelling, so every
+/// format normalises labels the same way. Lookups take a string_view and allocate only
+/// for new spellings.
 class LabelInterner {
  public:
   /// The provisional id of `name` (added when new).
@@ -98,8 +100,9 @@ class LabelInterner {
     using is_transparent = void;
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ids_;
-  std::vector<std::string> names_;
+  std::unordered_map<std::string, std::uint32_t, Hash, std::equal_to<>> ids_;  // by spelling
+  std::unordered_map<std::string, std::uint32_t> canonical_ids_;                // by canonical name
+  std::vector<std::string> names_;                                              // canonical names
   // Cache of the last lookup: consecutive rows often share a label.
   std::string last_name_;
   std::uint32_t last_id_ = 0;

@@ -1,0 +1,148 @@
+// Output safety of write_file_atomic / ensure_output_is_not_an_input (issue 13): links
+// followed, non-regular files never replaced, nothing left behind on errors.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/error.hpp"
+#include "test_support.hpp"
+
+namespace flynn::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::size_t entries(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST(AtomicFile, ReplacesARegularFileAndKeepsItsMode) {
+  test::TempDir dir;
+  const std::string path = dir.file("out.bin");
+  write_file_atomic(path, std::string("first"));
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  write_file_atomic(path, std::string("second"));
+  EXPECT_EQ(slurp(path), "second");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(entries(dir.path()), 1u) << "no temporary file may remain";
+}
+
+TEST(AtomicFile, FollowsSymlinksAndKeepsTheLink) {
+  test::TempDir dir;
+  fs::create_directory(dir.path() / "real");
+  const fs::path target = dir.path() / "real" / "model.flynn";
+  { std::ofstream(target) << "old"; }
+  const fs::path link = dir.path() / "link.flynn";
+  fs::create_symlink("real/model.flynn", link);
+  write_file_atomic(link.string(), std::string("new"));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(target), "new");
+  EXPECT_EQ(entries(dir.path() / "real"), 1u);
+}
+
+TEST(AtomicFile, DanglingSymlinkCreatesItsTarget) {
+  test::TempDir dir;
+  const fs::path link = dir.path() / "link";
+  fs::create_symlink(dir.path() / "new.csv", link);
+  write_file_atomic(link.string(), std::string("x"));
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(dir.path() / "new.csv"), "x");
+}
+
+TEST(AtomicFile, SymlinkLoopIsAnError) {
+  test::TempDir dir;
+  fs::create_symlink(dir.path() / "b", dir.path() / "a");
+  fs::create_symlink(dir.path() / "a", dir.path() / "b");
+  EXPECT_THROW(write_file_atomic((dir.path() / "a").string(), std::string("x")), Error);
+}
+
+TEST(AtomicFile, CharacterDevicesAreWrittenInPlace) {
+  write_file_atomic("/dev/null", std::string("discarded"));
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+}
+
+TEST(AtomicFile, FifoIsWrittenInPlaceWhenRead) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] {
+    std::ifstream in(fifo, std::ios::binary);  // blocks until the writer opens
+    std::stringstream ss;
+    ss << in.rdbuf();
+    received = ss.str();
+  });
+  // The reader may not have opened yet: retry briefly (a FIFO without a reader is an error).
+  bool done = false;
+  for (int i = 0; i < 200 && !done; ++i) {
+    try {
+      write_file_atomic(fifo, std::string("through the pipe"));
+      done = true;
+    } catch (const Error&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  reader.join();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(received, "through the pipe");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+}
+
+TEST(AtomicFile, FifoWithoutReaderIsAnErrorNotAHang) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    write_file_atomic(fifo, std::string("x"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no process is reading"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AtomicFile, FoldersAndMissingParentsAreRefused) {
+  test::TempDir dir;
+  EXPECT_THROW(write_file_atomic(dir.path().string(), std::string("x")), Error);
+  EXPECT_THROW(write_file_atomic(dir.file("missing/sub/out.bin"), std::string("x")), Error);
+  EXPECT_THROW(write_file_atomic("", std::string("x")), Error);
+  EXPECT_EQ(entries(dir.path()), 0u);
+}
+
+TEST(AtomicFile, OutputEqualToAnInputIsRefused) {
+  test::TempDir dir;
+  const std::string data = dir.file("data.csv");
+  { std::ofstream(data) << "1,2,a\n"; }
+  const fs::path link = dir.path() / "alias.csv";
+  fs::create_symlink(data, link);
+  EXPECT_THROW(ensure_output_is_not_an_input(data, {data}, "model"), Error);
+  EXPECT_THROW(ensure_output_is_not_an_input(link.string(), {data}, "model"), Error);
+  EXPECT_THROW(ensure_output_is_not_an_input(data, {"other", link.string()}, "model"), Error);
+  EXPECT_NO_THROW(ensure_output_is_not_an_input(dir.file("new.flynn"), {data}, "model"));
+  EXPECT_NO_THROW(ensure_output_is_not_an_input("/dev/null", {"/dev/null"}, "predictions"));
+  EXPECT_EQ(slurp(data), "1,2,a\n");
+}
+
+}  // namespace
+}  // namespace flynn::io
