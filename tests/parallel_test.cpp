@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <stdexcept>
 #include <vector>
@@ -87,6 +88,17 @@ TEST(ParallelFor, WorksInAForkedChild) {
   ASSERT_TRUE(WIFEXITED(status)) << "child did not exit normally (signal "
                                  << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ")";
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(ResolveThreads, AbsurdRequestsAreCapped) {
+  // --threads 100000 once allocated gigabytes of per-thread buffers.
+  const int hw = resolve_threads(0);
+  EXPECT_GE(hw, 1);
+  EXPECT_EQ(resolve_threads(3), 3);
+  EXPECT_EQ(resolve_threads(100000), std::max(kMaxThreadsFloor, 8 * hw));
+  std::atomic<int> calls{0};
+  parallel_for(10, 100000, [&](std::size_t, int) { ++calls; });
+  EXPECT_EQ(calls.load(), 10);
 }
 
 }  // namespace

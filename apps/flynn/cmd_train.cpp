@@ -8,6 +8,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
+#include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
@@ -27,6 +28,7 @@ struct TrainOptions {
 void run_train(const TrainOptions& o) {
   const auto t_load = std::chrono::steady_clock::now();
   io::LoadOptions load = o.format.load_options();
+  io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
   Dataset data = io::load_dataset(o.data, load);
   if (!data.has_labels)
     throw Error(fmt::format("{}: training data needs a label column", o.data));
@@ -44,7 +46,9 @@ void run_train(const TrainOptions& o) {
   }
   const double train_seconds = seconds_since(t_train);
   io::save_model(model, o.model);
-  const auto model_bytes = std::filesystem::file_size(o.model);
+  // A device such as /dev/null has no size to report.
+  std::error_code size_error;
+  const auto model_bytes = std::filesystem::file_size(o.model, size_error);
 
   nlohmann::json j = {{"command", "train"},
                       {"data", o.data},

@@ -1,6 +1,9 @@
 // flynn: command-line front-end of the flynn library.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <new>
 #include <string>
 
@@ -9,6 +12,26 @@
 #include "commands.hpp"
 #include "flynn/error.hpp"
 #include "flynn/version.hpp"
+
+namespace {
+
+// Output that never reached its destination (a full disk, a closed pipe, /dev/full) is a
+// failure even when the command itself succeeded: flush and close standard output and
+// report what went wrong.
+int finish_standard_output() {
+  std::cout.flush();
+  const bool stream_failed = !std::cout;
+  errno = 0;
+  if (stream_failed || std::fflush(stdout) != 0 || std::ferror(stdout) || std::fclose(stdout) != 0) {
+    const int err = errno;
+    std::fprintf(stderr, "flynn: error: writing to standard output failed%s%s\n",
+                 err ? ": " : "", err ? std::strerror(err) : "");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   flynn::cli::prepare_bench(argc, argv);
@@ -35,5 +58,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flynn: error: %s\n", e.what());
     return 1;
   }
-  return 0;
+  return finish_standard_output();
 }

@@ -13,9 +13,12 @@
 namespace flynn {
 
 int resolve_threads(int requested) {
-  if (requested > 0) return requested;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
+  const unsigned hw_reported = std::thread::hardware_concurrency();
+  const int hw = hw_reported == 0 ? 1 : static_cast<int>(std::min(hw_reported, 1u << 16));
+  if (requested <= 0) return hw;
+  // Results never depend on the thread count, so a request far beyond the machine (say
+  // 100000, each with its own buffers) is served with a sane number instead.
+  return std::min(requested, std::max(kMaxThreadsFloor, 8 * hw));
 }
 
 namespace {

@@ -7,8 +7,11 @@
 
 namespace flynn {
 
-/// The number of worker threads to use: `requested` when > 0, otherwise the hardware
-/// concurrency (at least 1).
+/// Requests above max(kMaxThreadsFloor, 8 × cores) are capped there.
+inline constexpr int kMaxThreadsFloor = 64;
+
+/// The number of worker threads to use: `requested` when > 0 (capped, see above),
+/// otherwise the hardware concurrency (at least 1).
 int resolve_threads(int requested);
 
 /// Calls task(i, worker) for every i in [0, n_tasks), spread over min(threads, n_tasks)
