@@ -1,7 +1,7 @@
 #pragma once
 // Synthetic classification data of the paper's appendix D.2: Guyon's (2003) generator as
 // scikit-learn's make_classification implements it, and the binary variant of the
-// reference code (eval_synthetic_binary_data.py).
+// paper authors' reference code (their eval_synthetic_binary_data.py, not part of flynn).
 //
 // Every draw comes from SeededRng stream (seed, RngStream::Synthetic, index), so dataset
 // `index` of a study is the same on every machine and independent of the others.
