@@ -23,7 +23,7 @@ FlyConfig config(std::uint32_t d, std::uint32_t m, std::uint32_t s, std::uint32_
   c.s = s;
   c.rho = rho;
   c.gamma = 0.8;
-  c.seed = 5489;
+  c.seed = Defaults::seed;
   c.preprocess = Preprocess::Normalize;
   return c;
 }

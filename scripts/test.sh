@@ -20,7 +20,9 @@ JOBS=$JOBS bash scripts/build.sh
 
 if has unit; then
   stage "test suite"
-  (cd build && ctest --output-on-failure --timeout 1500)
+  # One ctest entry per test (gtest_discover_tests), run $JOBS at a time: every test
+  # works in its own temporary directory.
+  (cd build && ctest -j"$JOBS" --output-on-failure --timeout 1500)
 fi
 
 if has install; then
@@ -47,7 +49,7 @@ if has sanitize; then
   # LeakSanitizer flags OpenMPI's and FAISS's intentional process-lifetime allocations;
   # memory errors and undefined behaviour still fail the run.
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     ctest --output-on-failure --timeout 2400)
+     ctest -j"$JOBS" --output-on-failure --timeout 2400)
 fi
 
 if has fuzz; then

@@ -73,6 +73,9 @@ TEST(ParallelFor, ManySmallCalls) {
 }
 
 TEST(ParallelFor, WorksInAForkedChild) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer refuses to start threads after a multi-threaded fork";
+#endif
   // Make sure the parent's pool has helpers, then fork: the child has none of them.
   parallel_for(8, 4, [](std::size_t, int) {});
   const pid_t pid = fork();

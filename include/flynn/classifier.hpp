@@ -92,6 +92,14 @@ class FlyNN {
   /// releases are combined by federated aggregation, which accounts for the budget).
   void merge(const FlyNN& other);
 
+  /// Grows the label list to `extended`, which must start with labels() in the same order
+  /// and may add new names after them; the new classes start with no rows. Class ids of
+  /// existing classes, the counts and the lifting matrix stay as they are, so learning
+  /// rows of the new classes afterwards (partial_fit) equals training on everything with
+  /// `extended` from the start. Throws flynn::Error (model unchanged) naming the first
+  /// position where `extended` departs from labels().
+  void add_classes(const LabelSet& extended);
+
   /// Replaces the counts (same shape: classes × m), e.g. with a federation's aggregate;
   /// keeps the lifting matrix, so no rebuild. Throws flynn::Error on a shape mismatch.
   void set_counts(ClassCounts counts);
@@ -138,6 +146,8 @@ class FlyNN {
   void check_view(const DataView& rows) const;
   void check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> class_ids) const;
   std::vector<std::uint32_t> class_map(const Dataset& data) const;
+  // counts_ -= removed, refusing (model unchanged) rows the model cannot contain.
+  void subtract(const ClassCounts& removed);
   // count() after the checks: hashes the rows and adds each to its class.
   ClassCounts count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
                             const ProgressFn& progress) const;

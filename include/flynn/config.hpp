@@ -39,9 +39,17 @@ struct FlyConfig {
   /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify.
   std::uint32_t hash_input_dim() const;
 
-  /// Throws flynn::Error naming the first invalid field and its allowed range.
-  /// `n_classes` (when > 0) is used to check that the model fits in memory.
+  /// Throws flynn::Error naming the first invalid field and its allowed range. With
+  /// n_classes = 0 it checks the fields only, so any valid model can be constructed and
+  /// loaded on any machine; n_classes > 0 adds check_memory(n_classes), for callers about
+  /// to train or predict with that many classes.
   void validate(std::size_t n_classes = 0) const;
+
+  /// Throws flynn::Error when model_memory_bytes(*this, n_classes) exceeds half of this
+  /// machine's physical memory. Run by the operations that allocate that memory: FlyHasher
+  /// construction (n_classes = 0: the lifting matrix alone) and FlyNN's training and
+  /// prediction; not by constructing or loading a model.
+  void check_memory(std::size_t n_classes) const;
 
   /// "m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…, d=…".
   std::string describe() const;
@@ -92,7 +100,7 @@ struct HyperParams {
 };
 
 /// Bytes a model with this config and class count needs in memory (counts, score table,
-/// lifting matrix); used by the memory guard in FlyConfig::validate.
+/// lifting matrix); what FlyConfig::check_memory compares with physical memory.
 std::uint64_t model_memory_bytes(const FlyConfig& config, std::size_t n_classes);
 
 }  // namespace flynn

@@ -19,7 +19,7 @@ FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, int threads)
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
     : labels_(std::move(labels)), counts_(std::move(counts)), threads_(threads) {
   if (labels_.size() < 1) throw Error("a model needs at least one class label");
-  config.validate(labels_.size());
+  config.validate();  // no memory guard: a model must load; training and prediction check
   if (counts_.n_classes() != labels_.size() || counts_.m() != config.m)
     throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
                             counts_.n_classes(), counts_.m(), labels_.size(), config.m));
@@ -82,6 +82,7 @@ ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> cl
 
 ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
                                  const ProgressFn& progress) const {
+  config().check_memory(labels_.size());
   const int workers = resolve_threads(threads_);
   // One accumulator per worker that actually receives rows, made on its first block: a
   // small call (one row, say) on many threads allocates one L × m table, not one per
@@ -135,15 +136,46 @@ void require_exact_counts(const Provenance& provenance) {
 }
 }  // namespace
 
+void FlyNN::subtract(const ClassCounts& removed) {
+  // Per-class row totals first, so that the usual mistake (rows of a class the model saw
+  // fewer of) is reported by class name; ClassCounts checks every unit as well.
+  for (std::size_t l = 0; l < labels_.size(); ++l) {
+    const std::uint64_t have = counts_.rows_per_class()[l];
+    const std::uint64_t take = removed.rows_per_class()[l];
+    if (take > have)
+      throw Error(fmt::format("cannot forget {} rows of class '{}': the model holds only {}",
+                              take, labels_.name(l), have));
+  }
+  counts_ -= removed;
+}
+
 void FlyNN::forget(const Dataset& data, const ProgressFn& progress) {
   require_exact_counts(provenance_);
-  counts_ -= count(data, progress);
+  subtract(count(data, progress));
 }
 
 void FlyNN::forget(const DataView& rows, std::span<const std::uint32_t> class_ids,
                    const ProgressFn& progress) {
   require_exact_counts(provenance_);
-  counts_ -= count(rows, class_ids, progress);
+  subtract(count(rows, class_ids, progress));
+}
+
+void FlyNN::add_classes(const LabelSet& extended) {
+  for (std::size_t l = 0; l < labels_.size(); ++l) {
+    if (l >= extended.size() || extended.name(l) != labels_.name(l))
+      throw Error(fmt::format(
+          "the extended label list must start with the model's labels in order ({}), but "
+          "position {} is {}",
+          labels_.joined(), l + 1,
+          l < extended.size() ? "'" + extended.name(l) + "'" : std::string("missing")));
+  }
+  if (extended.size() == labels_.size()) return;
+  ClassCounts grown(extended.size(), config().m);
+  std::copy(counts_.values().begin(), counts_.values().end(), grown.values().begin());
+  std::copy(counts_.rows_per_class().begin(), counts_.rows_per_class().end(),
+            grown.rows_per_class().begin());
+  counts_ = std::move(grown);
+  labels_ = extended;
 }
 
 void FlyNN::merge(const FlyNN& other) {
@@ -172,6 +204,7 @@ std::vector<double> FlyNN::scores(const DataView& rows, const PredictOptions& op
 
 std::vector<double> FlyNN::scores_checked(const DataView& rows,
                                           const PredictOptions& options) const {
+  config().check_memory(labels_.size());
   const std::size_t L = labels_.size();
   const std::uint32_t rho = config().rho;
   const FilterScorer scorer(counts_, config().gamma, rho);

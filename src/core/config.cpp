@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/memory.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn {
@@ -20,12 +21,7 @@ std::uint64_t floor_ratio(double ratio, double base) {
   return static_cast<std::uint64_t>(std::floor(ratio * base + 1e-9));
 }
 
-std::uint64_t physical_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 16ULL << 30;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-}
+std::uint64_t memory_override = 0;  // detail::override_physical_memory_bytes
 
 std::uint32_t next_power_of_two(std::uint32_t d) {
   std::uint32_t p = 1;
@@ -34,6 +30,20 @@ std::uint32_t next_power_of_two(std::uint32_t d) {
 }
 
 }  // namespace
+
+namespace detail {
+
+std::uint64_t physical_memory_bytes() {
+  if (memory_override != 0) return memory_override;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 16ULL << 30;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+void override_physical_memory_bytes(std::uint64_t bytes) { memory_override = bytes; }
+
+}  // namespace detail
 
 Preprocess parse_preprocess(const std::string& name) {
   if (name == "none") return Preprocess::None;
@@ -77,15 +87,19 @@ void FlyConfig::validate(std::size_t n_classes) const {
     throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rho, m - 1));
   if (!(gamma >= 0.0 && gamma < 1.0))
     throw Error(fmt::format("gamma = {}: must be in [0, 1)", gamma));
-  if (n_classes > 0) {
-    const std::uint64_t need = model_memory_bytes(*this, n_classes);
-    const std::uint64_t have = physical_memory_bytes();
-    if (need > have / 2)
-      throw Error(fmt::format(
-          "m = {} with {} classes needs about {:.1f} GiB, more than half of this machine's "
-          "{:.1f} GiB: choose a smaller m (or expansion factor)",
-          m, n_classes, need / double(1ULL << 30), have / double(1ULL << 30)));
-  }
+  if (n_classes > 0) check_memory(n_classes);
+}
+
+void FlyConfig::check_memory(std::size_t n_classes) const {
+  const std::uint64_t need = model_memory_bytes(*this, n_classes);
+  const std::uint64_t have = detail::physical_memory_bytes();
+  if (need <= have / 2) return;
+  const std::string what = n_classes > 0 ? fmt::format("m = {} with {} classes", m, n_classes)
+                                         : fmt::format("m = {}, s = {} (the lifting matrix)", m, s);
+  throw Error(fmt::format(
+      "{} needs about {:.1f} GiB, more than half of this machine's {:.1f} GiB: choose a "
+      "smaller m (or expansion factor)",
+      what, need / double(1ULL << 30), have / double(1ULL << 30)));
 }
 
 std::string FlyConfig::describe() const {

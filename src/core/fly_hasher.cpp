@@ -228,6 +228,7 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       lifting_(),
       sparse_(std::make_unique<kernels::SparseLists>()) {
   config_.validate();
+  config_.check_memory(0);  // the lifting matrix, allocated next
   lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads);
   if (config_.hash_input_dim() <= 65536)
     narrow_columns_.assign(lifting_.data().begin(), lifting_.data().end());

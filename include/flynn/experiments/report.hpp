@@ -19,7 +19,7 @@
 
 namespace flynn::experiments {
 
-/// One row of the paper's Table 2 (spec §8), as printed there.
+/// One row of the paper's Table 2, as printed there.
 struct PaperTable2Row {
   std::string baseline;        ///< our method name: kNNC, 1NNC, SBFC, LR, MLP
   double frac_better;

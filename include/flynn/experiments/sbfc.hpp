@@ -1,5 +1,5 @@
 #pragma once
-// SBFC, the SimHash Bloom-filter classifier of the paper's ablation (spec §6):
+// SBFC, the SimHash Bloom-filter classifier of the paper's ablation (Ram & Sinha, AAAI 2022):
 //   * a dense Gaussian projection R ∈ ℝ^{m×d};
 //   * hash bit i of x is [(R x)_i > 0] (SimHash: about m/2 ones);
 //   * one binary Bloom filter per class, the OR of its training rows' hashes;

@@ -1,5 +1,5 @@
 #pragma once
-// FlyNN hyper-parameter search over the paper's space (spec §7):
+// FlyNN hyper-parameter search over the paper's space (Ram & Sinha, AAAI 2022):
 //   m ∈ [2d, 2048d], s ∈ [2, ⌊0.5d⌋], ρ ∈ [8, 256], γ ∈ {0} ∪ [0.1, 0.8], densify on/off,
 // with a budget of evaluations (60 in the paper).
 //
@@ -80,7 +80,7 @@ struct SearchOptions {
   SearchSpace space;
   SearchGuard guard;
   std::uint64_t seed = 0;           ///< design and subsample randomness (stream Search)
-  std::uint64_t fly_seed = 5489;    ///< lifting-matrix seed of every evaluated config
+  std::uint64_t fly_seed = Defaults::seed;  ///< lifting-matrix seed of every evaluated config
   std::uint32_t halving_eta = 3;    ///< HaltonHalving: keep the best 1/η per rung
   std::uint32_t halving_max_rungs = 3;
   std::size_t halving_min_rows = 500;

@@ -1,8 +1,9 @@
 #pragma once
 // Synthetic classification data, the one home of flynn's generators: Guyon's (2003)
 // generator as scikit-learn's make_classification implements it (the paper's appendix
-// D.2), the binary variant of the reference code (eval_synthetic_binary_data.py), and the
-// privacy study's Gaussian mixture (the same generator in another draw order).
+// D.2), the binary variant of the paper authors' reference code (their
+// eval_synthetic_binary_data.py, not part of flynn), and the privacy study's Gaussian
+// mixture (the same generator in another draw order).
 //
 // Every draw comes from SeededRng stream (seed, RngStream::Synthetic, index), so dataset
 // `index` of a study is the same on every machine and independent of the others.

@@ -22,8 +22,8 @@
 //     included); lengths may differ.
 //
 // Byte accounting (Traffic) is the collective's logical payload per party, as with the
-// central aggregator the spec allows ("makes and broadcasts the seed, sums the counts and
-// broadcasts the result"), the aggregator itself not counted:
+// a central aggregator that makes and broadcasts the seed, sums the counts and broadcasts
+// the result, the aggregator itself not counted:
 //   * broadcast of n bytes: the root sends n, every other party receives n;
 //   * allreduce of n bytes: every party sends n and receives n;
 //   * allgather: a party sends its own block and receives every other party's blocks.

@@ -246,7 +246,7 @@ FlyNN load_model(const std::string& path, int threads) {
   std::ostringstream ss;
   ss << f.rdbuf();
   ModelContents mc = parse_model(ss.str(), path);
-  mc.config.validate(mc.labels.size());
+  mc.config.validate();  // no memory guard: a model must load
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
   return model;

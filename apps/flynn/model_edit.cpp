@@ -1,0 +1,45 @@
+#include "model_edit.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::cli {
+
+Dataset load_labelled_rows(const FlyNN& model, const std::string& path, const DataOptions& format,
+                           const char* purpose) {
+  io::LoadOptions load = format.load_options();
+  load.expected_features = model.config().input_dim;
+  Dataset data = io::load_dataset(path, load);
+  if (!data.has_labels)
+    throw Error(fmt::format("{}: {} needs a label column (the model has d = {} features)", path,
+                            purpose, model.config().input_dim));
+  return data;
+}
+
+void save_and_report(const FlyNN& model, const std::string& out, nlohmann::json report,
+                     const CommonOptions& common) {
+  io::save_model(model, out);
+  const auto bytes = std::filesystem::file_size(out);
+  nlohmann::json per_class = nlohmann::json::object();
+  for (std::size_t l = 0; l < model.labels().size(); ++l)
+    per_class[model.labels().name(l)] = model.counts().rows_per_class()[l];
+  report["out"] = out;
+  report["model_bytes"] = bytes;
+  report["classes"] = model.labels().names();
+  report["rows_per_class"] = per_class;
+  report["training_rows"] = model.counts().total_rows();
+  if (common.json) {
+    print_json(report);
+    return;
+  }
+  std::cout << fmt::format("model: {} ({}), {} classes, {} training rows\n", out,
+                           human_bytes(bytes), model.labels().size(), model.counts().total_rows());
+}
+
+}  // namespace flynn::cli
