@@ -1,0 +1,18 @@
+"""flynn: nearest-neighbour classification with FlyHash and Fly Bloom Filters (FlyNN).
+
+A scikit-learn estimator over flynn's C++ core. Models are the CLI's model files:
+``FlyNNClassifier.save`` writes what ``flynn train`` writes, ``flynn.load`` reads what it
+writes, and pickling goes through the same bytes.
+
+    >>> import flynn
+    >>> clf = flynn.FlyNNClassifier(seed=1).fit(X_train, y_train)   # doctest: +SKIP
+    >>> clf.score(X_test, y_test)                                    # doctest: +SKIP
+
+See docs/python.md for worked examples, and flynn.federated for federated training.
+"""
+from ._flynn import FederationError, FlynnError, __version__
+from ._classifier import FlyNNClassifier, load
+from . import federated
+
+__all__ = ["FlyNNClassifier", "load", "federated", "FlynnError", "FederationError",
+           "__version__"]
