@@ -35,16 +35,17 @@ NumpyRows::NumpyRows(const py::array& array) {
   if (array.ndim() != 2)
     throw std::invalid_argument("expected a 2-D array of rows, got " +
                                 std::to_string(array.ndim()) + " dimension(s)");
-  const py::dtype dt = array.dtype();
-  if (dt.is(py::dtype::of<float>())) {
+  // Equivalent dtypes, not identical objects: arrays that joblib memory-maps or unpickles
+  // carry their own (equal) dtype instances.
+  if (py::array_t<float>::check_(array)) {
     type_ = ElementType::Float32;
-  } else if (dt.is(py::dtype::of<double>())) {
+  } else if (py::array_t<double>::check_(array)) {
     type_ = ElementType::Float64;
-  } else if (dt.is(py::dtype::of<std::uint8_t>())) {
+  } else if (py::array_t<std::uint8_t>::check_(array)) {
     type_ = ElementType::UInt8;
   } else {
     throw std::invalid_argument("unsupported element type " +
-                                dt.attr("name").cast<std::string>() + " (float32, float64 or uint8)");
+                                array.dtype().attr("str").cast<std::string>() + " (float32, float64 or uint8)");
   }
   data_ = static_cast<const char*>(array.data());
   n_rows_ = static_cast<std::size_t>(array.shape(0));
