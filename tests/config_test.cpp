@@ -76,13 +76,13 @@ TEST(HyperParams, InvalidValuesNameTheParameter) {
   EXPECT_NE(error_of(p, 20).find("m = 0"), std::string::npos);
   p = {};
   p.expansion_factor = -2;
-  EXPECT_NE(error_of(p, 20).find("expansion-factor"), std::string::npos);
+  EXPECT_NE(error_of(p, 20).find("expansion_factor"), std::string::npos);
   p = {};
   p.connection_sparsity = 1.5;
-  EXPECT_NE(error_of(p, 20).find("connection-sparsity"), std::string::npos);
+  EXPECT_NE(error_of(p, 20).find("connection_sparsity"), std::string::npos);
   p = {};
   p.wta_ratio = 1.0;
-  EXPECT_NE(error_of(p, 20).find("wta-ratio"), std::string::npos);
+  EXPECT_NE(error_of(p, 20).find("wta_ratio"), std::string::npos);
   p = {};
   p.m = 10;
   p.expansion_factor = 2;

@@ -171,7 +171,7 @@ TEST(IoIdx, LoadDatasetFindsLabelsOrExplainsHowToGiveThem) {
   const std::string msg =
       error_of([&] { flynn::io::load_dataset(dir.file("my-images-idx2-ubyte.gz")); });
   EXPECT_TRUE(contains(msg, {dir.file("my-images-idx2-ubyte.gz"), "no labels file",
-                             "--idx-labels FILE", dir.file("my-labels-idx1-ubyte.gz")}));
+                             "load option idx_labels", dir.file("my-labels-idx1-ubyte.gz")}));
   // ...or unlabelled when labels are optional.
   flynn::io::LoadOptions opt;
   opt.require_labels = false;

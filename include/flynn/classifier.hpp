@@ -3,10 +3,12 @@
 // class over FlyHash codes, kept as integer counts.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "flynn/class_counts.hpp"
 #include "flynn/config.hpp"
+#include "flynn/data_view.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/progress.hpp"
@@ -48,6 +50,11 @@ struct Provenance {
 ///
 /// Training is exact integer counting: fit(S) then forget(S') equals fit(S ∖ S'); fit on
 /// parts then merge equals fit on the whole; results do not depend on thread count.
+///
+/// Every operation on data comes in two forms: on a Dataset (labels matched to the
+/// model's label list by name, errors naming the file and line), and on a DataView of
+/// features the caller holds (float or uint8, not copied) with labels given as class ids
+/// into labels(). Both give identical counts, models and predictions for the same values.
 class FlyNN {
  public:
   /// An untrained model. The config is validated for `labels.size()` classes.
@@ -100,9 +107,47 @@ class FlyNN {
   /// Class probabilities softmax(−score/ρ), n × L row-major.
   std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
 
+  // ---- The same operations on caller-held features (see DataView for lifetimes). The
+  // view must have config().input_dim columns; `class_ids` holds one class id per row, each
+  // an index into labels() (so classes are named by the model's label list, in its
+  // order). Shape and id errors throw flynn::Error before the model changes.
+
+  /// Forgets everything, then learns the rows with their class ids.
+  void fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
+           const ProgressFn& progress = {});
+  /// Learns the rows on top of what the model holds.
+  void partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                   const ProgressFn& progress = {});
+  /// Removes rows learned before (see forget(const Dataset&)); the model is unchanged when
+  /// it throws.
+  void forget(const DataView& rows, std::span<const std::uint32_t> class_ids,
+              const ProgressFn& progress = {});
+  /// The counts the rows would add, without changing the model.
+  ClassCounts count(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                    const ProgressFn& progress = {}) const;
+  /// Predicted class ids (into labels()) for every row of the view.
+  std::vector<std::uint32_t> predict(const DataView& rows, const PredictOptions& options = {}) const;
+  /// Scores, rows × L row-major (lower = more familiar).
+  std::vector<double> scores(const DataView& rows, const PredictOptions& options = {}) const;
+  /// Class probabilities softmax(−score/ρ), rows × L row-major.
+  std::vector<double> predict_proba(const DataView& rows,
+                                    const PredictOptions& options = {}) const;
+
  private:
   void check_features(const Dataset& data) const;
+  void check_view(const DataView& rows) const;
+  void check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> class_ids) const;
   std::vector<std::uint32_t> class_map(const Dataset& data) const;
+  // count() after the checks: hashes the rows and adds each to its class.
+  ClassCounts count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                            const ProgressFn& progress) const;
+  // scores() after the checks.
+  std::vector<double> scores_checked(const DataView& rows, const PredictOptions& options) const;
+  // The predicted class of each of n rows from their scores (n × L).
+  std::vector<std::uint32_t> choose_classes(const std::vector<double>& scores, std::size_t n,
+                                            const PredictOptions& options) const;
+  // Scores (n × L) turned into probabilities, in place.
+  void to_probabilities(std::vector<double>& scores, std::size_t n) const;
 
   LabelSet labels_;
   std::unique_ptr<FlyHasher> hasher_;

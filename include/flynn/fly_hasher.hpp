@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "flynn/config.hpp"
+#include "flynn/data_view.hpp"
 #include "flynn/lifting_matrix.hpp"
 #include "flynn/preprocess.hpp"
 #include "flynn/progress.hpp"
@@ -74,10 +75,20 @@ class FlyHasher {
   void hash_stream(const float* rows, std::size_t n, int threads, const BlockSink& sink,
                    const ProgressFn& progress = {}) const;
 
+  /// Hashes the rows of a view (float or uint8 elements, any row stride), streaming
+  /// results to `sink` exactly as the float overload does: a uint8 row gets the same hash
+  /// as a float row holding the same numbers, through the same kernel. Throws
+  /// flynn::Error when the view's columns differ from input_dim().
+  void hash_stream(const DataView& rows, int threads, const BlockSink& sink,
+                   const ProgressFn& progress = {}) const;
+
   /// Hashes n rows into winners (n × ρ, each row ascending).
   void hash(const float* rows, std::size_t n, std::uint32_t* winners, int threads = 0,
             const ProgressFn& progress = {}) const;
   std::vector<std::uint32_t> hash(const float* rows, std::size_t n, int threads = 0) const;
+  /// Hashes the rows of a view into winners (rows × ρ, each row ascending).
+  void hash(const DataView& rows, std::uint32_t* winners, int threads = 0,
+            const ProgressFn& progress = {}) const;
 
   /// Which kernel a row takes: "float", "uint8" (pixels: integers 0..255, summed in
   /// int16), "int16", "int32", "sparse-float" or "sparse-int".
@@ -91,6 +102,11 @@ class FlyHasher {
   static std::uint64_t row_salt(const float* row, std::uint32_t d);
 
  private:
+  // hash_stream over `n` rows of element type T (float or uint8), `stride` elements apart.
+  template <typename T>
+  void stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
+                   const BlockSink& sink, const ProgressFn& progress) const;
+
   FlyConfig config_;
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;

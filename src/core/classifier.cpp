@@ -47,20 +47,50 @@ std::vector<std::uint32_t> FlyNN::class_map(const Dataset& data) const {
   return data.class_ids_in(labels_);
 }
 
+void FlyNN::check_view(const DataView& rows) const {
+  if (rows.n_cols() != config().input_dim)
+    throw Error(fmt::format("{} features per row, but the model expects {}", rows.n_cols(),
+                            config().input_dim));
+}
+
+void FlyNN::check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> class_ids) const {
+  if (class_ids.size() != n_rows)
+    throw Error(fmt::format("{} class ids for {} rows: give one class id per row",
+                            class_ids.size(), n_rows));
+  for (std::size_t r = 0; r < class_ids.size(); ++r) {
+    if (class_ids[r] >= labels_.size())
+      throw Error(fmt::format("row {}: class id {} is not below the model's {} classes", r,
+                              class_ids[r], labels_.size()));
+  }
+}
+
 ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {
   check_features(data);
   const std::vector<std::uint32_t> map = class_map(data);
+  std::vector<std::uint32_t> ids(data.n_rows);
+  for (std::size_t r = 0; r < data.n_rows; ++r) ids[r] = map[data.labels[r]];
+  return count_checked(DataView(data), ids, progress);
+}
+
+ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                         const ProgressFn& progress) const {
+  check_view(rows);
+  check_class_ids(rows.n_rows(), class_ids);
+  return count_checked(rows, class_ids, progress);
+}
+
+ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                                 const ProgressFn& progress) const {
   const int workers = resolve_threads(threads_);
   std::vector<ClassCounts> partial;
   partial.reserve(static_cast<std::size_t>(workers));
   for (int w = 0; w < workers; ++w) partial.emplace_back(labels_.size(), config().m);
   const std::uint32_t rho = config().rho;
   hasher_->hash_stream(
-      data.features.data(), data.n_rows, workers,
+      rows, workers,
       [&](int worker, std::size_t first, std::size_t n, const std::uint32_t* winners) {
         ClassCounts& c = partial[static_cast<std::size_t>(worker)];
-        for (std::size_t r = 0; r < n; ++r)
-          c.add_row(map[data.labels[first + r]], winners + r * rho, rho);
+        for (std::size_t r = 0; r < n; ++r) c.add_row(class_ids[first + r], winners + r * rho, rho);
       },
       progress);
   ClassCounts total(labels_.size(), config().m);
@@ -73,14 +103,37 @@ void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
   counts_ = std::move(fresh);
 }
 
+void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                const ProgressFn& progress) {
+  ClassCounts fresh = count(rows, class_ids, progress);
+  counts_ = std::move(fresh);
+}
+
 void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
   counts_ += count(data, progress);
 }
 
-void FlyNN::forget(const Dataset& data, const ProgressFn& progress) {
-  if (provenance_.differentially_private)
+void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                        const ProgressFn& progress) {
+  counts_ += count(rows, class_ids, progress);
+}
+
+namespace {
+void require_exact_counts(const Provenance& provenance) {
+  if (provenance.differentially_private)
     throw Error("cannot forget rows of a differentially private model: its counts are noisy");
+}
+}  // namespace
+
+void FlyNN::forget(const Dataset& data, const ProgressFn& progress) {
+  require_exact_counts(provenance_);
   counts_ -= count(data, progress);
+}
+
+void FlyNN::forget(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                   const ProgressFn& progress) {
+  require_exact_counts(provenance_);
+  counts_ -= count(rows, class_ids, progress);
 }
 
 void FlyNN::merge(const FlyNN& other) {
@@ -99,12 +152,22 @@ void FlyNN::merge(const FlyNN& other) {
 
 std::vector<double> FlyNN::scores(const Dataset& data, const PredictOptions& options) const {
   check_features(data);
+  return scores_checked(DataView(data), options);
+}
+
+std::vector<double> FlyNN::scores(const DataView& rows, const PredictOptions& options) const {
+  check_view(rows);
+  return scores_checked(rows, options);
+}
+
+std::vector<double> FlyNN::scores_checked(const DataView& rows,
+                                          const PredictOptions& options) const {
   const std::size_t L = labels_.size();
   const std::uint32_t rho = config().rho;
   const FilterScorer scorer(counts_, config().gamma, rho);
-  std::vector<double> out(data.n_rows * L);
+  std::vector<double> out(rows.n_rows() * L);
   hasher_->hash_stream(
-      data.features.data(), data.n_rows, options.threads ? options.threads : threads_,
+      rows, options.threads ? options.threads : threads_,
       [&](int, std::size_t first, std::size_t n, const std::uint32_t* winners) {
         for (std::size_t r = 0; r < n; ++r)
           scorer.score(winners + r * rho, out.data() + (first + r) * L);
@@ -113,13 +176,12 @@ std::vector<double> FlyNN::scores(const Dataset& data, const PredictOptions& opt
   return out;
 }
 
-std::vector<std::uint32_t> FlyNN::predict(const Dataset& data,
-                                          const PredictOptions& options) const {
+std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, std::size_t n,
+                                                 const PredictOptions& options) const {
   const std::size_t L = labels_.size();
-  const std::vector<double> s = scores(data, options);
-  std::vector<std::uint32_t> out(data.n_rows);
+  std::vector<std::uint32_t> out(n);
   std::vector<std::uint32_t> tied;
-  for (std::size_t r = 0; r < data.n_rows; ++r) {
+  for (std::size_t r = 0; r < n; ++r) {
     const double* row = s.data() + r * L;
     const double best = *std::min_element(row, row + L);
     tied.clear();
@@ -135,14 +197,37 @@ std::vector<std::uint32_t> FlyNN::predict(const Dataset& data,
   return out;
 }
 
+void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
+  const std::size_t L = labels_.size();
+  std::vector<double> p(L);
+  for (std::size_t r = 0; r < n; ++r) {
+    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data());
+    std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
+  }
+}
+
+std::vector<std::uint32_t> FlyNN::predict(const Dataset& data,
+                                          const PredictOptions& options) const {
+  return choose_classes(scores(data, options), data.n_rows, options);
+}
+
+std::vector<std::uint32_t> FlyNN::predict(const DataView& rows,
+                                          const PredictOptions& options) const {
+  return choose_classes(scores(rows, options), rows.n_rows(), options);
+}
+
 std::vector<double> FlyNN::predict_proba(const Dataset& data,
                                          const PredictOptions& options) const {
-  const std::size_t L = labels_.size();
   std::vector<double> s = scores(data, options);
-  std::vector<double> p(s.size());
-  for (std::size_t r = 0; r < data.n_rows; ++r)
-    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data() + r * L);
-  return p;
+  to_probabilities(s, data.n_rows);
+  return s;
+}
+
+std::vector<double> FlyNN::predict_proba(const DataView& rows,
+                                         const PredictOptions& options) const {
+  std::vector<double> s = scores(rows, options);
+  to_probabilities(s, rows.n_rows());
+  return s;
 }
 
 }  // namespace flynn

@@ -106,11 +106,11 @@ std::string FlyConfig::first_difference(const FlyConfig& o) const {
 
 FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (d == 0) throw Error("d (input dimension): the data has no feature columns");
-  if (m && expansion_factor) throw Error("give either --m or --expansion-factor, not both");
+  if (m && expansion_factor) throw Error("give either m or expansion_factor, not both");
   if (s && connection_sparsity)
-    throw Error("give either --s or --connection-sparsity, not both");
+    throw Error("give either s or connection_sparsity, not both");
   const int rho_forms = (rho ? 1 : 0) + (wta_ratio ? 1 : 0) + (wta_nnz ? 1 : 0);
-  if (rho_forms > 1) throw Error("give only one of --rho, --wta-ratio, --wta-nnz");
+  if (rho_forms > 1) throw Error("give only one of rho, wta_ratio, wta_nnz");
 
   FlyConfig c;
   c.input_dim = d;
@@ -123,7 +123,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     mm = *m;
   } else if (expansion_factor) {
     if (!(*expansion_factor > 0.0) || !std::isfinite(*expansion_factor))
-      throw Error(fmt::format("expansion-factor = {}: must be a positive number",
+      throw Error(fmt::format("expansion_factor = {}: must be a positive number",
                               *expansion_factor));
     mm = floor_ratio(*expansion_factor, d);
   } else {
@@ -140,7 +140,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   } else {
     const double cs = connection_sparsity.value_or(Defaults::connection_sparsity);
     if (!(cs > 0.0 && cs <= 1.0))
-      throw Error(fmt::format("connection-sparsity = {}: must be in (0, 1]", cs));
+      throw Error(fmt::format("connection_sparsity = {}: must be in (0, 1]", cs));
     ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
     if (!connection_sparsity)  // defaults never fail, and stay cheap on wide data
       ss = std::min<std::uint64_t>({ss, width, Defaults::max_s});
@@ -156,7 +156,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     rr = *wta_nnz;
   } else if (wta_ratio) {
     if (!(*wta_ratio > 0.0 && *wta_ratio < 1.0))
-      throw Error(fmt::format("wta-ratio = {}: must be in (0, 1)", *wta_ratio));
+      throw Error(fmt::format("wta_ratio = {}: must be in (0, 1)", *wta_ratio));
     rr = std::max<std::uint64_t>(2, floor_ratio(*wta_ratio, c.m));
   } else {
     rr = std::min<std::uint64_t>(Defaults::rho, c.m > 1 ? c.m - 1 : 1);

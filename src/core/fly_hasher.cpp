@@ -7,6 +7,8 @@
 
 #include "core/flyhash_kernels.hpp"
 #include "core/sparse_hash.hpp"
+#include <fmt/format.h>
+
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/detail/parallel.hpp"
@@ -38,13 +40,16 @@ struct PathRules {
   std::uint32_t s = 0;
 };
 
-RowPath choose_path(const float* x, std::uint32_t d, const PathRules& rules) {
+// T is float or std::uint8_t: a byte row is judged on the float values of its bytes, so
+// it takes exactly the path a float row holding the same numbers takes.
+template <typename T>
+RowPath choose_path(const T* x, std::uint32_t d, const PathRules& rules) {
   bool integral = rules.integers;
   bool non_negative = true;
   float max_abs = 0.0f;
   std::uint32_t nnz = 0;
   for (std::uint32_t j = 0; j < d; ++j) {
-    const float v = x[j];
+    const float v = static_cast<float>(x[j]);
     nnz += v != 0.0f;
     non_negative &= v >= 0.0f;
     const float a = std::fabs(v);
@@ -83,6 +88,7 @@ struct BlockScratch {
 
 struct WorkerScratch {
   std::vector<float> row;       // one preprocessed row
+  std::vector<float> raw;       // one byte row widened to float, for the float kernels
   BlockScratch<float, float, kernels::Lane::F32> f32;
   BlockScratch<std::uint8_t, std::int16_t, kernels::Lane::U8> u8;
   BlockScratch<std::int16_t, std::int16_t, kernels::Lane::I16> i16;
@@ -96,15 +102,32 @@ struct WorkerScratch {
   std::vector<std::int32_t> nz_int;
 };
 
+// The row as floats: the row itself, or (for bytes) its values widened into `buffer`.
+inline const float* float_row(const float* x, std::uint32_t, std::vector<float>&) { return x; }
+inline const float* float_row(const std::uint8_t* x, std::uint32_t d, std::vector<float>& buffer) {
+  buffer.resize(d);
+  for (std::uint32_t j = 0; j < d; ++j) buffer[j] = static_cast<float>(x[j]);
+  return buffer.data();
+}
+
+// FlyHasher::row_salt of a row of any element type: the salt of its float values.
+inline std::uint64_t salt_of(const float* x, std::uint32_t d, std::vector<float>&) {
+  return FlyHasher::row_salt(x, d);
+}
+inline std::uint64_t salt_of(const std::uint8_t* x, std::uint32_t d, std::vector<float>& buffer) {
+  return FlyHasher::row_salt(float_row(x, d, buffer), d);
+}
+
 // Hashes sparse rows one by one through the inverted lists.
-void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const float* rows,
-                 std::size_t first, const std::vector<std::size_t>& ids, bool integral,
-                 WorkerScratch& sc, std::uint32_t* out) {
+template <typename T>
+void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T* rows,
+                 std::size_t stride, std::size_t first, const std::vector<std::size_t>& ids,
+                 bool integral, WorkerScratch& sc, std::uint32_t* out) {
   const std::uint32_t d = h.input_dim();
   sc.row.resize(d);
   for (std::size_t i : ids) {
-    const float* x = rows + i * d;
-    const auto offset = static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % h.m());
+    const T* x = rows + i * stride;
+    const auto offset = static_cast<std::uint32_t>(salt_of(x, d, sc.raw) % h.m());
     sc.nz_columns.clear();
     sc.nz_f32.clear();
     sc.nz_int.clear();
@@ -117,7 +140,8 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const fl
       sc.sparse_int.hash(lists, h.m(), h.rho(), sc.nz_columns.data(), sc.nz_int.data(),
                          sc.nz_columns.size(), offset, out + (i - first) * h.rho());
     } else {
-      h.preprocessor().apply(x, sc.row.data());  // None or Normalize: zeros stay zeros
+      // None or Normalize: zeros stay zeros
+      h.preprocessor().apply(float_row(x, d, sc.raw), sc.row.data());
       for (std::uint32_t j = 0; j < d; ++j) {
         if (sc.row[j] == 0.0f) continue;
         sc.nz_columns.push_back(j);
@@ -141,10 +165,11 @@ constexpr std::size_t kChunkBytes = 128 * 1024;
 
 // Hashes the rows `ids` (indices into `rows`, all of one path) in blocks of B rows.
 // Winners of row ids[i] go to out + (ids[i] − first) · ρ.
-template <typename Scratch>
-void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* rows,
-                std::size_t first, const std::vector<std::size_t>& ids, Scratch& sc,
-                std::vector<float>& row, std::uint32_t* out) {
+template <typename T, typename Scratch>
+void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
+                std::size_t stride, std::size_t first, const std::vector<std::size_t>& ids,
+                Scratch& sc, std::vector<float>& row, std::vector<float>& raw,
+                std::uint32_t* out) {
   if (ids.empty()) return;
   using E = typename decltype(sc.xt)::value_type;
   const std::uint32_t d = h.input_dim();
@@ -168,12 +193,12 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const float* r
     std::fill(sc.xt.begin(), sc.xt.begin() + blocks * block_elems, E(0));
     for (std::size_t k = 0; k < blocks; ++k) sc.topk[k].reset(B, rho, m);
     for (std::size_t i = 0; i < in_group; ++i) {
-      const float* x = rows + ids[start + i] * d;
+      const T* x = rows + ids[start + i] * stride;
       const std::size_t k = i / B, b = i % B;
       E* xt = sc.xt.data() + k * block_elems;
-      sc.topk[k].set_offset(b, static_cast<std::uint32_t>(FlyHasher::row_salt(x, d) % m));
+      sc.topk[k].set_offset(b, static_cast<std::uint32_t>(salt_of(x, d, raw) % m));
       if constexpr (std::is_same_v<E, float>) {
-        h.preprocessor().apply(x, row.data());
+        h.preprocessor().apply(float_row(x, d, raw), row.data());
         for (std::uint32_t f = 0; f < width; ++f) xt[std::size_t(f) * B + b] = row[f];
       } else {  // integer rows: exact raw values (normalising would only scale them)
         for (std::uint32_t f = 0; f < d; ++f) xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
@@ -219,6 +244,24 @@ std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
 
 void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
                             const BlockSink& sink, const ProgressFn& progress) const {
+  stream_rows(rows, config_.input_dim, n, threads, sink, progress);
+}
+
+void FlyHasher::hash_stream(const DataView& rows, int threads, const BlockSink& sink,
+                            const ProgressFn& progress) const {
+  if (rows.n_cols() != config_.input_dim)
+    throw Error(fmt::format("{} features per row, but the hasher expects d = {}", rows.n_cols(),
+                            config_.input_dim));
+  if (rows.element_type() == ElementType::UInt8) {
+    stream_rows(rows.bytes(), rows.row_stride(), rows.n_rows(), threads, sink, progress);
+  } else {
+    stream_rows(rows.floats(), rows.row_stride(), rows.n_rows(), threads, sink, progress);
+  }
+}
+
+template <typename T>
+void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
+                            const BlockSink& sink, const ProgressFn& progress) const {
   if (n == 0) return;
   const int workers = resolve_threads(threads);
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
@@ -238,7 +281,7 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     const std::size_t count = std::min(kTaskRows, n - first);
     for (auto& v : sc.by_path) v.clear();
     for (std::size_t i = first; i < first + count; ++i) {
-      const RowPath p = choose_path(rows + i * config_.input_dim, config_.input_dim, rules);
+      const RowPath p = choose_path(rows + i * stride, config_.input_dim, rules);
       sc.by_path[static_cast<int>(p)].push_back(i);
     }
     sc.winners.resize(count * config_.rho);
@@ -246,16 +289,16 @@ void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
     auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
       return sc.by_path[static_cast<int>(p)];
     };
-    hash_group(*this, cols, rows, first, ids(RowPath::F32), sc.f32, sc.row, out);
-    hash_group(*this, cols, rows, first, ids(RowPath::U8), sc.u8, sc.row, out);
-    hash_group(*this, cols, rows, first, ids(RowPath::I16), sc.i16, sc.row, out);
-    hash_group(*this, cols, rows, first, ids(RowPath::I32), sc.i32, sc.row, out);
+    hash_group(*this, cols, rows, stride, first, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
+    hash_group(*this, cols, rows, stride, first, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
+    hash_group(*this, cols, rows, stride, first, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
+    hash_group(*this, cols, rows, stride, first, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
     const auto& sparse_f32 = ids(RowPath::SparseF32);
     const auto& sparse_int = ids(RowPath::SparseInt);
     if (!sparse_f32.empty() || !sparse_int.empty()) {
       const kernels::ColumnUnits& lists = sparse_->get(lifting_);
-      hash_sparse(*this, lists, rows, first, sparse_f32, false, sc, out);
-      hash_sparse(*this, lists, rows, first, sparse_int, true, sc, out);
+      hash_sparse(*this, lists, rows, stride, first, sparse_f32, false, sc, out);
+      hash_sparse(*this, lists, rows, stride, first, sparse_int, true, sc, out);
     }
     sink(worker, first, count, out);
     tracker.advance(count);
@@ -267,6 +310,17 @@ void FlyHasher::hash(const float* rows, std::size_t n, std::uint32_t* winners, i
   const std::uint32_t rho = config_.rho;
   hash_stream(
       rows, n, threads,
+      [&](int, std::size_t first, std::size_t count, const std::uint32_t* w) {
+        std::memcpy(winners + first * rho, w, count * rho * sizeof(std::uint32_t));
+      },
+      progress);
+}
+
+void FlyHasher::hash(const DataView& rows, std::uint32_t* winners, int threads,
+                     const ProgressFn& progress) const {
+  const std::uint32_t rho = config_.rho;
+  hash_stream(
+      rows, threads,
       [&](int, std::size_t first, std::size_t count, const std::uint32_t* w) {
         std::memcpy(winners + first * rho, w, count * rho * sizeof(std::uint32_t));
       },

@@ -238,7 +238,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   FlyConfig config;
   std::vector<std::uint64_t> local_rows;
   try {
-    if (labels.empty()) throw Error("the federation's label list is empty (give --labels)");
+    if (labels.empty()) throw Error("the federation's label list is empty: every party needs the same class names");
     if (!input.data) throw Error(input.error.empty() ? "no data" : input.error);
     const Dataset& data = *input.data;
     check_labels(data, labels);

@@ -181,7 +181,7 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options) {
                            : " (looked for " + conv + " and its " +
                                  (ends_with(lower(conv), ".gz") ? "uncompressed" : ".gz") +
                                  " spelling)") +
-                      "; give it with --idx-labels FILE");
+                      "; name the labels file explicitly (load option idx_labels)");
         }
         ds = parse_idx(bytes, {}, path);
       } else {

@@ -1,0 +1,25 @@
+#pragma once
+// The whole core public API of flynn in one include: configuration, the FlyNN classifier
+// and its building blocks (FlyHash, filters, scoring), data (Dataset, DataView, loaders),
+// model files, metrics, the seeded random generator, errors, progress and the version.
+//
+// It needs only flynn::core: no header of FAISS, MPI, OpenSSL, Boost, CLI11, fmt or
+// nlohmann_json is reached from here (a ctest check, flynn_umbrella_header_is_core_only,
+// holds it to that). The federated and experiments layers have their own headers under
+// flynn/federated/ and flynn/experiments/.
+#include "flynn/class_counts.hpp"
+#include "flynn/classifier.hpp"
+#include "flynn/config.hpp"
+#include "flynn/data_view.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/error.hpp"
+#include "flynn/fly_hasher.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/lifting_matrix.hpp"
+#include "flynn/metrics.hpp"
+#include "flynn/preprocess.hpp"
+#include "flynn/progress.hpp"
+#include "flynn/random.hpp"
+#include "flynn/scoring.hpp"
+#include "flynn/version.hpp"
