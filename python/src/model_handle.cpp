@@ -13,45 +13,32 @@ namespace flynn::python {
 
 namespace {
 
-/// Checks that there is one class id per row and that every id names a class.
-const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows,
-                                    std::size_t n_classes) {
+/// The class ids, one per row (checked here because converted rows take the ids block by
+/// block; the library checks each id against the model's classes).
+const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows) {
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row (" +
                                 std::to_string(rows.n_rows()) + " rows)");
-  const std::uint32_t* ids = y.data();
-  for (std::size_t r = 0; r < rows.n_rows(); ++r)
-    if (ids[r] >= n_classes)
-      throw std::invalid_argument("row " + std::to_string(r) + ": class id " +
-                                  std::to_string(ids[r]) + " is not below the " +
-                                  std::to_string(n_classes) + " classes");
-  return ids;
+  return y.data();
 }
 
-void check_width(const NumpyRows& rows, const FlyNN& model) {
-  if (rows.n_cols() != model.config().input_dim)
-    throw Error(std::to_string(rows.n_cols()) + " features per row, but the model expects " +
-                std::to_string(model.config().input_dim));
-}
-
-/// Calls fn(block, first_row) on consecutive blocks of at most rows.block_rows() rows, so
-/// that converting an array never holds more than one block of float32 rows.
-template <typename Fn>
-void for_each_block(const NumpyRows& rows, const std::uint32_t* labels, const LabelSet& classes,
-                    Fn&& fn) {
-  const std::size_t step = rows.block_rows();
-  for (std::size_t first = 0; first < rows.n_rows(); first += step) {
-    const std::size_t count = std::min(step, rows.n_rows() - first);
-    fn(rows_dataset(rows, first, count, labels, classes), first);
-  }
-}
-
-/// The counts the rows add to `model` (model unchanged).
+/// The counts the rows add to `model` (model unchanged), block by block when the rows are
+/// converted.
 ClassCounts count_rows(const FlyNN& model, const NumpyRows& rows, const std::uint32_t* labels) {
+  if (const std::optional<DataView> v = rows.view()) return model.count(*v, {labels, rows.n_rows()});
   ClassCounts total(model.labels().size(), model.config().m);
-  for_each_block(rows, labels, model.labels(),
-                 [&](const Dataset& block, std::size_t) { total += model.count(block); });
+  for_each_view(rows, [&](const DataView& block, std::size_t first) {
+    total += model.count(block, {labels + first, block.n_rows()});
+  });
   return total;
+}
+
+/// A numpy array that takes ownership of `values` (no copy of the result).
+template <typename T>
+py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, owned->data(), free_when_done);
 }
 
 py::array_t<std::uint32_t> counts_array(const ClassCounts& c) {
@@ -114,81 +101,95 @@ void ModelHandle::save(const std::string& path) const {
 
 void ModelHandle::fit(const py::array& X, const LabelIds& y) {
   const NumpyRows rows(X);
-  check_width(rows, model_);
-  const std::uint32_t* labels = checked_labels(y, rows, model_.labels().size());
+  const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
-  // fit = forget everything, then count: the counts of the rows are the whole model.
-  model_.set_counts(count_rows(model_, rows, labels));
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.fit(*v, {labels, rows.n_rows()});  // the caller's memory, not copied
+  } else {
+    // fit = the counts of the rows, whatever the model held: summed over converted blocks.
+    model_.set_counts(count_rows(model_, rows, labels));
+  }
 }
 
 void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
   const NumpyRows rows(X);
-  check_width(rows, model_);
-  const std::uint32_t* labels = checked_labels(y, rows, model_.labels().size());
+  const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
-  ClassCounts updated = model_.counts();
-  updated += count_rows(model_, rows, labels);
-  model_.set_counts(std::move(updated));
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.partial_fit(*v, {labels, rows.n_rows()});
+  } else {
+    ClassCounts updated = model_.counts();
+    updated += count_rows(model_, rows, labels);
+    model_.set_counts(std::move(updated));
+  }
 }
 
 void ModelHandle::forget(const py::array& X, const LabelIds& y) {
   const NumpyRows rows(X);
-  check_width(rows, model_);
-  const std::uint32_t* labels = checked_labels(y, rows, model_.labels().size());
+  const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
-  // Forgetting no rows applies the library's own rule for which models may forget (not
-  // differentially private ones) before any work is done.
-  model_.forget(rows_dataset(rows, 0, 0, labels, model_.labels()));
-  ClassCounts updated = model_.counts();
-  updated -= count_rows(model_, rows, labels);  // throws, unchanged, on rows never learned
-  model_.set_counts(std::move(updated));
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.forget(*v, {labels, rows.n_rows()});
+  } else {
+    // Converted whole rather than in blocks, so that FlyNN::forget's own checks (no DP
+    // model, no count below zero, model unchanged on error) apply to all rows at once;
+    // forgetting is rare and usually concerns few rows.
+    std::vector<float> converted(rows.n_rows() * rows.n_cols());
+    rows.copy_rows(0, rows.n_rows(), converted.data());
+    model_.forget(DataView(converted.data(), rows.n_rows(), rows.n_cols()),
+                  {labels, rows.n_rows()});
+  }
 }
 
 py::array_t<std::uint32_t> ModelHandle::predict(const py::array& X) const {
   const NumpyRows rows(X);
-  check_width(rows, model_);
-  py::array_t<std::uint32_t> out(static_cast<py::ssize_t>(rows.n_rows()));
-  std::uint32_t* dst = out.mutable_data();
-  py::gil_scoped_release nogil;
-  for_each_block(rows, nullptr, model_.labels(), [&](const Dataset& block, std::size_t first) {
-    const std::vector<std::uint32_t> ids = model_.predict(block);
-    std::copy(ids.begin(), ids.end(), dst + first);
-  });
-  return out;
+  std::vector<std::uint32_t> ids;
+  {
+    py::gil_scoped_release nogil;
+    if (const std::optional<DataView> v = rows.view()) {
+      ids = model_.predict(*v);
+    } else {
+      ids.resize(rows.n_rows());
+      for_each_view(rows, [&](const DataView& block, std::size_t first) {
+        const std::vector<std::uint32_t> part = model_.predict(block);
+        std::copy(part.begin(), part.end(), ids.begin() + static_cast<std::ptrdiff_t>(first));
+      });
+    }
+  }
+  return to_numpy(std::move(ids), {static_cast<py::ssize_t>(rows.n_rows())});
 }
 
 py::array_t<double> ModelHandle::scores(const py::array& X) const {
-  const NumpyRows rows(X);
-  check_width(rows, model_);
-  const std::size_t L = model_.labels().size();
-  py::array_t<double> out({static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(L)});
-  double* dst = out.mutable_data();
-  py::gil_scoped_release nogil;
-  for_each_block(rows, nullptr, model_.labels(), [&](const Dataset& block, std::size_t first) {
-    const std::vector<double> s = model_.scores(block);
-    std::copy(s.begin(), s.end(), dst + first * L);
-  });
-  return out;
+  return per_class(X, &FlyNN::scores);
 }
 
 py::array_t<double> ModelHandle::predict_proba(const py::array& X) const {
+  return per_class(X, &FlyNN::predict_proba);
+}
+
+py::array_t<double> ModelHandle::per_class(const py::array& X, PerClassFn fn) const {
   const NumpyRows rows(X);
-  check_width(rows, model_);
   const std::size_t L = model_.labels().size();
-  py::array_t<double> out({static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(L)});
-  double* dst = out.mutable_data();
-  py::gil_scoped_release nogil;
-  for_each_block(rows, nullptr, model_.labels(), [&](const Dataset& block, std::size_t first) {
-    const std::vector<double> p = model_.predict_proba(block);
-    std::copy(p.begin(), p.end(), dst + first * L);
-  });
-  return out;
+  std::vector<double> out;
+  {
+    py::gil_scoped_release nogil;
+    if (const std::optional<DataView> v = rows.view()) {
+      out = (model_.*fn)(*v, PredictOptions{});
+    } else {
+      out.resize(rows.n_rows() * L);
+      for_each_view(rows, [&](const DataView& block, std::size_t first) {
+        const std::vector<double> part = (model_.*fn)(block, PredictOptions{});
+        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * L));
+      });
+    }
+  }
+  return to_numpy(std::move(out), {static_cast<py::ssize_t>(rows.n_rows()),
+                                   static_cast<py::ssize_t>(L)});
 }
 
 py::tuple ModelHandle::count(const py::array& X, const LabelIds& y) const {
   const NumpyRows rows(X);
-  check_width(rows, model_);
-  const std::uint32_t* labels = checked_labels(y, rows, model_.labels().size());
+  const std::uint32_t* labels = checked_labels(y, rows);
   ClassCounts c;
   {
     py::gil_scoped_release nogil;

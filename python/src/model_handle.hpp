@@ -12,6 +12,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/config.hpp"
+#include "flynn/data_view.hpp"
 
 namespace flynn::python {
 
@@ -66,6 +67,10 @@ class ModelHandle {
   FlyNN& model() { return model_; }
 
  private:
+  using PerClassFn = std::vector<double> (FlyNN::*)(const DataView&, const PredictOptions&) const;
+  /// scores or predict_proba (n × L) over numpy rows.
+  pybind11::array_t<double> per_class(const pybind11::array& X, PerClassFn fn) const;
+
   FlyNN model_;
 };
 
