@@ -158,10 +158,27 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     # ---- prediction
 
     def _check_X(self, X):
-        check_is_fitted(self)
-        X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None)
+        if "_model" not in self.__dict__:
+            check_is_fitted(self)  # raises NotFittedError
+        if not self._is_ready(X):
+            X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None)
         self._model.threads = _threads(self.n_jobs)
         return X
+
+    def _is_ready(self, X):
+        """Whether X is already what _validate_data would return unchanged: a non-empty
+        2-D ndarray of a native element type, the right width, all finite, fitted without
+        feature names. Skipping the full validation for it keeps one-row predictions
+        within a few microseconds of the C++ call."""
+        if type(X) is not np.ndarray or X.ndim != 2 or X.dtype not in _DTYPES:
+            return False
+        if X.shape[0] == 0 or X.shape[1] != self.n_features_in_:
+            return False
+        if "feature_names_in_" in self.__dict__:
+            return False
+        # A finite sum means every element is finite (an overflow to inf only sends the
+        # array through the full check, which then accepts it).
+        return X.dtype == np.uint8 or bool(np.isfinite(X.sum()))
 
     def predict(self, X):
         """The class of each row (the class with the lowest score)."""
