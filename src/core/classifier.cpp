@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -82,20 +83,29 @@ ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> cl
 ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
                                  const ProgressFn& progress) const {
   const int workers = resolve_threads(threads_);
-  std::vector<ClassCounts> partial;
-  partial.reserve(static_cast<std::size_t>(workers));
-  for (int w = 0; w < workers; ++w) partial.emplace_back(labels_.size(), config().m);
+  // One accumulator per worker that actually receives rows, made on its first block: a
+  // small call (one row, say) on many threads allocates one L × m table, not one per
+  // thread. Integer sums, so the order of the partial tables does not matter.
+  std::vector<std::optional<ClassCounts>> partial(static_cast<std::size_t>(workers));
   const std::uint32_t rho = config().rho;
   hasher_->hash_stream(
       rows, workers,
       [&](int worker, std::size_t first, std::size_t n, const std::uint32_t* winners) {
-        ClassCounts& c = partial[static_cast<std::size_t>(worker)];
-        for (std::size_t r = 0; r < n; ++r) c.add_row(class_ids[first + r], winners + r * rho, rho);
+        std::optional<ClassCounts>& c = partial[static_cast<std::size_t>(worker)];
+        if (!c) c.emplace(labels_.size(), config().m);
+        for (std::size_t r = 0; r < n; ++r) c->add_row(class_ids[first + r], winners + r * rho, rho);
       },
       progress);
-  ClassCounts total(labels_.size(), config().m);
-  for (const ClassCounts& c : partial) total += c;
-  return total;
+  std::optional<ClassCounts> total;
+  for (std::optional<ClassCounts>& c : partial) {
+    if (!c) continue;
+    if (total) {
+      *total += *c;
+    } else {
+      total = std::move(c);
+    }
+  }
+  return total ? std::move(*total) : ClassCounts(labels_.size(), config().m);
 }
 
 void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {

@@ -204,6 +204,8 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
         for (std::uint32_t f = 0; f < d; ++f) xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
       }
     }
+    // Lanes past the last row of a partial block are zeros nobody reads back.
+    for (std::size_t b = in_group - (blocks - 1) * B; b < B; ++b) sc.topk[blocks - 1].ignore_row(b);
     for (std::uint32_t u = 0; u < m; u += chunk) {
       const std::uint32_t end = std::min(m, u + chunk);
       for (std::size_t k = 0; k < blocks; ++k)

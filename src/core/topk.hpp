@@ -32,6 +32,12 @@ class TopK {
 
   void set_offset(std::size_t row, std::uint32_t offset) { offset_[row] = offset; }
 
+  /// Marks `row` as padding (a lane of a partial block that holds no input row): its
+  /// threshold becomes the largest value, so its all-zero activations are never offered.
+  /// Without this, every unit of a padding lane ties at the initial threshold and is
+  /// offered, which made a one-row call cost as much selection work as a full block.
+  void ignore_row(std::size_t row) { threshold_[row] = std::numeric_limits<T>::max(); }
+
   /// Per-row admission thresholds: activations strictly below cannot enter (ties may).
   T* thresholds() { return threshold_.data(); }
 
