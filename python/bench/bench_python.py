@@ -78,6 +78,7 @@ def main():
     p.add_argument("--threads", type=int, default=1, help="n_jobs on both sides (default 1)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--one-row-calls", type=int, default=100)
+    p.add_argument("--no-memory", action="store_true", help="skip the fit memory measures")
     a = p.parse_args()
 
     Xtr = read_idx(f"{FASHION}/train-images-idx3-ubyte.gz")
@@ -121,12 +122,13 @@ def main():
                 entry[f"bound_{clock}"] = bound
                 entry[f"within_bound_{clock}"] = entry[f"python_{clock}"] <= bound
         report[what + "_predict"] = entry
-    report["fit_memory"] = {
-        "float32 C (read in place)": fit_memory("float32", "C", 60000),
-        "float64 C (converted in blocks)": fit_memory("float64", "C", 60000),
-        "uint8 C (read in place)": fit_memory("uint8", "C", 60000),
-        "float32 F (converted in blocks)": fit_memory("float32", "F", 60000),
-    }
+    if not a.no_memory:
+        report["fit_memory"] = {
+            "float32 C (read in place)": fit_memory("float32", "C", 60000),
+            "float64 C (converted in blocks)": fit_memory("float64", "C", 60000),
+            "uint8 C (read in place)": fit_memory("uint8", "C", 60000),
+            "float32 F (converted in blocks)": fit_memory("float32", "F", 60000),
+        }
     print(json.dumps(report, indent=2))
 
 
