@@ -99,6 +99,11 @@ void run_eval(const EvalOptions& o) {
             << fmt::format("config: {}\n", config.describe())
             << fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n",
                            o.folds, r.mean, r.sd, r.seconds);
+  if (cal)
+    std::cout << fmt::format("probability temperature fitted on out-of-fold scores: {:.4g}; held-out "
+                             "(cross-fitted) log-loss {:.4f}, ECE {:.4f}; default t = {:g}: {:.4f}, {:.4f}\n",
+                             cal->fit.temperature, cal->heldout_log_loss, cal->heldout_ece,
+                             experiments::kDefaultTemperature, cal->default_log_loss, cal->default_ece);
   if (o.knn)
     for (const experiments::KnnCvResult* r : {&knn.l2, &knn.standardized})
       std::cout << fmt::format("exact kNN ({}), best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}{}\n",

@@ -67,7 +67,7 @@ std::vector<double> scores_to_probabilities(const std::vector<double>& scores, s
 /// The temperature flynn uses when `tune` has not chosen one: fitted once on the out-of-fold
 /// scores of the SELECTION half of the OpenML sets (docs/evaluation.md, "Calibrated
 /// probabilities"), never on the validation half.
-inline constexpr double kDefaultTemperature = 0.05;
+inline constexpr double kDefaultTemperature = 0.054;
 
 /// Search range of fit_temperature (relative temperature t).
 inline constexpr double kMinTemperature = 1e-3;
