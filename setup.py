@@ -1,12 +1,14 @@
 """Builds flynn._flynn with this repository's CMake (see pyproject.toml for the metadata).
 
-The extension is configured with -DFLYNN_BUILD_PYTHON=ON and everything else off (tests,
-benchmarks, CLI, experiments layer, FAISS, MPI), for the interpreter running this script,
+The extension is configured with -DFLYNN_BUILD_PYTHON=ON, the experiments layer (for
+flynn.tune) and everything else off (tests, benchmarks, CLI, MPI), for the interpreter
+running this script,
 in build-python/cmake-<python tag> (kept between builds, so reinstalling recompiles
 nothing). ccache is used when it is on PATH. Environment knobs:
   FLYNN_CMAKE_BUILD_DIR  another CMake build directory
   FLYNN_BUILD_JOBS       parallel compile jobs (default: all cores)
   FLYNN_CMAKE_ARGS       extra -D options, space-separated
+  FLYNN_PYTHON_TUNE=0    build without flynn.tune (no experiments layer, no FAISS)
 """
 import os
 import shutil
@@ -39,8 +41,13 @@ class CMakeBuild(build_ext):
             f"-DFLYNN_PYTHON_OUTPUT_DIR={out_dir}",
             "-DFLYNN_BUILD_PYTHON=ON",
             "-DFLYNN_BUILD_TESTS=OFF", "-DFLYNN_BUILD_BENCH=OFF", "-DFLYNN_BUILD_APPS=OFF",
-            "-DFLYNN_BUILD_EXPERIMENTS=OFF", "-DFLYNN_WITH_FAISS=OFF", "-DFLYNN_WITH_MPI=OFF",
+            "-DFLYNN_WITH_MPI=OFF",
         ]
+        # flynn.tune needs the experiments layer (and FAISS); FLYNN_PYTHON_TUNE=0 leaves both
+        # out for a smaller, faster build without tune.
+        with_tune = os.environ.get("FLYNN_PYTHON_TUNE", "1") != "0"
+        args += [f"-DFLYNN_BUILD_EXPERIMENTS={'ON' if with_tune else 'OFF'}",
+                 f"-DFLYNN_WITH_FAISS={'ON' if with_tune else 'OFF'}"]
         if shutil.which("ninja"):
             args += ["-G", "Ninja"] if not (build_dir / "CMakeCache.txt").exists() else []
         if shutil.which("ccache"):

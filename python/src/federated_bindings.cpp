@@ -67,17 +67,7 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
   {
     py::gil_scoped_release nogil;
     // Parties hold Datasets (copies of their shards), as `flynn federated simulate` does.
-    Dataset all;
-    all.source = "<array>";
-    all.n_rows = rows.n_rows();
-    all.n_features = rows.n_cols();
-    all.features.resize(rows.n_rows() * rows.n_cols());
-    rows.copy_rows(0, rows.n_rows(), all.features.data());
-    all.has_labels = true;
-    all.labels.assign(y.data(), y.data() + rows.n_rows());
-    all.classes = settings.labels;
-    all.row_origin.resize(rows.n_rows());
-    for (std::size_t r = 0; r < rows.n_rows(); ++r) all.row_origin[r] = r + 1;
+    const Dataset all = labelled_dataset(rows, y.data(), settings.labels);
     all.require_trainable();
     const auto parts =
         federated::split_rows(all.labels, all.classes.size(), parties, spec, split_seed);

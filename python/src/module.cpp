@@ -10,6 +10,9 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/version.hpp"
 #include "model_handle.hpp"
+#ifdef FLYNN_PYTHON_WITH_TUNE
+#include "tune_bindings.hpp"
+#endif
 
 namespace py = pybind11;
 using namespace flynn;
@@ -115,4 +118,7 @@ PYBIND11_MODULE(_flynn, m) {
 
   py::module_ fed = m.def_submodule("federated", "FlyNNFL: simulated federation and DP releases");
   python::bind_federated(fed);
+#ifdef FLYNN_PYTHON_WITH_TUNE
+  python::bind_tune(m);
+#endif
 }

@@ -91,4 +91,19 @@ void NumpyRows::copy_rows(std::size_t first, std::size_t count, float* out) cons
   }
 }
 
+Dataset labelled_dataset(const NumpyRows& rows, const std::uint32_t* ids, const LabelSet& classes) {
+  Dataset all;
+  all.source = "<array>";
+  all.n_rows = rows.n_rows();
+  all.n_features = rows.n_cols();
+  all.features.resize(rows.n_rows() * rows.n_cols());
+  rows.copy_rows(0, rows.n_rows(), all.features.data());
+  all.has_labels = true;
+  all.labels.assign(ids, ids + rows.n_rows());
+  all.classes = classes;
+  all.row_origin.resize(rows.n_rows());
+  for (std::size_t r = 0; r < rows.n_rows(); ++r) all.row_origin[r] = r + 1;
+  return all;
+}
+
 }  // namespace flynn::python

@@ -14,6 +14,7 @@
 #include <pybind11/numpy.h>
 
 #include "flynn/data_view.hpp"
+#include "flynn/dataset.hpp"
 
 namespace flynn::python {
 
@@ -52,6 +53,11 @@ class NumpyRows {
   std::size_t item_size_ = 4;
   Type type_ = Type::Float32;
 };
+
+/// All rows as a labelled Dataset (a float32 copy; source "<array>", row_origin the
+/// 1-based row numbers), for operations that split or resample the rows (federated
+/// simulation, tuning). `ids` holds one class id per row, into `classes`.
+Dataset labelled_dataset(const NumpyRows& rows, const std::uint32_t* ids, const LabelSet& classes);
 
 /// Calls fn(view, first_row) over all rows of `rows`: once, over the array's own memory,
 /// when its layout allows; otherwise once per block of converted float32 rows (one block
