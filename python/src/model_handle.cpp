@@ -75,10 +75,7 @@ ModelHandle::ModelHandle(const HyperParams& hyper, std::uint32_t n_features,
 
 ModelHandle ModelHandle::from_bytes(const std::string& bytes, const std::string& source,
                                     int threads) {
-  io::ModelContents mc = io::parse_model(bytes, source);
-  FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
-  model.set_provenance(mc.provenance);
-  return ModelHandle(std::move(model));
+  return ModelHandle(io::deserialize_model(bytes, source, threads));
 }
 
 ModelHandle ModelHandle::load(const std::string& path, int threads) {
