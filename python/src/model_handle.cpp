@@ -22,10 +22,10 @@ const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows) {
   return y.data();
 }
 
-/// The counts the rows add to `model` (model unchanged), block by block when the rows are
-/// converted.
-ClassCounts count_rows(const FlyNN& model, const NumpyRows& rows, const std::uint32_t* labels) {
-  if (const std::optional<DataView> v = rows.view()) return model.count(*v, {labels, rows.n_rows()});
+/// The counts the rows add to `model` (model unchanged), for rows that must be converted:
+/// summed over the converted blocks.
+ClassCounts count_converted_rows(const FlyNN& model, const NumpyRows& rows,
+                                 const std::uint32_t* labels) {
   ClassCounts total(model.labels().size(), model.config().m);
   for_each_view(rows, [&](const DataView& block, std::size_t first) {
     total += model.count(block, {labels + first, block.n_rows()});
@@ -104,7 +104,7 @@ void ModelHandle::fit(const py::array& X, const LabelIds& y) {
     model_.fit(*v, {labels, rows.n_rows()});  // the caller's memory, not copied
   } else {
     // fit = the counts of the rows, whatever the model held: summed over converted blocks.
-    model_.set_counts(count_rows(model_, rows, labels));
+    model_.set_counts(count_converted_rows(model_, rows, labels));
   }
 }
 
@@ -116,7 +116,7 @@ void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
     model_.partial_fit(*v, {labels, rows.n_rows()});
   } else {
     ClassCounts updated = model_.counts();
-    updated += count_rows(model_, rows, labels);
+    updated += count_converted_rows(model_, rows, labels);
     model_.set_counts(std::move(updated));
   }
 }
@@ -182,17 +182,6 @@ py::array_t<double> ModelHandle::per_class(const py::array& X, PerClassFn fn) co
   }
   return to_numpy(std::move(out), {static_cast<py::ssize_t>(rows.n_rows()),
                                    static_cast<py::ssize_t>(L)});
-}
-
-py::tuple ModelHandle::count(const py::array& X, const LabelIds& y) const {
-  const NumpyRows rows(X);
-  const std::uint32_t* labels = checked_labels(y, rows);
-  ClassCounts c;
-  {
-    py::gil_scoped_release nogil;
-    c = count_rows(model_, rows, labels);
-  }
-  return py::make_tuple(counts_array(c), rows_array(c));
 }
 
 py::tuple ModelHandle::counts() const {

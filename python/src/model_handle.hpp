@@ -19,6 +19,9 @@ namespace flynn::python {
 /// Class ids of the rows (one per row, each < number of classes), as numpy hands them over.
 using LabelIds = pybind11::array_t<std::uint32_t, pybind11::array::c_style | pybind11::array::forcecast>;
 
+/// A flynn::FlyNN driven from numpy: every method takes or returns numpy arrays and releases
+/// the GIL while the core works. Like a scikit-learn estimator, one object is not meant to
+/// be used from several Python threads at once.
 class ModelHandle {
  public:
   /// An untrained model: `hyper` resolved for `n_features` inputs and `labels.size()`
@@ -53,9 +56,6 @@ class ModelHandle {
   pybind11::array_t<double> scores(const pybind11::array& X) const;
   pybind11::array_t<double> predict_proba(const pybind11::array& X) const;
 
-  /// The counts the rows would add (L × m, uint32) and the rows per class (L, uint64),
-  /// without changing the model: what a federated party computes.
-  pybind11::tuple count(const pybind11::array& X, const LabelIds& y) const;
   /// A copy of the model's counts (L × m, uint32) and rows per class (L, uint64).
   pybind11::tuple counts() const;
   /// Replaces the counts (shapes L × m and L); `provenance` marks a DP release.
@@ -63,6 +63,7 @@ class ModelHandle {
                   const pybind11::array_t<std::uint64_t, pybind11::array::c_style | pybind11::array::forcecast>& rows,
                   const Provenance& provenance);
 
+  /// The wrapped model (configuration, labels, provenance, threads).
   const FlyNN& model() const { return model_; }
   FlyNN& model() { return model_; }
 

@@ -102,7 +102,6 @@ PYBIND11_MODULE(_flynn, m) {
       .def("predict", &ModelHandle::predict, py::arg("X"))
       .def("scores", &ModelHandle::scores, py::arg("X"))
       .def("predict_proba", &ModelHandle::predict_proba, py::arg("X"))
-      .def("count", &ModelHandle::count, py::arg("X"), py::arg("y"))
       .def("counts", &ModelHandle::counts)
       .def("set_counts", &ModelHandle::set_counts, py::arg("counts"), py::arg("rows_per_class"),
            py::arg("provenance"))
@@ -111,10 +110,7 @@ PYBIND11_MODULE(_flynn, m) {
       .def_property_readonly("config", [](const ModelHandle& h) { return config_dict(h.model().config()); })
       .def_property_readonly("labels", [](const ModelHandle& h) { return h.model().labels().names(); })
       .def_property_readonly("provenance",
-                             [](const ModelHandle& h) { return provenance_dict(h.model().provenance()); })
-      .def_property_readonly("checksum", [](const ModelHandle& h) {
-        return io::model_checksum(io::serialize_model(h.model()));
-      });
+                             [](const ModelHandle& h) { return provenance_dict(h.model().provenance()); });
 
   py::module_ fed = m.def_submodule("federated", "FlyNNFL: simulated federation and DP releases");
   python::bind_federated(fed);
