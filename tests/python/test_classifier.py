@@ -184,3 +184,30 @@ def test_bad_input_gives_clear_errors(digits_split, fitted):
         flynn.FlyNNClassifier(preprocess="zscore").fit(Xtr, ytr)
     with pytest.raises(ValueError, match="Unknown label type"):
         flynn.FlyNNClassifier().fit(Xtr, ytr + 0.5)
+
+
+@pytest.mark.parametrize("method", ["fit", "predict"])
+def test_fit_and_predict_release_the_gil(digits, method):
+    """While flynn works on another thread, this thread keeps running Python: the longest
+    pause it sees is far shorter than the call (with the GIL held it would last the whole
+    call)."""
+    import threading
+    import time
+    X, y = digits
+    big = np.repeat(X.astype(np.float32), 12, axis=0)
+    labels = np.repeat(y, 12)
+    clf = flynn.FlyNNClassifier(m=16384, s=24, n_jobs=1).fit(X, y)
+    call = (lambda: clf.fit(big, labels)) if method == "fit" else (lambda: clf.predict(big))
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (call(), done.set()))
+    start = last = time.perf_counter()
+    longest = 0.0
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest = max(longest, now - last)
+        last = now
+    worker.join()
+    duration = time.perf_counter() - start
+    assert duration > 0.2, "the call is too short to tell"
+    assert longest < 0.5 * duration
