@@ -4,10 +4,10 @@
 # (ASan + UBSan) build of the test suite, and a short run of every fuzz target.
 #
 #   bash scripts/test.sh              all stages
-#   STAGES="unit bench" bash scripts/test.sh   a subset (unit install bench sanitize fuzz)
+#   STAGES="unit bench" bash scripts/test.sh   a subset (unit install bench sanitize fuzz python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STAGES=${STAGES:-"unit install bench sanitize fuzz"}
+STAGES=${STAGES:-"unit install bench sanitize fuzz python"}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 has() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -55,6 +55,19 @@ fi
 if has fuzz; then
   stage "fuzz targets (${FUZZ_SECONDS}s each)"
   FLYNN_FUZZ_JOBS=$JOBS bash scripts/run_fuzz.sh "$FUZZ_SECONDS"
+fi
+
+if has python; then
+  stage "Python package: offline install into a venv, pytest (tests/python)"
+  # Debian's interpreter by name: the first python3 on PATH may be another one without
+  # Debian's numpy/scikit-learn/pybind11 (docs/python.md).
+  rm -rf build-python/venv
+  /usr/bin/python3 -m venv --system-site-packages build-python/venv
+  FLYNN_BUILD_JOBS=$JOBS build-python/venv/bin/pip install --quiet --no-build-isolation --no-index .
+  # From outside the checkout, so the tests import the installed package; the CLI parity
+  # tests use this build's CLI and must not be skipped.
+  (cd build-python && FLYNN_CLI="$PWD/../build/flynn" FLYNN_REQUIRE_CLI=1 \
+     venv/bin/python -m pytest -q -p no:cacheprovider ../tests/python)
 fi
 
 stage "all stages passed"

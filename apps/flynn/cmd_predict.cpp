@@ -12,6 +12,7 @@
 #include "flynn/error.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/csv_cells.hpp"
+#include "flynn/experiments/calibration.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/metrics.hpp"
@@ -68,8 +69,12 @@ void run_predict(const PredictCmdOptions& o) {
     po.progress = bar.callback();
     pred = model.predict(data, po);
     if (o.proba) {
+      // Calibrated probabilities (experiments/calibration.hpp): the class frequencies weigh
+      // softmax(−score/(ρ·t)), t the default chosen on the held-out study's selection half.
       po.progress = nullptr;
-      proba = model.predict_proba(data, po);
+      proba = experiments::scores_to_probabilities(
+          model.scores(data, po), model.labels().size(), model.config().rho, experiments::kDefaultTemperature,
+          experiments::class_priors(model.counts().rows_per_class()));
     }
   }
   const double seconds = seconds_since(t0);
@@ -118,7 +123,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Model file from 'flynn train'")->required();
   cmd->add_option("--data", o->data, "Rows to classify (with or without the label column)")->required();
   cmd->add_option("--out", o->out, "Write predictions CSV here (default: stdout)");
-  cmd->add_flag("--proba", o->proba, "Add class probabilities softmax(-score/rho) to the CSV");
+  cmd->add_flag("--proba", o->proba, "Add calibrated class probabilities (prior-weighted softmax(-score/(rho*t)), see docs/evaluation.md) to the CSV");
   cmd->add_option("--tie-break", o->tie_break,
                   "Equal scores: 'lowest' (first class in the label list, default) or 'random' "
                   "(seeded, as the reference)");

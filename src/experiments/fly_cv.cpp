@@ -13,6 +13,11 @@
 
 namespace flynn::experiments {
 
+namespace {
+// Test rows per scoring task: large enough to amortise the shared task counter.
+constexpr std::size_t kScoreChunk = 256;
+}  // namespace
+
 std::uint64_t fly_cv_memory_bytes(const FlyConfig& c, std::size_t n_rows, std::size_t n_classes) {
   const std::uint64_t m = c.m, s = c.s, rho = c.rho;
   return m * s * 4 + std::uint64_t(n_classes) * m * 4 + std::uint64_t(n_rows) * rho * 4 +
@@ -36,6 +41,74 @@ FlyCvEvaluator::FlyCvEvaluator(const Dataset& data, std::vector<std::uint32_t> f
   }
 }
 
+void FlyCvEvaluator::hash_and_count(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                    std::vector<std::uint32_t>& winners,
+                                    std::vector<std::uint32_t>& counts) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const FlyHasher hasher(config, threads);
+  winners.assign(n * config.rho, 0);
+  hasher.hash(data_.features.data(), n, winners.data(), threads, progress);
+  // Unit-major counts of all rows: a winner's L counts are contiguous.
+  counts.assign(std::size_t(config.m) * L, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint32_t* w = winners.data() + r * config.rho;
+    for (std::uint32_t t = 0; t < config.rho; ++t) ++counts[std::size_t(w[t]) * L + data_.labels[r]];
+  }
+}
+
+void FlyCvEvaluator::update_counts(const std::vector<std::size_t>& rows,
+                                   const std::vector<std::uint32_t>& winners, std::uint32_t rho, int delta,
+                                   std::vector<std::uint32_t>& counts) const {
+  const std::size_t L = data_.classes.size();
+  for (std::size_t r : rows) {
+    const std::uint32_t* w = winners.data() + r * rho;
+    for (std::uint32_t t = 0; t < rho; ++t)
+      counts[std::size_t(w[t]) * L + data_.labels[r]] += static_cast<std::uint32_t>(delta);
+  }
+}
+
+std::vector<double> FlyCvEvaluator::gamma_powers(const std::vector<double>& gammas, std::size_t n) {
+  // γ^c exactly as filter_table computes it (c = 0 → 1, else std::pow), for c ≤ n.
+  std::vector<double> power((n + 1) * gammas.size());
+  for (std::size_t g = 0; g < gammas.size(); ++g)
+    for (std::size_t c = 0; c <= n; ++c)
+      power[g * (n + 1) + c] = c == 0 ? 1.0 : std::pow(gammas[g], static_cast<double>(c));
+  return power;
+}
+
+std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, int threads,
+                                                       const ProgressFn& progress) const {
+  if (!(config.gamma >= 0.0 && config.gamma < 1.0))
+    throw Error(fmt::format("gamma = {}: must be in [0, 1)", config.gamma));
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::uint32_t rho = config.rho;
+  std::vector<std::uint32_t> winners, counts;
+  hash_and_count(config, threads, progress, winners, counts);
+  const std::vector<double> power = gamma_powers({config.gamma}, n);
+  std::vector<double> scores(n * L, 0.0);
+  const int workers = resolve_threads(threads);
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    const std::vector<std::size_t>& rows = test_rows_[f];
+    update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
+    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+      const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
+      for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
+        const std::size_t r = rows[i];
+        const std::uint32_t* w = winners.data() + r * rho;
+        double* out = scores.data() + r * L;
+        // Same summation order as evaluate()'s scores (winner by winner).
+        for (std::uint32_t t = 0; t < rho; ++t) {
+          const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
+          for (std::size_t l = 0; l < L; ++l) out[l] += power[c[l]];
+        }
+      }
+    });
+    update_counts(rows, winners, rho, +1, counts);
+  }
+  return scores;
+}
+
 std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const std::vector<double>& gammas,
                                                int threads, const ProgressFn& progress) const {
   const auto start = std::chrono::steady_clock::now();
@@ -43,45 +116,25 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   for (double g : gammas)
     if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
   const std::size_t n = data_.n_rows, L = data_.classes.size();
-  const std::uint32_t m = config.m, rho = config.rho;
-  const FlyHasher hasher(config, threads);
-  std::vector<std::uint32_t> winners(n * rho);
-  hasher.hash(data_.features.data(), n, winners.data(), threads, progress);
-
-  // Unit-major counts of all rows: a winner's L counts are contiguous.
-  std::vector<std::uint32_t> counts(std::size_t(m) * L, 0);
-  for (std::size_t r = 0; r < n; ++r) {
-    const std::uint32_t* w = winners.data() + r * rho;
-    for (std::uint32_t t = 0; t < rho; ++t) ++counts[std::size_t(w[t]) * L + data_.labels[r]];
-  }
-  // γ^c exactly as filter_table computes it (c = 0 → 1, else std::pow), for c ≤ n.
+  const std::uint32_t rho = config.rho;
+  std::vector<std::uint32_t> winners, counts;
+  hash_and_count(config, threads, progress, winners, counts);
   const std::size_t G = gammas.size();
-  std::vector<double> power((n + 1) * G);
-  for (std::size_t g = 0; g < G; ++g)
-    for (std::size_t c = 0; c <= n; ++c)
-      power[g * (n + 1) + c] = c == 0 ? 1.0 : std::pow(gammas[g], static_cast<double>(c));
+  const std::vector<double> power = gamma_powers(gammas, n);
 
   const int workers = resolve_threads(threads);
   std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
-    auto update = [&](int delta) {
-      for (std::size_t r : rows) {
-        const std::uint32_t* w = winners.data() + r * rho;
-        for (std::uint32_t t = 0; t < rho; ++t)
-          counts[std::size_t(w[t]) * L + data_.labels[r]] += static_cast<std::uint32_t>(delta);
-      }
-    };
-    update(-1);  // counts now hold the training folds only
-    constexpr std::size_t kChunk = 256;
-    const std::size_t chunks = (rows.size() + kChunk - 1) / kChunk;
+    update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
     std::vector<std::vector<std::size_t>> local(static_cast<std::size_t>(workers),
                                                 std::vector<std::size_t>(G, 0));
     parallel_for(chunks, workers, [&](std::size_t chunk, int worker) {
       std::vector<double> scores(L);
       std::vector<std::size_t>& hits = local[static_cast<std::size_t>(worker)];
-      const std::size_t end = std::min(rows.size(), (chunk + 1) * kChunk);
-      for (std::size_t i = chunk * kChunk; i < end; ++i) {
+      const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
+      for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
         const std::size_t r = rows[i];
         const std::uint32_t* w = winners.data() + r * rho;
         for (std::size_t g = 0; g < G; ++g) {
@@ -97,7 +150,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
     });
     for (const auto& h : local)
       for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
-    update(+1);
+    update_counts(rows, winners, rho, +1, counts);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<CvResult> out;

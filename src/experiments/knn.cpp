@@ -47,13 +47,42 @@ void l2_normalize_rows(const float* in, std::size_t n, std::size_t d, float* out
   }
 }
 
-ExactKnnIndex::ExactKnnIndex(const Dataset& train, int threads)
-    : n_rows_(train.n_rows), dim_(train.n_features), threads_(threads) {
+const char* knn_scaling_name(KnnScaling s) { return s == KnnScaling::Standardize ? "standardized" : "l2"; }
+
+ExactKnnIndex::ExactKnnIndex(const Dataset& train, int threads, KnnScaling scaling)
+    : n_rows_(train.n_rows), dim_(train.n_features), threads_(threads), scaling_(scaling) {
   if (train.n_rows == 0) throw Error(fmt::format("{}: no training rows for kNN", train.source));
+  if (scaling_ == KnnScaling::Standardize) {
+    // Two passes in double: mean, then the population variance around it.
+    mean_.assign(dim_, 0.0);
+    inv_sd_.assign(dim_, 0.0);
+    for (std::size_t r = 0; r < n_rows_; ++r)
+      for (std::size_t j = 0; j < dim_; ++j) mean_[j] += train.features[r * dim_ + j];
+    for (double& m : mean_) m /= static_cast<double>(n_rows_);
+    for (std::size_t r = 0; r < n_rows_; ++r)
+      for (std::size_t j = 0; j < dim_; ++j) {
+        const double dev = train.features[r * dim_ + j] - mean_[j];
+        inv_sd_[j] += dev * dev;
+      }
+    for (double& v : inv_sd_) {
+      const double sd = std::sqrt(v / static_cast<double>(n_rows_));
+      v = sd > 0.0 ? 1.0 / sd : 1.0;
+    }
+  }
   impl_ = std::make_unique<Impl>(dim_);
-  std::vector<float> normalized(train.features.size());
-  l2_normalize_rows(train.features.data(), train.n_rows, dim_, normalized.data());
-  impl_->index.add(static_cast<faiss::Index::idx_t>(n_rows_), normalized.data());
+  std::vector<float> scaled(train.features.size());
+  scale_rows(train.features.data(), train.n_rows, scaled.data());
+  impl_->index.add(static_cast<faiss::Index::idx_t>(n_rows_), scaled.data());
+}
+
+void ExactKnnIndex::scale_rows(const float* in, std::size_t n, float* out) const {
+  if (scaling_ == KnnScaling::L2Normalize) {
+    l2_normalize_rows(in, n, dim_, out);
+    return;
+  }
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t j = 0; j < dim_; ++j)
+      out[r * dim_ + j] = static_cast<float>((in[r * dim_ + j] - mean_[j]) * inv_sd_[j]);
 }
 
 ExactKnnIndex::~ExactKnnIndex() = default;
@@ -72,7 +101,7 @@ Neighbours ExactKnnIndex::search(const float* rows, std::size_t n, std::uint32_t
   out.ids.resize(n * out.k);
   out.distances.resize(n * out.k);
   std::vector<float> normalized(n * dim_);
-  l2_normalize_rows(rows, n, dim_, normalized.data());
+  scale_rows(rows, n, normalized.data());
   set_faiss_threads(resolve_threads(threads_));
   // Bounded batches keep FAISS's distance blocks small for large query sets.
   constexpr std::size_t kBatch = 4096;
@@ -110,6 +139,25 @@ std::vector<std::uint32_t> knn_vote(const Neighbours& nb, std::uint32_t k,
       }
     }
     out[q] = best;
+  }
+  return out;
+}
+
+std::vector<double> knn_vote_fractions(const Neighbours& nb, std::uint32_t k,
+                                       const std::vector<std::uint32_t>& train_labels, std::size_t L) {
+  if (k == 0 || k > nb.k) throw Error(fmt::format("kNN vote fractions: k = {} outside [1, {}]", k, nb.k));
+  const std::size_t n = nb.ids.size() / nb.k;
+  std::vector<double> out(n * L, 0.0);
+  for (std::size_t q = 0; q < n; ++q) {
+    const std::int64_t* ids = nb.ids.data() + q * nb.k;
+    double* p = out.data() + q * L;
+    std::uint32_t seen = 0;
+    for (std::uint32_t j = 0; j < k; ++j) {
+      if (ids[j] < 0) continue;
+      p[train_labels[static_cast<std::size_t>(ids[j])]] += 1.0;
+      ++seen;
+    }
+    for (std::size_t l = 0; l < L; ++l) p[l] = seen ? p[l] / seen : 1.0 / static_cast<double>(L);
   }
   return out;
 }

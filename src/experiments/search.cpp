@@ -184,8 +184,26 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   per_rung[0] = static_cast<std::size_t>(
       std::max(1.0, std::round(o.budget * std::pow(eta, rungs - 1) / rungs)));
   for (std::uint32_t r = 1; r < rungs; ++r) per_rung[r] = std::max<std::size_t>(1, per_rung[r - 1] / eta);
-  const std::size_t total_evals = std::accumulate(per_rung.begin(), per_rung.end(), std::size_t{0});
-  detail::ProgressTracker tracker(progress, total_evals);
+  res.planned_evaluations = std::accumulate(per_rung.begin(), per_rung.end(), std::size_t{0});
+
+  // Each subsample rung's data and folds, made up front so the progress total (rows to be
+  // evaluated) is exact from the start.
+  std::vector<std::unique_ptr<Dataset>> sub(rungs);
+  std::vector<std::unique_ptr<FlyCvEvaluator>> sub_ev(rungs);
+  std::size_t total_rows = per_rung[rungs - 1] * data.n_rows;
+  for (std::uint32_t r = 0; r + 1 < rungs; ++r) {
+    const double q = std::pow(eta, -static_cast<double>(rungs - 1 - r));
+    sub[r] = std::make_unique<Dataset>(data.subset(stratified_subsample(data, q, o.seed)));
+    sub_ev[r] = std::make_unique<FlyCvEvaluator>(
+        *sub[r], stratified_folds(sub[r]->labels, sub[r]->classes.size(), k_folds, o.seed + 1 + r), k_folds);
+    total_rows += per_rung[r] * sub[r]->n_rows;
+  }
+  detail::ProgressTracker tracker(progress, total_rows);
+  std::size_t rows_done = 0;
+  auto out_of_time = [&] {
+    return o.time_limit_seconds > 0.0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= o.time_limit_seconds;
+  };
 
   Design design(o.design, o.seed);
   std::vector<std::vector<double>> points(per_rung[0]);
@@ -196,18 +214,14 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   double best_acc = -1.0;
   for (std::uint32_t r = 0; r < rungs; ++r) {
     const bool last = r + 1 == rungs;
-    const double q = std::pow(eta, -static_cast<double>(rungs - 1 - r));
-    std::unique_ptr<Dataset> sub;
-    std::unique_ptr<FlyCvEvaluator> sub_ev;
-    const FlyCvEvaluator* ev = &full;
-    if (!last) {
-      sub = std::make_unique<Dataset>(data.subset(stratified_subsample(data, q, o.seed)));
-      sub_ev = std::make_unique<FlyCvEvaluator>(
-          *sub, stratified_folds(sub->labels, sub->classes.size(), k_folds, o.seed + 1 + r), k_folds);
-      ev = sub_ev.get();
-    }
+    const FlyCvEvaluator* ev = last ? &full : sub_ev[r].get();
     std::vector<std::pair<double, std::size_t>> ranked;
     for (std::size_t cand : alive) {
+      // Past the limit: stop this rung, except that the full-data rung evaluates at least one.
+      if (out_of_time() && (!last || res.full_evaluations > 0) && !(r == 0 && ranked.empty())) {
+        res.time_limited = true;
+        break;
+      }
       std::vector<CvResult> cv;
       SearchEvaluation e = evaluate_candidate(*ev, o, cand, r, points[cand], last ? &cv : nullptr);
       res.cost += static_cast<double>(e.rows) / static_cast<double>(data.n_rows);
@@ -227,16 +241,21 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
             }
         }
       }
+      rows_done += e.rows;
+      tracker.advance(e.rows);
       res.trace.push_back(std::move(e));
-      tracker.advance(1);
     }
-    if (!last) {
-      std::stable_sort(ranked.begin(), ranked.end());  // best accuracy first, then earlier point
-      alive.clear();
-      for (std::size_t i = 0; i < std::min(per_rung[r + 1], ranked.size()); ++i) alive.push_back(ranked[i].second);
-      std::sort(alive.begin(), alive.end());
-    }
+    if (last) break;
+    std::stable_sort(ranked.begin(), ranked.end());  // best accuracy first, then earlier point
+    // Out of time: only the best so far goes on, straight to the full-data rung.
+    const std::size_t keep = res.time_limited ? 1 : per_rung[r + 1];
+    alive.clear();
+    for (std::size_t i = 0; i < std::min(keep, ranked.size()); ++i) alive.push_back(ranked[i].second);
+    std::sort(alive.begin(), alive.end());
+    if (res.time_limited) r = rungs - 2;  // the loop's ++r lands on the full-data rung
   }
+  // A cut-short search never reaches the planned total: close the progress line.
+  if (rows_done < total_rows) tracker.advance(total_rows - rows_done);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

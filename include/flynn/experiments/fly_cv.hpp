@@ -41,11 +41,26 @@ class FlyCvEvaluator {
   std::vector<CvResult> evaluate(const FlyConfig& config, const std::vector<double>& gammas,
                                  int threads = 0, const ProgressFn& progress = {}) const;
 
+  /// Out-of-fold scores of `config` (with its γ): n × L row-major, row r scored by the model
+  /// trained on every fold but r's, exactly as FlyNN::scores would score it (lower is better).
+  /// The input of calibration (calibration.hpp). `progress` counts hashed rows.
+  std::vector<double> out_of_fold_scores(const FlyConfig& config, int threads = 0,
+                                         const ProgressFn& progress = {}) const;
+
   const Dataset& data() const { return data_; }
   const std::vector<std::uint32_t>& folds() const { return fold_of_row_; }
   std::uint32_t k() const { return k_; }
 
  private:
+  // Hashes every row (winners, n × ρ) and counts all rows per unit and class (m × L).
+  void hash_and_count(const FlyConfig& config, int threads, const ProgressFn& progress,
+                      std::vector<std::uint32_t>& winners, std::vector<std::uint32_t>& counts) const;
+  // Adds `delta` (±1) to the counts of `rows`' winners: removes or restores one fold.
+  void update_counts(const std::vector<std::size_t>& rows, const std::vector<std::uint32_t>& winners,
+                     std::uint32_t rho, int delta, std::vector<std::uint32_t>& counts) const;
+  // γ^c for c = 0…n, one block of n + 1 per γ.
+  static std::vector<double> gamma_powers(const std::vector<double>& gammas, std::size_t n);
+
   const Dataset& data_;
   std::vector<std::uint32_t> fold_of_row_;
   std::uint32_t k_;

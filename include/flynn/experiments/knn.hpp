@@ -1,6 +1,8 @@
 #pragma once
 // Exact k-nearest-neighbour classification (the paper's kNNC / 1NNC baselines) on FAISS's
-// brute-force IndexFlatL2, Euclidean distance on L2-normalised rows.
+// brute-force IndexFlatL2: Euclidean distance on L2-normalised rows (the paper's protocol),
+// or on standardised features (what a user would run: scikit-learn's StandardScaler, then
+// KNeighborsClassifier).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,12 +20,22 @@ struct Neighbours {
   std::vector<float> distances;  ///< squared L2 distances, same layout
 };
 
-/// A FAISS exact index over a training set's L2-normalised rows.
+/// How rows are scaled before distances are taken.
+enum class KnnScaling {
+  L2Normalize,  ///< each row to unit L2 norm (zero rows stay zero): the paper's kNNC
+  Standardize,  ///< each feature z-scored with the TRAINING rows' mean and population sd
+                ///< (a feature constant in training gets sd 1, as StandardScaler does)
+};
+/// "l2", "standardized".
+const char* knn_scaling_name(KnnScaling scaling);
+
+/// A FAISS exact index over a training set's scaled rows.
 class ExactKnnIndex {
  public:
-  /// Copies and normalises `train`'s rows into the index. `threads` bounds FAISS's
-  /// OpenMP threads during searches (0 = all cores).
-  ExactKnnIndex(const Dataset& train, int threads = 0);
+  /// Copies and scales `train`'s rows into the index (Standardize: statistics from these
+  /// rows, applied to every query too). `threads` bounds FAISS's OpenMP threads during
+  /// searches (0 = all cores).
+  ExactKnnIndex(const Dataset& train, int threads = 0, KnnScaling scaling = KnnScaling::L2Normalize);
   ~ExactKnnIndex();
   ExactKnnIndex(const ExactKnnIndex&) = delete;
   ExactKnnIndex& operator=(const ExactKnnIndex&) = delete;
@@ -32,15 +44,23 @@ class ExactKnnIndex {
 
   /// The k nearest training rows of every row of `queries` (k is capped at size()).
   Neighbours search(const Dataset& queries, std::uint32_t k) const;
-  /// The same for rows given directly (row-major, already any scale: they are normalised).
+  /// The same for rows given directly (row-major, raw features: they are scaled as the
+  /// training rows were).
   Neighbours search(const float* rows, std::size_t n, std::uint32_t k) const;
 
+  KnnScaling scaling() const { return scaling_; }
+
  private:
+  // Writes the scaled copy of n raw rows.
+  void scale_rows(const float* in, std::size_t n, float* out) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::size_t n_rows_ = 0;
   std::size_t dim_ = 0;
   int threads_ = 0;
+  KnnScaling scaling_ = KnnScaling::L2Normalize;
+  std::vector<double> mean_, inv_sd_;  // Standardize: per-feature training statistics
 };
 
 /// Majority vote among each query's first k neighbours (k ≤ neighbours.k). Tie rule:
@@ -49,6 +69,13 @@ class ExactKnnIndex {
 std::vector<std::uint32_t> knn_vote(const Neighbours& neighbours, std::uint32_t k,
                                     const std::vector<std::uint32_t>& train_labels,
                                     std::size_t n_classes);
+
+/// Fraction of each query's first k neighbours in each class (n × L row-major, rows sum to 1):
+/// kNN's own class-probability estimate, the comparator of FlyNN's calibrated probabilities.
+/// Missing neighbours (id −1) are skipped; a query with none gets uniform fractions.
+std::vector<double> knn_vote_fractions(const Neighbours& neighbours, std::uint32_t k,
+                                       const std::vector<std::uint32_t>& train_labels,
+                                       std::size_t n_classes);
 
 /// Writes the L2-normalised copy of n × d rows (zero rows stay zero).
 void l2_normalize_rows(const float* in, std::size_t n, std::size_t d, float* out);

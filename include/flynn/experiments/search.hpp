@@ -85,6 +85,13 @@ struct SearchOptions {
   std::uint32_t halving_max_rungs = 3;
   std::size_t halving_min_rows = 500;
   int threads = 0;                  ///< hashing and scoring threads
+  /// Wall-clock limit in seconds (0 = none). Once it has passed, no further candidate is
+  /// started on a subsample rung; the best candidate evaluated so far goes straight to the
+  /// full-data rung, which then stops after its first evaluation. So at least one
+  /// full-data evaluation always happens, and the overrun is at most one subsample
+  /// evaluation plus one full-data evaluation. Not part of a study's fingerprint: studies
+  /// run without it.
+  double time_limit_seconds = 0.0;
 };
 
 /// A point of the unit cube mapped to a configuration (γ left at 0), before the guard.
@@ -118,11 +125,14 @@ struct SearchResult {
   std::uint32_t full_evaluations = 0;   ///< evaluations on all rows
   double cost = 0.0;                    ///< full-data-equivalent evaluations spent
   double seconds = 0.0;
+  bool time_limited = false;            ///< the time limit cut the search short
+  std::size_t planned_evaluations = 0;  ///< evaluations the budget planned (all rungs)
 };
 
 /// Runs the search on `data` with the shared folds (the full-data rung uses exactly these
 /// folds; subsample rungs draw stratified folds of their own from options.seed). Progress
-/// counts evaluations. Throws flynn::Error on bad options (budget 0, empty γ grid) or data.
+/// counts rows evaluated (an evaluation on r rows advances it by r), so its rate is steady
+/// across rungs and an ETA from it is meaningful. Throws flynn::Error on bad options (budget 0, empty γ grid) or data.
 SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                           std::uint32_t k_folds, const SearchOptions& options,
                           const ProgressFn& progress = {});

@@ -57,6 +57,10 @@ ModelContents parse_model(std::string_view bytes, const std::string& source);
 void save_model(const FlyNN& model, const std::string& path);
 /// Reads a model file and rebuilds the model (lifting matrix from the seed).
 FlyNN load_model(const std::string& path, int threads = 0);
+/// The model a model file's bytes describe (the in-memory inverse of serialize_model, e.g.
+/// for pickling): parse_model, then the model rebuilt exactly as load_model does. Throws
+/// flynn::Error naming `source` and the problem.
+FlyNN deserialize_model(std::string_view bytes, const std::string& source, int threads = 0);
 
 /// CRC-32 of the file as stored in its last 4 bytes, for display ("info").
 std::uint32_t model_checksum(std::string_view bytes);

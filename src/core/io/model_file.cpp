@@ -245,7 +245,11 @@ FlyNN load_model(const std::string& path, int threads) {
   if (!f) throw Error(fmt::format("{}: cannot open model file", path));
   std::ostringstream ss;
   ss << f.rdbuf();
-  ModelContents mc = parse_model(ss.str(), path);
+  return deserialize_model(ss.str(), path, threads);
+}
+
+FlyNN deserialize_model(std::string_view bytes, const std::string& source, int threads) {
+  ModelContents mc = parse_model(bytes, source);
   mc.config.validate();  // no memory guard: a model must load
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);

@@ -1,0 +1,65 @@
+#pragma once
+// Tuning FlyNN for one labelled dataset: the one home of the hyper-parameter search that both
+// `flynn tune` and `flynn reproduce` (run_dataset_study) run.
+//
+// tune_flynn() on stratified k-fold CV:
+//   1. the successive-halving search of search.hpp (search_flynn) over the whole space, with
+//      an optional wall-clock limit (SearchOptions::time_limit_seconds);
+//   2. calibration (optional): the chosen configuration's out-of-fold scores
+//      (FlyCvEvaluator::out_of_fold_scores) and the temperature of minimum log-loss on them
+//      (calibration.hpp), so the temperature is chosen on data the scores' models never saw;
+//   3. tuned kNN (optional): cross_validate_tuned_knn on the same folds, for comparison.
+// train_tuned_model() then fits the chosen configuration on all rows.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "flynn/classifier.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/experiments/calibration.hpp"
+#include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/knn_cv.hpp"
+#include "flynn/experiments/search.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::experiments {
+
+/// What tune_flynn does beyond the search.
+struct TuneOptions {
+  SearchOptions search;             ///< budget, design, space, guard, seeds, time limit, threads
+  bool calibrate = true;            ///< fit the probability temperature on out-of-fold scores
+  bool knn = false;                 ///< also cross-validate tuned kNN on the same folds
+  std::vector<std::uint32_t> knn_grid = default_knn_grid();  ///< k values for tuned kNN
+};
+
+/// Outcome of tune_flynn.
+struct TuneResult {
+  SearchResult search;                  ///< trace, best configuration and its CV
+  FlyConfig config;                     ///< the chosen configuration (= search.best_config)
+  CvResult cv;                          ///< its CV accuracy per fold (= search.best_cv)
+  std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
+  std::optional<TunedKnnCvResult> knn;  ///< when TuneOptions::knn
+  /// Tuned kNN's out-of-fold vote fractions (its best k) judged like FlyNN's probabilities.
+  double knn_log_loss = 0.0, knn_ece = 0.0;
+  double seconds = 0.0;                 ///< wall time of tune_flynn
+  /// The temperature to store in the model: the fitted one, else kDefaultTemperature.
+  double temperature() const { return calibration ? calibration->fit.temperature : kDefaultTemperature; }
+};
+
+/// Stages tune_flynn reports through `progress`, in units of rows processed: the search's
+/// evaluations, then (if asked) one calibration pass and the kNN sweeps. The total is fixed
+/// when the call starts, so a progress bar's ETA is meaningful from the start.
+///
+/// Runs the search on `data` with the given folds (fold_of_row from stratified_folds), then
+/// calibration and kNN as asked. Throws flynn::Error for unlabelled data, fewer rows than
+/// folds, or bad options; flynn::Cancelled when `progress` returns false.
+TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                      std::uint32_t k_folds, const TuneOptions& options, const ProgressFn& progress = {});
+
+/// The chosen configuration trained on every row of `data` (labels as `labels`, which must
+/// contain every label of the data). `progress` counts hashed rows.
+FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneResult& result,
+                        int threads = 0, const ProgressFn& progress = {});
+
+}  // namespace flynn::experiments

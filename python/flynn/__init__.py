@@ -1,0 +1,20 @@
+"""flynn: nearest-neighbour classification with FlyHash and Fly Bloom Filters (FlyNN).
+
+A scikit-learn estimator over flynn's C++ core. Models are the CLI's model files:
+``FlyNNClassifier.save`` writes what ``flynn train`` writes, ``flynn.load`` reads what it
+writes, and pickling goes through the same bytes.
+
+    >>> import flynn
+    >>> clf = flynn.FlyNNClassifier(seed=1).fit(X_train, y_train)   # doctest: +SKIP
+    >>> clf.score(X_test, y_test)                                    # doctest: +SKIP
+
+See docs/python.md for worked examples, flynn.federated for federated training and
+flynn.tune for the hyper-parameter search.
+"""
+from ._flynn import FederationError, FlynnError, __version__
+from ._classifier import FlyNNClassifier, load
+from ._tune import TuneSearch, tune
+from . import federated
+
+__all__ = ["FlyNNClassifier", "load", "tune", "TuneSearch", "federated", "FlynnError",
+           "FederationError", "__version__"]

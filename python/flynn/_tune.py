@@ -1,0 +1,84 @@
+"""flynn.tune: FlyNN's hyper-parameter search (the one `flynn tune` runs) from Python."""
+import numpy as np
+
+from . import _flynn
+from ._classifier import FlyNNClassifier, _label_names, _threads
+
+
+class TuneSearch:
+    """The outcome of flynn.tune, shaped like scikit-learn's searches.
+
+    Attributes:
+      best_params_:    the chosen FlyNNClassifier parameters (m, s, rho, gamma, seed,
+                       preprocess).
+      best_score_:     their mean CV accuracy on all rows (the search's folds).
+      best_fold_scores_: the accuracy of each fold for best_params_.
+      best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows (refit=True).
+      cv_results_:     one entry per evaluated (hashing configuration, γ): "params",
+                       "param_<name>", "mean_test_score", "rank_test_score" (ranked among
+                       the full-data entries; subsample entries get rank 0), "n_rows" (rows
+                       the evaluation used: successive halving evaluates on subsamples
+                       first), "rung", "capped" (the guard lowered m), "seconds".
+      n_splits_:       CV folds.
+      search_seconds_: wall time of the search.
+      time_limited_:   the time limit cut the search short.
+    """
+
+    def __init__(self, raw, n_splits):
+        self.n_splits_ = n_splits
+        self.best_params_ = dict(raw["best_params"])
+        self.best_score_ = float(raw["best_mean"])
+        self.best_fold_scores_ = np.asarray(raw["best_fold_accuracy"])
+        self.search_seconds_ = float(raw["seconds"])
+        self.time_limited_ = bool(raw["time_limited"])
+        entries = []
+        for t in raw["trace"]:
+            for gamma, acc in zip(raw["gammas"], t["gamma_accuracy"]):
+                entries.append((dict(t["params"], gamma=gamma), acc, t))
+        full = [i for i, (_, _, t) in enumerate(entries) if t["rows"] == max(
+            e[2]["rows"] for e in entries)]
+        ranks = np.zeros(len(entries), dtype=np.int64)
+        order = sorted(full, key=lambda i: -entries[i][1])
+        for rank, i in enumerate(order, start=1):
+            ranks[i] = rank
+        results = {"params": [p for p, _, _ in entries],
+                   "mean_test_score": np.array([a for _, a, _ in entries]),
+                   "rank_test_score": ranks,
+                   "n_rows": np.array([t["rows"] for _, _, t in entries]),
+                   "rung": np.array([t["rung"] for _, _, t in entries]),
+                   "capped": np.array([bool(t["cap_reason"]) for _, _, t in entries]),
+                   "seconds": np.array([t["seconds"] for _, _, t in entries])}
+        for name in ("m", "s", "rho", "gamma", "preprocess"):
+            results[f"param_{name}"] = np.array([p[name] for p, _, _ in entries], dtype=object)
+        self.cv_results_ = results
+
+    def __repr__(self):
+        return f"TuneSearch(best_params_={self.best_params_}, best_score_={self.best_score_:.4f})"
+
+
+def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit=True,
+         n_jobs=None):
+    """Searches FlyNN's hyper-parameters for (X, y) with stratified `cv`-fold CV: the
+    experiments layer's successive-halving search over the paper's space (m in [2d, 2048d],
+    s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on/off), `budget`
+    full-data-equivalent evaluations, the same search `flynn tune` runs. Deterministic
+    given `seed` (folds and design) and `fly_seed` (the lifting matrix; flynn's default when
+    None). `time_limit` (seconds) stops starting new subsample evaluations once passed.
+
+    Returns a TuneSearch (best_params_, best_score_, cv_results_, best_estimator_)."""
+    if not hasattr(_flynn, "tune"):
+        raise RuntimeError("this flynn module was built without the experiments layer "
+                           "(FLYNN_PYTHON_TUNE=0); reinstall with it to use flynn.tune")
+    template = FlyNNClassifier(n_jobs=n_jobs)
+    X, y = template._check_Xy(X, y, reset=True)
+    classes, ids = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError("tune needs at least two classes, but y has only one class")
+    default_seed = _flynn.HyperParams().resolve(X.shape[1])["seed"]
+    raw = _flynn.tune(X, ids.astype(np.uint32), _label_names(classes), int(budget), int(cv),
+                      int(seed), int(seed), int(default_seed if fly_seed is None else fly_seed),
+                      float(time_limit or 0.0), _threads(n_jobs))
+    search = TuneSearch(raw, int(cv))
+    if refit:
+        search.best_estimator_ = FlyNNClassifier(**search.best_params_, n_jobs=n_jobs).fit(X, y)
+    return search

@@ -1,0 +1,159 @@
+#include "federated_bindings.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "flynn/detail/parallel.hpp"
+#include "flynn/federated/dp.hpp"
+#include "flynn/federated/simulate.hpp"
+#include "flynn/federated/split.hpp"
+#include "model_handle.hpp"
+#include "numpy_rows.hpp"
+
+namespace py = pybind11;
+
+namespace flynn::python {
+
+namespace {
+
+using federated::DpEntry;
+using federated::DpParams;
+
+std::optional<DpParams> dp_params(std::optional<double> epsilon, std::optional<std::uint32_t> T,
+                                  const std::string& exponent) {
+  if (!epsilon && !T) return std::nullopt;
+  if (!epsilon || !T)
+    throw Error("differential privacy needs both dp_epsilon and dp_T (entries released per party)");
+  DpParams p;
+  p.epsilon = *epsilon;
+  p.T = *T;
+  p.exponent = federated::parse_dp_exponent(exponent);
+  p.validate();
+  return p;
+}
+
+/// Runs `flynn federated simulate`'s federation on in-memory rows: split among `parties`
+/// threads, each runs the FlyNNFL protocol; returns the aggregated model and a report.
+py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
+                   const HyperParams& hyper_given, int parties, const std::string& split,
+                   std::uint64_t split_seed, std::optional<double> dp_epsilon,
+                   std::optional<std::uint32_t> dp_T, const std::string& dp_exponent,
+                   int threads) {
+  if (parties < 1 || parties > 4096)
+    throw Error("parties = " + std::to_string(parties) + ": must be in [1, 4096]");
+  const federated::SplitSpec spec = federated::SplitSpec::parse(split);
+  const NumpyRows rows(X);
+  if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
+    throw std::invalid_argument("expected one class id per row");
+  for (py::ssize_t r = 0; r < y.shape(0); ++r)
+    if (y.data()[r] >= labels.size())
+      throw std::invalid_argument("row " + std::to_string(r) + ": class id out of range");
+
+  federated::FederationSettings settings;
+  settings.hyper = hyper_given;
+  // As `flynn federated simulate`: reproducible by default, like training.
+  if (!settings.hyper.seed) settings.hyper.seed = Defaults::seed;
+  settings.labels = LabelSet(std::move(labels));
+  settings.dp = dp_params(dp_epsilon, dp_T, dp_exponent);
+  settings.threads = std::max(1, resolve_threads(threads) / parties);
+
+  std::optional<federated::ColonyOutcome> out;
+  std::vector<std::uint64_t> party_rows;
+  {
+    py::gil_scoped_release nogil;
+    // Parties hold Datasets (copies of their shards), as `flynn federated simulate` does.
+    const Dataset all = labelled_dataset(rows, y.data(), settings.labels);
+    all.require_trainable();
+    const auto parts =
+        federated::split_rows(all.labels, all.classes.size(), parties, spec, split_seed);
+    std::vector<Dataset> shards;
+    shards.reserve(parts.size());
+    for (const auto& p : parts) shards.push_back(all.subset(p));
+    std::vector<const Dataset*> ptrs;
+    for (const Dataset& d : shards) ptrs.push_back(&d);
+    out.emplace(federated::run_colony(ptrs, settings));
+  }
+  py::dict report;
+  report["parties"] = parties;
+  report["split"] = spec.describe();
+  report["split_seed"] = split_seed;
+  report["rows_per_party"] = out->rows;
+  report["seed"] = out->model.config().seed;
+  report["wall_seconds"] = out->wall_seconds;
+  if (out->privacy) {
+    py::dict p;
+    p["epsilon_total"] = out->privacy->total;
+    p["epsilon_per_party"] = out->privacy->per_party;
+    p["epsilon_per_pick"] = out->privacy->per_pick;
+    p["T"] = out->privacy->T;
+    p["parties"] = out->privacy->parties;
+    report["privacy"] = p;
+  } else {
+    report["privacy"] = py::none();
+  }
+  return py::make_tuple(ModelHandle(std::move(out->model)), report);
+}
+
+/// One party's DP release of its L × m counts: T (index, value) pairs, indices into the
+/// class-major counts, sorted by index; noise from the OS-seeded secure generator.
+py::tuple privatize(const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& counts,
+                    double epsilon, std::uint32_t T, std::uint32_t parties,
+                    const std::string& exponent) {
+  if (parties < 1) throw Error("parties must be at least 1");
+  DpParams p;
+  p.epsilon = epsilon;
+  p.T = T;
+  p.exponent = federated::parse_dp_exponent(exponent);
+  const std::size_t n = static_cast<std::size_t>(counts.size());
+  p.validate(n);
+  const federated::DpMechanism mechanism(p, parties);
+  std::vector<DpEntry> release;
+  {
+    py::gil_scoped_release nogil;
+    federated::SecureRng rng;
+    release = federated::privatize(counts.data(), n, mechanism, rng);
+  }
+  py::array_t<std::uint32_t> index(static_cast<py::ssize_t>(release.size()));
+  py::array_t<std::uint32_t> value(static_cast<py::ssize_t>(release.size()));
+  for (std::size_t i = 0; i < release.size(); ++i) {
+    index.mutable_data()[i] = release[i].index;
+    value.mutable_data()[i] = release[i].value;
+  }
+  return py::make_tuple(index, value);
+}
+
+/// Sums releases ((index, value) array pairs) into dense counts of n entries.
+py::array_t<std::uint32_t> sum_releases(const std::vector<std::pair<
+                                            py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>,
+                                            py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>>>& releases,
+                                        std::size_t n) {
+  std::vector<std::vector<DpEntry>> entries;
+  for (const auto& [index, value] : releases) {
+    if (index.size() != value.size())
+      throw std::invalid_argument("a release needs as many values as indices");
+    std::vector<DpEntry>& e = entries.emplace_back(static_cast<std::size_t>(index.size()));
+    for (py::ssize_t i = 0; i < index.size(); ++i) e[i] = {index.data()[i], value.data()[i]};
+  }
+  const std::vector<std::uint32_t> sum = federated::sum_releases(entries, n);
+  py::array_t<std::uint32_t> out(static_cast<py::ssize_t>(n));
+  std::copy(sum.begin(), sum.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+void bind_federated(py::module_& m) {
+  m.def("simulate", &simulate, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("hyper"),
+        py::arg("parties"), py::arg("split"), py::arg("split_seed"), py::arg("dp_epsilon"),
+        py::arg("dp_T"), py::arg("dp_exponent"), py::arg("threads"));
+  m.def("privatize", &privatize, py::arg("counts"), py::arg("epsilon"), py::arg("T"),
+        py::arg("parties"), py::arg("exponent"));
+  m.def("sum_releases", &sum_releases, py::arg("releases"), py::arg("n"));
+}
+
+}  // namespace flynn::python

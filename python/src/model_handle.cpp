@@ -1,0 +1,210 @@
+#include "model_handle.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "flynn/error.hpp"
+#include "flynn/io/model_file.hpp"
+#include "numpy_rows.hpp"
+
+namespace py = pybind11;
+
+namespace flynn::python {
+
+namespace {
+
+/// The class ids, one per row (checked here because converted rows take the ids block by
+/// block; the library checks each id against the model's classes).
+const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows) {
+  if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
+    throw std::invalid_argument("expected one class id per row (" +
+                                std::to_string(rows.n_rows()) + " rows)");
+  return y.data();
+}
+
+/// The counts the rows add to `model` (model unchanged), for rows that must be converted:
+/// summed over the converted blocks.
+ClassCounts count_converted_rows(const FlyNN& model, const NumpyRows& rows,
+                                 const std::uint32_t* labels) {
+  ClassCounts total(model.labels().size(), model.config().m);
+  for_each_view(rows, [&](const DataView& block, std::size_t first) {
+    total += model.count(block, {labels + first, block.n_rows()});
+  });
+  return total;
+}
+
+/// A numpy array that takes ownership of `values` (no copy of the result).
+template <typename T>
+py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, owned->data(), free_when_done);
+}
+
+py::array_t<std::uint32_t> counts_array(const ClassCounts& c) {
+  py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(c.n_classes()),
+                                  static_cast<py::ssize_t>(c.m())});
+  std::copy(c.values().begin(), c.values().end(), out.mutable_data());
+  return out;
+}
+
+py::array_t<std::uint64_t> rows_array(const ClassCounts& c) {
+  py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(c.n_classes()));
+  std::copy(c.rows_per_class().begin(), c.rows_per_class().end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace
+
+HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64_t> s,
+                       std::optional<std::uint64_t> rho, std::optional<double> gamma,
+                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess) {
+  HyperParams h;
+  h.m = m;
+  h.s = s;
+  h.rho = rho;
+  h.gamma = gamma;
+  h.seed = seed;
+  if (preprocess) h.preprocess = parse_preprocess(*preprocess);
+  return h;
+}
+
+ModelHandle::ModelHandle(const HyperParams& hyper, std::uint32_t n_features,
+                         std::vector<std::string> labels, int threads)
+    : model_(hyper.resolve(n_features, labels.size()), LabelSet(std::move(labels)), threads) {}
+
+ModelHandle ModelHandle::from_bytes(const std::string& bytes, const std::string& source,
+                                    int threads) {
+  return ModelHandle(io::deserialize_model(bytes, source, threads));
+}
+
+ModelHandle ModelHandle::load(const std::string& path, int threads) {
+  return ModelHandle(io::load_model(path, threads));
+}
+
+py::bytes ModelHandle::to_bytes() const {
+  std::string bytes;
+  {
+    py::gil_scoped_release nogil;
+    bytes = io::serialize_model(model_);
+  }
+  return py::bytes(bytes);
+}
+
+void ModelHandle::save(const std::string& path) const {
+  py::gil_scoped_release nogil;
+  io::save_model(model_, path);
+}
+
+void ModelHandle::fit(const py::array& X, const LabelIds& y) {
+  const NumpyRows rows(X);
+  const std::uint32_t* labels = checked_labels(y, rows);
+  py::gil_scoped_release nogil;
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.fit(*v, {labels, rows.n_rows()});  // the caller's memory, not copied
+  } else {
+    // fit = the counts of the rows, whatever the model held: summed over converted blocks.
+    model_.set_counts(count_converted_rows(model_, rows, labels));
+  }
+}
+
+void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
+  const NumpyRows rows(X);
+  const std::uint32_t* labels = checked_labels(y, rows);
+  py::gil_scoped_release nogil;
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.partial_fit(*v, {labels, rows.n_rows()});
+  } else {
+    ClassCounts updated = model_.counts();
+    updated += count_converted_rows(model_, rows, labels);
+    model_.set_counts(std::move(updated));
+  }
+}
+
+void ModelHandle::forget(const py::array& X, const LabelIds& y) {
+  const NumpyRows rows(X);
+  const std::uint32_t* labels = checked_labels(y, rows);
+  py::gil_scoped_release nogil;
+  if (const std::optional<DataView> v = rows.view()) {
+    model_.forget(*v, {labels, rows.n_rows()});
+  } else {
+    // Converted whole rather than in blocks, so that FlyNN::forget's own checks (no DP
+    // model, no count below zero, model unchanged on error) apply to all rows at once;
+    // forgetting is rare and usually concerns few rows.
+    std::vector<float> converted(rows.n_rows() * rows.n_cols());
+    rows.copy_rows(0, rows.n_rows(), converted.data());
+    model_.forget(DataView(converted.data(), rows.n_rows(), rows.n_cols()),
+                  {labels, rows.n_rows()});
+  }
+}
+
+py::array_t<std::uint32_t> ModelHandle::predict(const py::array& X) const {
+  const NumpyRows rows(X);
+  std::vector<std::uint32_t> ids;
+  {
+    py::gil_scoped_release nogil;
+    if (const std::optional<DataView> v = rows.view()) {
+      ids = model_.predict(*v);
+    } else {
+      ids.resize(rows.n_rows());
+      for_each_view(rows, [&](const DataView& block, std::size_t first) {
+        const std::vector<std::uint32_t> part = model_.predict(block);
+        std::copy(part.begin(), part.end(), ids.begin() + static_cast<std::ptrdiff_t>(first));
+      });
+    }
+  }
+  return to_numpy(std::move(ids), {static_cast<py::ssize_t>(rows.n_rows())});
+}
+
+py::array_t<double> ModelHandle::scores(const py::array& X) const {
+  return per_class(X, &FlyNN::scores);
+}
+
+py::array_t<double> ModelHandle::predict_proba(const py::array& X) const {
+  return per_class(X, &FlyNN::predict_proba);
+}
+
+py::array_t<double> ModelHandle::per_class(const py::array& X, PerClassFn fn) const {
+  const NumpyRows rows(X);
+  const std::size_t L = model_.labels().size();
+  std::vector<double> out;
+  {
+    py::gil_scoped_release nogil;
+    if (const std::optional<DataView> v = rows.view()) {
+      out = (model_.*fn)(*v, PredictOptions{});
+    } else {
+      out.resize(rows.n_rows() * L);
+      for_each_view(rows, [&](const DataView& block, std::size_t first) {
+        const std::vector<double> part = (model_.*fn)(block, PredictOptions{});
+        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * L));
+      });
+    }
+  }
+  return to_numpy(std::move(out), {static_cast<py::ssize_t>(rows.n_rows()),
+                                   static_cast<py::ssize_t>(L)});
+}
+
+py::tuple ModelHandle::counts() const {
+  return py::make_tuple(counts_array(model_.counts()), rows_array(model_.counts()));
+}
+
+void ModelHandle::set_counts(
+    const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& counts,
+    const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& rows,
+    const Provenance& provenance) {
+  const std::size_t L = model_.labels().size();
+  const std::uint32_t m = model_.config().m;
+  if (counts.ndim() != 2 || static_cast<std::size_t>(counts.shape(0)) != L ||
+      static_cast<std::size_t>(counts.shape(1)) != m)
+    throw std::invalid_argument("counts must have shape (" + std::to_string(L) + ", " +
+                                std::to_string(m) + ") (classes × m)");
+  if (rows.ndim() != 1 || static_cast<std::size_t>(rows.shape(0)) != L)
+    throw std::invalid_argument("rows per class must have shape (" + std::to_string(L) + ",)");
+  ClassCounts c(L, m);
+  std::copy(counts.data(), counts.data() + L * m, c.values().begin());
+  std::copy(rows.data(), rows.data() + L, c.rows_per_class().begin());
+  model_.set_counts(std::move(c));
+  model_.set_provenance(provenance);
+}
+
+}  // namespace flynn::python

@@ -1,0 +1,120 @@
+// flynn._flynn: the compiled half of the Python package. The public API lives in the
+// pure-Python package (flynn/__init__.py, FlyNNClassifier, flynn.federated); this module
+// only exposes the core objects it is built on.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "federated_bindings.hpp"
+#include "flynn/error.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/version.hpp"
+#include "model_handle.hpp"
+#ifdef FLYNN_PYTHON_WITH_TUNE
+#include "tune_bindings.hpp"
+#endif
+
+namespace py = pybind11;
+using namespace flynn;
+using flynn::python::ModelHandle;
+
+namespace {
+
+py::dict config_dict(const FlyConfig& c) {
+  py::dict d;
+  d["n_features"] = c.input_dim;
+  d["m"] = c.m;
+  d["s"] = c.s;
+  d["rho"] = c.rho;
+  d["gamma"] = c.gamma;
+  d["seed"] = c.seed;
+  d["preprocess"] = std::string(preprocess_name(c.preprocess));
+  return d;
+}
+
+py::dict provenance_dict(const Provenance& p) {
+  py::dict d;
+  d["differentially_private"] = p.differentially_private;
+  d["epsilon"] = p.epsilon;
+  d["dp_T"] = p.dp_T;
+  d["dp_parties"] = p.dp_parties;
+  return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_flynn, m) {
+  m.doc() = "flynn's C++ core (FlyHash + Fly Bloom Filters); use the flynn package instead";
+  m.attr("__version__") = flynn::version_string;
+  m.attr("model_format_version") = io::kModelFormatVersion;
+
+  // flynn::Error is a user error with a complete one-line message: a ValueError in Python.
+  // The federation's error (the same on every party) is a subclass of it.
+  static py::exception<Error> flynn_error(m, "FlynnError", PyExc_ValueError);
+  static py::exception<federated::FederationError> federation_error(m, "FederationError",
+                                                                    flynn_error.ptr());
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const federated::FederationError& e) {
+      federation_error(e.what());
+    } catch (const Error& e) {
+      flynn_error(e.what());
+    }
+  });
+
+  py::class_<HyperParams>(m, "HyperParams")
+      .def(py::init(&python::make_hyper), py::arg("m") = py::none(), py::arg("s") = py::none(),
+           py::arg("rho") = py::none(), py::arg("gamma") = py::none(),
+           py::arg("seed") = py::none(), py::arg("preprocess") = py::none())
+      .def("resolve",
+           [](const HyperParams& h, std::uint32_t d, std::size_t n_classes) {
+             return config_dict(h.resolve(d, n_classes));
+           },
+           py::arg("n_features"), py::arg("n_classes") = 0,
+           "The concrete configuration for n_features inputs (flynn's defaults filled in).");
+
+  py::class_<Provenance>(m, "Provenance")
+      .def(py::init([](bool dp, double epsilon, std::uint32_t T, std::uint32_t parties) {
+             Provenance p;
+             p.differentially_private = dp;
+             p.epsilon = epsilon;
+             p.dp_T = T;
+             p.dp_parties = parties;
+             return p;
+           }),
+           py::arg("differentially_private") = false, py::arg("epsilon") = 0.0,
+           py::arg("dp_T") = 0, py::arg("dp_parties") = 0);
+
+  py::class_<ModelHandle>(m, "Model")
+      .def(py::init([](const HyperParams& h, std::uint32_t d, std::vector<std::string> labels,
+                       int threads) { return ModelHandle(h, d, std::move(labels), threads); }),
+           py::arg("hyper"), py::arg("n_features"), py::arg("labels"), py::arg("threads") = 0)
+      .def_static("from_bytes", &ModelHandle::from_bytes, py::arg("data"),
+                  py::arg("source") = "<bytes>", py::arg("threads") = 0)
+      .def_static("load", &ModelHandle::load, py::arg("path"), py::arg("threads") = 0)
+      .def("to_bytes", &ModelHandle::to_bytes)
+      .def("save", &ModelHandle::save, py::arg("path"))
+      .def("fit", &ModelHandle::fit, py::arg("X"), py::arg("y"))
+      .def("partial_fit", &ModelHandle::partial_fit, py::arg("X"), py::arg("y"))
+      .def("forget", &ModelHandle::forget, py::arg("X"), py::arg("y"))
+      .def("merge", &ModelHandle::merge, py::arg("other"))
+      .def("predict", &ModelHandle::predict, py::arg("X"))
+      .def("scores", &ModelHandle::scores, py::arg("X"))
+      .def("predict_proba", &ModelHandle::predict_proba, py::arg("X"))
+      .def("counts", &ModelHandle::counts)
+      .def("set_counts", &ModelHandle::set_counts, py::arg("counts"), py::arg("rows_per_class"),
+           py::arg("provenance"))
+      .def_property("threads", [](const ModelHandle& h) { return h.model().threads(); },
+                    [](ModelHandle& h, int t) { h.model().set_threads(t); })
+      .def_property_readonly("config", [](const ModelHandle& h) { return config_dict(h.model().config()); })
+      .def_property_readonly("labels", [](const ModelHandle& h) { return h.model().labels().names(); })
+      .def_property_readonly("provenance",
+                             [](const ModelHandle& h) { return provenance_dict(h.model().provenance()); });
+
+  py::module_ fed = m.def_submodule("federated", "FlyNNFL: simulated federation and DP releases");
+  python::bind_federated(fed);
+#ifdef FLYNN_PYTHON_WITH_TUNE
+  python::bind_tune(m);
+#endif
+}

@@ -1,0 +1,96 @@
+#include "tune_bindings.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include "flynn/config.hpp"
+#include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/tune.hpp"
+#include "model_handle.hpp"
+#include "numpy_rows.hpp"
+
+namespace py = pybind11;
+
+namespace flynn::python {
+
+namespace {
+
+py::dict config_params(const FlyConfig& c) {
+  py::dict d;
+  d["m"] = c.m;
+  d["s"] = c.s;
+  d["rho"] = c.rho;
+  d["gamma"] = c.gamma;
+  d["seed"] = c.seed;
+  d["preprocess"] = std::string(preprocess_name(c.preprocess));
+  return d;
+}
+
+/// Runs tune_flynn (search only: no calibration, no kNN) on stratified folds of the rows
+/// and returns the trace and the choice as plain Python values.
+py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
+              std::uint32_t budget, std::uint32_t folds, std::uint64_t fold_seed,
+              std::uint64_t search_seed, std::uint64_t fly_seed, double time_limit,
+              int threads) {
+  const NumpyRows rows(X);
+  if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
+    throw std::invalid_argument("expected one class id per row");
+  const LabelSet classes(std::move(labels));
+  experiments::TuneOptions options;
+  options.calibrate = false;
+  options.knn = false;
+  options.search.budget = budget;
+  options.search.seed = search_seed;
+  options.search.fly_seed = fly_seed;
+  options.search.time_limit_seconds = time_limit;
+  options.search.threads = threads;
+  std::optional<experiments::TuneResult> result;
+  {
+    py::gil_scoped_release nogil;
+    const Dataset data = labelled_dataset(rows, y.data(), classes);
+    const std::vector<std::uint32_t> fold_of_row =
+        experiments::stratified_folds(data.labels, classes.size(), folds, fold_seed);
+    result.emplace(experiments::tune_flynn(data, fold_of_row, folds, options));
+  }
+  const experiments::SearchResult& s = result->search;
+  py::list trace;
+  for (const experiments::SearchEvaluation& e : s.trace) {
+    py::dict t;
+    t["candidate"] = e.candidate;
+    t["rung"] = e.rung;
+    t["rows"] = e.rows;
+    t["params"] = config_params(e.config);
+    t["requested_m"] = e.requested_m;
+    t["cap_reason"] = e.cap_reason;
+    t["gamma_accuracy"] = e.gamma_accuracy;
+    t["accuracy"] = e.accuracy;
+    t["seconds"] = e.seconds;
+    trace.append(t);
+  }
+  py::dict out;
+  out["trace"] = trace;
+  out["gammas"] = options.search.space.gammas;
+  out["best_index"] = s.best;
+  out["best_params"] = config_params(result->config);
+  out["best_fold_accuracy"] = result->cv.fold_accuracy;
+  out["best_mean"] = result->cv.mean;
+  out["full_evaluations"] = s.full_evaluations;
+  out["cost"] = s.cost;
+  out["time_limited"] = s.time_limited;
+  out["seconds"] = result->seconds;
+  return out;
+}
+
+}  // namespace
+
+void bind_tune(py::module_& m) {
+  m.def("tune", &tune, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("budget"),
+        py::arg("folds"), py::arg("fold_seed"), py::arg("search_seed"), py::arg("fly_seed"),
+        py::arg("time_limit"), py::arg("threads"));
+}
+
+}  // namespace flynn::python

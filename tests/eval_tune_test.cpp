@@ -1,0 +1,271 @@
+// The tune API (search + calibration + tuned kNN), the calibration metrics against
+// hand-computed values, out-of-fold scores, the search's time limit, standardised kNN, and
+// `flynn tune` end to end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/error.hpp"
+#include "flynn/experiments/calibration.hpp"
+#include "flynn/experiments/fly_cv.hpp"
+#include "flynn/experiments/knn_cv.hpp"
+#include "flynn/experiments/tune.hpp"
+#include "flynn/scoring.hpp"
+#include "test_support.hpp"
+
+namespace flynn::experiments {
+namespace {
+
+TEST(Calibration, LogLossMatchesHandComputedValue) {
+  // Rows: true class 0 with p = 0.7; true class 1 with p = 0.25; true class 2 with p = 0.
+  const std::vector<double> p = {0.7, 0.2, 0.1, 0.5, 0.25, 0.25, 0.6, 0.4, 0.0};
+  const double expected = -(std::log(0.7) + std::log(0.25) + std::log(1e-15)) / 3.0;
+  EXPECT_NEAR(log_loss(p, 3, {0, 1, 2}), expected, 1e-12);
+  EXPECT_THROW(log_loss(p, 3, {0, 1}), Error);     // 9 values for 2 rows
+  EXPECT_THROW(log_loss(p, 3, {0, 1, 3}), Error);  // label out of range
+  EXPECT_THROW(log_loss({}, 3, {}), Error);
+}
+
+TEST(Calibration, EceMatchesHandComputedValue) {
+  // Four binary rows; confidences 0.9 (correct), 0.9 (wrong), 0.62 (correct), 0.55 (wrong).
+  // 15 bins of width 1/15: 0.9 → bin 13 (0.8667, 0.9333]; 0.62 → bin 9 (0.6, 0.6667];
+  // 0.55 → bin 8 (0.5333, 0.6]. Σ n_b·|acc_b − conf_b| = 2·|0.5 − 0.9| + |1 − 0.62| + |0 − 0.55|.
+  const std::vector<double> p = {0.9, 0.1, 0.9, 0.1, 0.38, 0.62, 0.55, 0.45};
+  const std::vector<std::uint32_t> y = {0, 1, 1, 1};
+  EXPECT_NEAR(expected_calibration_error(p, 2, y), (0.8 + 0.38 + 0.55) / 4.0, 1e-12);
+  // One bin: |mean accuracy − mean confidence| = |0.5 − 0.7425|.
+  EXPECT_NEAR(expected_calibration_error(p, 2, y, 1), 0.2425, 1e-12);
+  // Perfectly confident and right: 0.
+  EXPECT_DOUBLE_EQ(expected_calibration_error({1.0, 0.0, 0.0, 1.0}, 2, {0, 1}), 0.0);
+  EXPECT_THROW(expected_calibration_error(p, 2, y, 0), Error);
+}
+
+TEST(Calibration, ProbabilitiesWeighScoresByPriorsAndTemperature) {
+  // Scores of one row, ρ = 10, t = 0.5: logits −s/5 + log π.
+  const std::vector<double> s = {2.0, 7.0, 2.0};
+  const std::vector<double> pri = {0.5, 0.25, 0.25};
+  const auto p = scores_to_probabilities(s, 3, 10, 0.5, pri);
+  const double a = 0.5, b = 0.25 * std::exp(-1.0), c = 0.25;
+  EXPECT_NEAR(p[0], a / (a + b + c), 1e-12);
+  EXPECT_NEAR(p[1], b / (a + b + c), 1e-12);
+  EXPECT_NEAR(p[2], c / (a + b + c), 1e-12);
+  // Tied scores give the priors back.
+  const auto tie = scores_to_probabilities({3.0, 3.0, 3.0}, 3, 10, 0.5, pri);
+  for (std::size_t l = 0; l < 3; ++l) EXPECT_NEAR(tie[l], pri[l], 1e-12);
+  // Laplace-smoothed priors.
+  const auto pr = class_priors(std::vector<std::uint64_t>{3, 0, 1});
+  EXPECT_NEAR(pr[0], 4.0 / 7.0, 1e-12);
+  EXPECT_NEAR(pr[1], 1.0 / 7.0, 1e-12);
+  EXPECT_EQ(class_priors(std::vector<std::uint32_t>{0, 0, 0, 2}, 3), pr);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 0.0, pri), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 1.0, {0.5, 0.5}), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 1.0, {0.5, 0.5, 0.0}), Error);
+}
+
+TEST(Calibration, FittedTemperatureMinimisesLogLoss) {
+  const Dataset data = test::blobs(3, 60, 8, 3, 1.5);
+  const auto folds = stratified_folds(data.labels, 3, 5, 0);
+  FlyConfig c;
+  c.input_dim = 8;
+  c.m = 400;
+  c.s = 3;
+  c.rho = 16;
+  c.gamma = 0.5;
+  c.seed = 7;
+  const FlyCvEvaluator ev(data, folds, 5);
+  const auto scores = ev.out_of_fold_scores(c, 1);
+  const auto pri = class_priors(data.labels, 3);
+  const TemperatureFit fit = fit_temperature(scores, 3, c.rho, pri, data.labels);
+  auto loss = [&](double t) { return log_loss(scores_to_probabilities(scores, 3, c.rho, t, pri), 3, data.labels); };
+  EXPECT_NEAR(fit.log_loss, loss(fit.temperature), 1e-9);
+  for (double f : {0.5, 0.9, 1.1, 2.0}) EXPECT_LE(fit.log_loss, loss(fit.temperature * f) + 1e-12) << f;
+  EXPECT_LT(fit.log_loss, loss(1.0));  // the historical softmax(−score/ρ) is far too flat
+  EXPECT_GE(fit.temperature, kMinTemperature);
+  EXPECT_LE(fit.temperature, kMaxTemperature);
+}
+
+TEST(Calibration, CrossFittedTemperatureLowersHeldOutLogLoss) {
+  // On folds the temperature never saw, the fitted t beats the historical t = 1 (ρ-scaled
+  // softmax): calibration generalises rather than memorising the scores.
+  const Dataset data = test::blobs(4, 80, 10, 11, 2.0);
+  const auto folds = stratified_folds(data.labels, 4, 5, 1);
+  FlyConfig c;
+  c.input_dim = 10;
+  c.m = 500;
+  c.s = 4;
+  c.rho = 20;
+  c.gamma = 0.3;
+  c.seed = 3;
+  const FlyCvEvaluator ev(data, folds, 5);
+  const auto scores = ev.out_of_fold_scores(c, 1);
+  const CalibrationReport rep = calibrate_out_of_fold(scores, 4, c.rho, data.labels, folds, 5);
+  const auto pri = class_priors(data.labels, 4);
+  const double at_one = log_loss(scores_to_probabilities(scores, 4, c.rho, 1.0, pri), 4, data.labels);
+  EXPECT_LT(rep.heldout_log_loss, at_one);
+  EXPECT_GE(rep.heldout_log_loss, rep.fit.log_loss - 1e-12);  // held out cannot beat in-sample
+  EXPECT_LT(rep.heldout_ece, 0.1);
+}
+
+TEST(FlyCvScores, OutOfFoldScoresGiveTheEvaluatorsAccuracy) {
+  const Dataset data = test::blobs(3, 40, 6, 5, 1.2);
+  const auto folds = stratified_folds(data.labels, 3, 4, 2);
+  FlyConfig c;
+  c.input_dim = 6;
+  c.m = 300;
+  c.s = 2;
+  c.rho = 12;
+  c.gamma = 0.4;
+  c.seed = 9;
+  const FlyCvEvaluator ev(data, folds, 4);
+  const auto scores = ev.out_of_fold_scores(c, 2);
+  std::vector<std::size_t> correct(4, 0), total(4, 0);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    correct[folds[r]] += argmin_class(scores.data() + r * 3, 3) == data.labels[r];
+    ++total[folds[r]];
+  }
+  const CvResult cv = ev.evaluate(c, {c.gamma}, 1)[0];
+  for (std::uint32_t f = 0; f < 4; ++f)
+    EXPECT_DOUBLE_EQ(cv.fold_accuracy[f], static_cast<double>(correct[f]) / total[f]) << f;
+  EXPECT_EQ(ev.out_of_fold_scores(c, 1), scores);  // thread-count independent
+}
+
+TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
+  const Dataset data = test::blobs(3, 30, 6, 4, 1.0);
+  const auto folds = stratified_folds(data.labels, 3, 3, 0);
+  TuneOptions o;
+  o.search.design = SearchDesign::Halton;
+  o.search.budget = 5;
+  o.search.threads = 1;
+  o.search.space.max_expansion = 16;
+  o.search.space.gammas = {0.0, 0.5};
+  const TuneResult a = tune_flynn(data, folds, 3, o);
+  ASSERT_EQ(a.search.trace.size(), 5u);
+  // The chosen configuration is the best of the evaluated ones (first on ties) …
+  double best = -1;
+  std::size_t arg = 0;
+  for (std::size_t i = 0; i < a.search.trace.size(); ++i)
+    if (a.search.trace[i].accuracy > best) best = a.search.trace[arg = i].accuracy;
+  EXPECT_EQ(a.config, a.search.trace[arg].config);
+  EXPECT_DOUBLE_EQ(a.cv.mean, best);
+  // … and the same on a second run with other thread counts.
+  o.search.threads = 2;
+  const TuneResult b = tune_flynn(data, folds, 3, o);
+  EXPECT_EQ(b.config, a.config);
+  EXPECT_EQ(b.cv.fold_accuracy, a.cv.fold_accuracy);
+  ASSERT_TRUE(a.calibration && b.calibration);
+  EXPECT_DOUBLE_EQ(a.temperature(), b.temperature());
+  // The saved model's predictions agree with the configuration's CV (trained on all rows).
+  const FlyNN model = train_tuned_model(data, data.classes, a, 1);
+  EXPECT_EQ(model.config(), a.config);
+}
+
+TEST(Tune, TimeLimitStopsTheSearchButKeepsOneFullEvaluation) {
+  const Dataset data = test::blobs(2, 200, 6, 8, 1.2);  // 400 rows
+  const auto folds = stratified_folds(data.labels, 2, 3, 0);
+  SearchOptions o;
+  o.design = SearchDesign::HaltonHalving;
+  o.budget = 30;
+  o.threads = 1;
+  o.halving_min_rows = 40;
+  o.space.max_expansion = 32;
+  const SearchResult full = search_flynn(data, folds, 3, o);
+  EXPECT_FALSE(full.time_limited);
+  o.time_limit_seconds = 1e-9;  // already over when the first evaluation would start
+  const SearchResult cut = search_flynn(data, folds, 3, o);
+  EXPECT_TRUE(cut.time_limited);
+  EXPECT_EQ(cut.full_evaluations, 1u);
+  EXPECT_EQ(cut.trace.size(), 2u);  // one subsample evaluation, then the full-data one
+  EXPECT_EQ(cut.trace.back().rows, data.n_rows);
+  EXPECT_EQ(cut.best_config, cut.trace.back().config);
+  EXPECT_LT(cut.trace.size(), full.trace.size());
+}
+
+TEST(Tune, KnnOnStandardisedFeaturesIgnoresFeatureScales) {
+  // Two classes on one ray, told apart only by their distance from the origin: rows
+  // (u, u + ε) with u ∈ [1, 2) for class a and [3, 4) for class b. L2 normalisation maps every
+  // row to nearly (1, 1)/√2, erasing the class; standardised features keep it.
+  std::vector<std::vector<float>> rows;
+  std::vector<std::string> labels;
+  for (int i = 0; i < 60; ++i) {
+    const float u = 1.0f + static_cast<float>((i * 37) % 60) / 60.0f;
+    const float eps = 0.01f * static_cast<float>((i * 13) % 7);
+    rows.push_back({u, u + eps});
+    labels.push_back("a");
+    rows.push_back({u + 2.0f, u + 2.0f + eps});
+    labels.push_back("b");
+  }
+  const Dataset data = test::make_dataset(rows, labels);
+  const auto folds = stratified_folds(data.labels, 2, 5, 0);
+  const TunedKnnCvResult k = cross_validate_tuned_knn(data, folds, 5, {1, 4}, 1);
+  const double l2 = k.l2.per_k[k.l2.best].mean, z = k.standardized.per_k[k.standardized.best].mean;
+  EXPECT_GT(z, 0.95);
+  EXPECT_GT(z, l2 + 0.2);
+  EXPECT_EQ(k.best().scaling, KnnScaling::Standardize);
+  // Rescaling a feature leaves standardised kNN unchanged.
+  Dataset scaled = data;
+  for (std::size_t r = 0; r < data.n_rows; ++r) scaled.features[r * 2] *= 64.0f;
+  const KnnCvResult z2 = cross_validate_knn(scaled, folds, 5, {1, 4}, 1, KnnScaling::Standardize);
+  EXPECT_EQ(z2.per_k[z2.best].fold_accuracy, k.standardized.per_k[k.standardized.best].fold_accuracy);
+  // Vote fractions: rows sum to 1, and their argmax accuracy matches the best k's CV accuracy
+  // up to vote ties (checked loosely).
+  const auto& v = k.standardized.best_vote_fractions;
+  ASSERT_EQ(v.size(), data.n_rows * 2);
+  for (std::size_t r = 0; r < data.n_rows; ++r) EXPECT_NEAR(v[2 * r] + v[2 * r + 1], 1.0, 1e-12);
+}
+
+class TuneCli : public ::testing::Test {
+ protected:
+  test::TempDir dir_;
+  std::string data_ = dir_.file("blobs.csv");
+  void SetUp() override {
+    const Dataset d = test::blobs(3, 40, 5, 17, 0.3);
+    std::string csv;
+    for (std::size_t r = 0; r < d.n_rows; ++r) {
+      for (std::size_t j = 0; j < d.n_features; ++j) csv += std::to_string(d.features[r * 5 + j]) + ",";
+      csv += d.classes.name(d.labels[r]) + "\n";
+    }
+    test::write_text(data_, csv);
+  }
+};
+
+TEST_F(TuneCli, JsonSummaryAndModel) {
+  const std::string model = dir_.file("m.flynn");
+  const auto r = test::run_cli("tune --data " + data_ + " --model " + model +
+                               " --budget 4 --folds 3 --knn --json --quiet --test " + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["command"], "tune");
+  EXPECT_EQ(j["rows"], 120);
+  EXPECT_EQ(j["fold_accuracy"].size(), 3u);
+  double mean = 0;
+  for (double a : j["fold_accuracy"]) mean += a / 3.0;
+  EXPECT_NEAR(j["accuracy"].get<double>(), mean, 1e-12);  // the best configuration's CV accuracy
+  EXPECT_GT(j["accuracy"].get<double>(), 0.5);  // three classes: chance is 1/3
+  for (const char* k : {"m", "s", "rho", "gamma", "preprocess"}) EXPECT_TRUE(j["config"].contains(k)) << k;
+  EXPECT_GT(j["temperature"].get<double>(), 0.0);
+  EXPECT_TRUE(j["calibration"].contains("heldout_ece"));
+  EXPECT_TRUE(j["knn"]["tuned"].contains("accuracy_mean"));
+  EXPECT_TRUE(j["test"].contains("log_loss"));
+  EXPECT_FALSE(j["search"]["time_limited"].get<bool>());
+  // The model file predicts.
+  const auto p = test::run_cli("predict --model " + model + " --data " + data_ + " --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_GT(nlohmann::json::parse(p.out)["accuracy"].get<double>(), 0.5);
+}
+
+TEST_F(TuneCli, BadInputGivesCleanErrors) {
+  auto r = test::run_cli("tune --data " + dir_.file("missing.csv") + " --model " + dir_.file("m.flynn") + " --quiet");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128);
+  EXPECT_NE(r.err.find("missing.csv"), std::string::npos) << r.err;
+  r = test::run_cli("tune --data " + data_ + " --model " + dir_.file("m.flynn") + " --folds 500 --quiet");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128);
+  EXPECT_NE(r.err.find("fewer than the 500 folds"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace flynn::experiments

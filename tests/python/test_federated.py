@@ -1,0 +1,96 @@
+"""flynn.federated: the simulated federation and the party-level API."""
+import pickle
+
+import numpy as np
+import pytest
+
+import flynn
+from flynn import federated
+
+
+@pytest.mark.parametrize("split", ["iid", "by-class", "dirichlet:0.3", "sizes:1,0,3"])
+def test_simulate_without_dp_equals_central_training(digits_split, small_params, split):
+    Xtr, ytr, Xte, _ = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=3, split=split, split_seed=4, **small_params)
+    central = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr)
+    assert fed.to_bytes() == central.to_bytes()
+    report = fed.federation_report_
+    assert sum(report["rows_per_party"]) == len(Xtr) and len(report["rows_per_party"]) == 3
+    assert report["privacy"] is None
+    np.testing.assert_array_equal(fed.predict(Xte), central.predict(Xte))
+
+
+def test_simulate_matches_the_cli_model(cli, digits_split, small_params, tmp_path):
+    import subprocess
+    from test_cli_parity import write_csv
+    Xtr, ytr, _, _ = digits_split
+    write_csv(tmp_path / "d.csv", Xtr, ytr)
+    write_csv(tmp_path / "t.csv", Xtr[:10], ytr[:10])
+    args = [f"--{k}={v}" for k, v in small_params.items()]
+    subprocess.run([cli, "federated", "simulate", "--data", str(tmp_path / "d.csv"), "--test",
+                    str(tmp_path / "t.csv"), "--parties", "4", "--model",
+                    str(tmp_path / "fed.flynn"), "--quiet", *args], check=True, capture_output=True)
+    fed = federated.simulate(Xtr, ytr, parties=4, **small_params)
+    assert fed.to_bytes() == (tmp_path / "fed.flynn").read_bytes()
+
+
+def test_simulate_with_dp(digits_split, small_params):
+    Xtr, ytr, Xte, yte = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1e4, dp_T=4000, **small_params)
+    prov = fed._model.provenance
+    assert prov["differentially_private"] and prov["epsilon"] == 1e4 and prov["dp_T"] == 4000
+    privacy = fed.federation_report_["privacy"]
+    assert privacy["epsilon_total"] == pytest.approx(1e4)
+    assert privacy["parties"] == 2 and privacy["T"] == 4000
+    # A generous budget keeps most of the signal; a DP model cannot forget rows.
+    assert fed.score(Xte, yte) > 0.5
+    with pytest.raises(ValueError, match="differentially private"):
+        fed.forget(Xtr[:5], ytr[:5])
+    with pytest.raises(ValueError, match="dp_T"):
+        federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1.0, **small_params)
+
+
+def test_party_counts_aggregate_to_central_training(digits_split, small_params):
+    Xtr, ytr, Xte, _ = digits_split
+    classes = np.unique(ytr)
+    shards = np.array_split(np.arange(len(Xtr)), 3)
+    parts = []
+    for rows in shards:
+        party = flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[rows], ytr[rows],
+                                                                  classes=classes)
+        parts.append(pickle.loads(pickle.dumps(party.export_counts())))  # any transport
+    fed = flynn.FlyNNClassifier.from_counts(parts)
+    central = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr)
+    assert fed.to_bytes() == central.to_bytes()
+    np.testing.assert_array_equal(fed.predict(Xte), central.predict(Xte))
+    assert parts[0].counts.shape == (10, small_params["m"])
+    assert parts[0].counts.sum() == parts[0].rows_per_class.sum() * small_params["rho"]
+
+
+def test_party_dp_releases(digits_split, small_params):
+    Xtr, ytr, Xte, yte = digits_split
+    classes = np.unique(ytr)
+    releases = []
+    for rows in np.array_split(np.arange(len(Xtr)), 2):
+        party = flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[rows], ytr[rows],
+                                                                  classes=classes)
+        release = party.export_counts().privatize(epsilon=1e4, T=4000, parties=2)
+        assert len(release.index) == 4000 and np.all(np.diff(release.index.astype(np.int64)) > 0)
+        releases.append(release)
+    fed = flynn.FlyNNClassifier.from_counts(releases)
+    assert fed._model.provenance == {"differentially_private": True, "epsilon": 1e4,
+                                     "dp_T": 4000, "dp_parties": 2}
+    assert fed.score(Xte, yte) > 0.5
+    with pytest.raises(federated.FederationError, match="budget"):
+        flynn.FlyNNClassifier.from_counts(releases + releases[:1])
+
+
+def test_parties_must_agree(digits_split, small_params):
+    Xtr, ytr, _, _ = digits_split
+    a = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr).export_counts()
+    b = flynn.FlyNNClassifier(**{**small_params, "seed": 99}).fit(Xtr, ytr).export_counts()
+    with pytest.raises(federated.FederationError, match="seed"):
+        flynn.FlyNNClassifier.from_counts([a, b])
+    c = flynn.FlyNNClassifier(**small_params).fit(Xtr[ytr < 5], ytr[ytr < 5]).export_counts()
+    with pytest.raises(federated.FederationError, match="classes"):
+        flynn.FlyNNClassifier.from_counts([a, c])

@@ -1,0 +1,53 @@
+"""flynn.tune: the experiments layer's search from Python."""
+import numpy as np
+import pytest
+
+import flynn
+
+
+@pytest.fixture(scope="module")
+def search(digits):
+    X, y = digits
+    return flynn.tune(X, y, budget=3, cv=3, seed=1)
+
+
+def test_search_object_is_consistent(search, digits):
+    X, y = digits
+    r = search.cv_results_
+    n = len(r["params"])
+    assert n > 0 and all(len(v) == n for v in r.values())
+    full = r["n_rows"] == len(X)
+    assert full.any()
+    # best_score_ is the best full-data entry, and its parameters are best_params_.
+    best = int(np.argmax(np.where(full, r["mean_test_score"], -1)))
+    assert r["rank_test_score"][best] == 1
+    assert search.best_score_ == pytest.approx(r["mean_test_score"][best])
+    assert r["params"][best] == search.best_params_
+    assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
+    assert len(search.best_fold_scores_) == search.n_splits_ == 3
+    assert set(search.best_params_) == {"m", "s", "rho", "gamma", "seed", "preprocess"}
+    # The search's space: m in [2d, 2048d], s in [2, d/2], rho in [8, 256].
+    d = X.shape[1]
+    for p in r["params"]:
+        assert 2 * d <= p["m"] <= 2048 * d and 2 <= p["s"] <= d // 2 and 8 <= p["rho"] <= 256
+
+
+def test_best_estimator_is_the_refit_best_config(search, digits):
+    X, y = digits
+    est = search.best_estimator_
+    assert {k: est.config_[k] for k in search.best_params_} == search.best_params_
+    assert est.to_bytes() == flynn.FlyNNClassifier(**search.best_params_).fit(X, y).to_bytes()
+    assert search.best_score_ > 0.8
+
+
+def test_tune_is_deterministic_and_validates(search, digits):
+    X, y = digits
+    again = flynn.tune(X, y, budget=3, cv=3, seed=1, refit=False)
+    assert again.best_params_ == search.best_params_
+    np.testing.assert_array_equal(again.cv_results_["mean_test_score"],
+                                  search.cv_results_["mean_test_score"])
+    assert not hasattr(again, "best_estimator_")
+    with pytest.raises(ValueError, match="one class"):
+        flynn.tune(X[:20], np.zeros(20), budget=1, cv=2)
+    with pytest.raises(ValueError, match="budget"):
+        flynn.tune(X, y, budget=0, cv=3)
