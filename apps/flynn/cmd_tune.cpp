@@ -41,6 +41,8 @@ nlohmann::json knn_json(const experiments::KnnCvResult& r) {
 nlohmann::json test_json(const FlyNN& model, double temperature, const Dataset& test, int threads) {
   PredictOptions po;
   po.threads = threads;
+  // Accuracy from predict() (its lowest-class tie rule, as `flynn predict` reports it).
+  const std::vector<std::uint32_t> predicted = model.predict(test, po);
   const std::vector<double> scores = model.scores(test, po);
   const std::size_t L = model.labels().size();
   const std::vector<double> proba =
@@ -55,7 +57,7 @@ nlohmann::json test_json(const FlyNN& model, double temperature, const Dataset& 
     const long truth = model.labels().find(test.classes.name(test.labels[r]));
     if (truth < 0) continue;
     const double* p = proba.data() + r * L;
-    correct += static_cast<long>(std::max_element(p, p + L) - p) == truth;
+    correct += predicted[r] == static_cast<std::uint32_t>(truth);
     known_proba.insert(known_proba.end(), p, p + L);
     known_labels.push_back(static_cast<std::uint32_t>(truth));
   }
