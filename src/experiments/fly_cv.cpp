@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/class_counts.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/scoring.hpp"
@@ -42,6 +44,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   if (gammas.empty()) throw Error("FlyNN CV: no γ to evaluate");
   for (double g : gammas)
     if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
+  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, start);
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t m = config.m, rho = config.rho;
   const FlyHasher hasher(config, threads);
@@ -98,6 +101,51 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
     for (const auto& h : local)
       for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
     update(+1);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    std::vector<double> acc(k_, 0.0);
+    for (std::uint32_t f = 0; f < k_; ++f)
+      acc[f] = test_rows_[f].empty() ? 0.0
+                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
+    out.push_back(summarize_folds(std::move(acc), seconds));
+  }
+  return out;
+}
+
+std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
+    const FlyConfig& config, const std::vector<double>& gammas, int threads,
+    const ProgressFn& progress, std::chrono::steady_clock::time_point start) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size(), G = gammas.size();
+  const std::uint32_t m = config.m, rho = config.rho;
+  FlyHasher hasher(config, threads);
+  // Exact per-fold feature sums: a fold's training statistics are the sum over the other
+  // folds, as central training on those rows would compute them.
+  std::vector<FeatureSums> fold_sums(k_, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
+  for (std::size_t r = 0; r < n; ++r)
+    fold_sums[fold_of_row_[r]].add_row(data_.features.data() + r * data_.n_features);
+  std::vector<std::uint32_t> winners(n * rho);
+  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    if (test_rows_[f].empty()) continue;
+    FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
+    for (std::uint32_t g = 0; g < k_; ++g)
+      if (g != f) train += fold_sums[g];
+    if (train.rows() == 0) continue;
+    hasher.set_feature_stats(train.stats());
+    hasher.hash(data_.features.data(), n, winners.data(), threads, f == 0 ? progress : ProgressFn{});
+    ClassCounts counts(L, m);
+    for (std::size_t r = 0; r < n; ++r)
+      if (fold_of_row_[r] != f) counts.add_row(data_.labels[r], winners.data() + r * rho, rho);
+    for (std::size_t g = 0; g < G; ++g) {
+      const FilterScorer scorer(counts, gammas[g], rho);
+      std::vector<double> scores(L);
+      for (std::size_t r : test_rows_[f]) {
+        scorer.score(winners.data() + r * rho, scores.data());
+        correct[f][g] += argmin_class(scores.data(), L) == data_.labels[r];
+      }
+    }
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<CvResult> out;

@@ -9,6 +9,7 @@
 // updates per fold instead of O(L·m) copies, and scores read γ^c from a per-γ power table
 // indexed by count. Results are identical to cross_validate_flynn_gammas (same winners,
 // same γ^c values, same summation order, same lowest-class tie rule); a test checks it.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,6 +39,9 @@ class FlyCvEvaluator {
   /// Hashes every row once with `config` (its γ is ignored), then returns the CV result
   /// for each of `gammas` (result i for gammas[i]). Every result's `seconds` is the wall
   /// time of the whole call (the hashing is shared). `progress` counts hashed rows.
+  /// Standardising variants hash all rows once per fold instead, with that fold's training
+  /// statistics (exact FeatureSums of the other folds), as `flynn train` on those rows
+  /// would; `progress` then counts the first fold's pass.
   std::vector<CvResult> evaluate(const FlyConfig& config, const std::vector<double>& gammas,
                                  int threads = 0, const ProgressFn& progress = {}) const;
 
@@ -46,6 +50,11 @@ class FlyCvEvaluator {
   std::uint32_t k() const { return k_; }
 
  private:
+  // The standardising variants' path (statistics from each fold's training rows).
+  std::vector<CvResult> evaluate_per_fold(const FlyConfig& config, const std::vector<double>& gammas,
+                                          int threads, const ProgressFn& progress,
+                                          std::chrono::steady_clock::time_point start) const;
+
   const Dataset& data_;
   std::vector<std::uint32_t> fold_of_row_;
   std::uint32_t k_;
