@@ -95,6 +95,7 @@ void run_bench(const BenchOptions& o) {
   paper.connection_sparsity = 0.105;
   paper.wta_nnz = 8;
   paper.gamma = 0.8;
+  paper.variant = Variant{};  // the paper's method, whatever the defaults
   const FlyConfig config =
       paper.resolve(static_cast<std::uint32_t>(train.n_features), train.classes.size());
   const experiments::SpeedBenchmarkReport r = experiments::run_speed_benchmark(train, test, config, so);

@@ -82,6 +82,7 @@ void run_demo(const DemoOptions& o) {
   paper.connection_sparsity = 0.105;
   paper.wta_nnz = 8;
   paper.gamma = 0.8;
+  paper.variant = Variant{};  // the paper's method, whatever the defaults
   rows.push_back(run_flynn("paper", paper.resolve(d, train.classes.size()), train, test, o));
 
   if (!o.skip_knn) {

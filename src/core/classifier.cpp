@@ -47,6 +47,27 @@ std::vector<std::uint32_t> FlyNN::class_map(const Dataset& data) const {
   return data.class_ids_in(labels_);
 }
 
+void FlyNN::set_feature_stats(FeatureStats stats) {
+  if (!config().variant.standardize) {
+    hasher_->set_feature_stats(stats);  // checks the size only
+    return;
+  }
+  hasher_->set_feature_stats(stats);
+  stats_ = std::move(stats);
+}
+
+void FlyNN::set_temperature(double t) {
+  if (!(t > 0.0) || !std::isfinite(t))
+    throw Error(fmt::format("temperature = {}: must be a finite positive number", t));
+  temperature_ = t;
+}
+
+void FlyNN::learn_feature_stats(const Dataset& data) {
+  if (!config().variant.standardize) return;
+  check_features(data);
+  set_feature_stats(FeatureSums::of(data).stats());
+}
+
 ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {
   check_features(data);
   const std::vector<std::uint32_t> map = class_map(data);
@@ -69,11 +90,29 @@ ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const 
 }
 
 void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
-  ClassCounts fresh = count(data, progress);
-  counts_ = std::move(fresh);
+  const FeatureStats previous = stats_;
+  learn_feature_stats(data);
+  try {
+    ClassCounts fresh = count(data, progress);
+    counts_ = std::move(fresh);
+  } catch (...) {  // e.g. an unknown label: leave the model as it was
+    if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
+    throw;
+  }
 }
 
 void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
+  if (config().variant.standardize && stats_.empty()) {
+    learn_feature_stats(data);
+    try {
+      counts_ += count(data, progress);
+    } catch (...) {  // the model learned nothing: it has no statistics either
+      stats_ = FeatureStats{};
+      hasher_ = std::make_unique<FlyHasher>(config(), threads_);
+      throw;
+    }
+    return;
+  }
   counts_ += count(data, progress);
 }
 
@@ -94,6 +133,11 @@ void FlyNN::merge(const FlyNN& other) {
   if (provenance_.differentially_private || other.provenance_.differentially_private)
     throw Error("cannot merge differentially private models: combine DP releases with "
                 "federated aggregation, which accounts for the privacy budget");
+  if (stats_ != other.stats_)
+    throw Error(fmt::format("cannot merge models whose feature statistics differ (variant {} "
+                            "standardises with training statistics: train the parts after "
+                            "set_feature_stats with the statistics of all rows)",
+                            variant_name(config().variant)));
   counts_ += other.counts_;
 }
 
@@ -141,7 +185,7 @@ std::vector<double> FlyNN::predict_proba(const Dataset& data,
   std::vector<double> s = scores(data, options);
   std::vector<double> p(s.size());
   for (std::size_t r = 0; r < data.n_rows; ++r)
-    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data() + r * L);
+    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data() + r * L, temperature_);
   return p;
 }
 
