@@ -25,6 +25,8 @@
 //   s = 2 + ⌊u1·(⌊0.5d⌋ − 1)⌋        (uniform integer in [2, ⌊0.5d⌋]; s = min(2, d) if ⌊0.5d⌋ < 2)
 //   ρ = round(8·32^u2)               (log-uniform integer in [8, 256]), then ρ ≤ ⌊m/2⌋
 //   densify = u3 ≥ 0.5
+//   variant = variants[⌊u4·V⌋]      (only when the space lists V ≥ 2 variants: a fifth
+//                                     dimension; densify is then the paper's alone)
 //
 // Guard (time and memory): an evaluation hashes n·m·s additions and holds
 // fly_cv_memory_bytes(); when either exceeds the guard, m is lowered to the largest value
