@@ -117,6 +117,7 @@ TEST(EvalReproduceCli, OpenmlFigures) {
   }
   EXPECT_NE(test::read_text(out.file("report.md")).find("![figure1_kNNC.png](figure1_kNNC.png)"),
             std::string::npos);
+  EXPECT_NE(test::read_text(out.file("report.md")).find("## FlyNN against tuned kNN"), std::string::npos);
 }
 
 // `reproduce synthetic --quick` (the CI smoke run): both variants, 3 datasets each.

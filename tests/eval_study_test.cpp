@@ -45,6 +45,10 @@ TEST(EvalStudy, EveryMethodOnTheSameFoldsAndJsonRoundTrip) {
   EXPECT_EQ(s.find("1NNC")->params, "k=1");
   EXPECT_EQ(s.settings, o.fingerprint());
   EXPECT_EQ(s.find("FlyNN")->details["trace"].size(), 3u);
+  // kNN on standardised features ran on the same folds beside the paper's kNNC.
+  const nlohmann::json& z = s.find("kNNC")->details["standardized"];
+  EXPECT_GT(z["accuracy"].get<double>(), 0.6);
+  EXPECT_EQ(z["grid"].size(), o.knn_grid.size());
 
   const DatasetStudy back = study_from_json(nlohmann::json::parse(to_json(s).dump()));
   EXPECT_EQ(to_json(back), to_json(s));

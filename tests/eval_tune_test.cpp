@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "flynn/experiments/fly_cv.hpp"
 #include "flynn/experiments/knn_cv.hpp"
 #include "flynn/experiments/tune.hpp"
+#include "flynn/io/model_file.hpp"
 #include "flynn/scoring.hpp"
 #include "test_support.hpp"
 
@@ -130,6 +132,61 @@ TEST(FlyCvScores, OutOfFoldScoresGiveTheEvaluatorsAccuracy) {
   for (std::uint32_t f = 0; f < 4; ++f)
     EXPECT_DOUBLE_EQ(cv.fold_accuracy[f], static_cast<double>(correct[f]) / total[f]) << f;
   EXPECT_EQ(ev.out_of_fold_scores(c, 1), scores);  // thread-count independent
+}
+
+TEST(FlyCvScores, StandardisingVariantsScoreEachFoldWithItsOwnStatistics) {
+  const Dataset data = test::blobs(3, 40, 6, 5, 1.2);
+  const auto folds = stratified_folds(data.labels, 3, 4, 2);
+  FlyConfig c;
+  c.input_dim = 6;
+  c.m = 300;
+  c.s = 2;
+  c.rho = 12;
+  c.gamma = 0.4;
+  c.seed = 9;
+  c.variant = parse_variant("zsign");
+  const FlyCvEvaluator ev(data, folds, 4);
+  const auto scores = ev.out_of_fold_scores(c, 1);
+  std::vector<std::size_t> correct(4, 0), total(4, 0);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    correct[folds[r]] += argmin_class(scores.data() + r * 3, 3) == data.labels[r];
+    ++total[folds[r]];
+  }
+  const CvResult cv = ev.evaluate(c, {c.gamma}, 1)[0];
+  for (std::uint32_t f = 0; f < 4; ++f)
+    EXPECT_DOUBLE_EQ(cv.fold_accuracy[f], static_cast<double>(correct[f]) / total[f]) << f;
+}
+
+TEST(Tune, TheVariantIsOneMoreSearchDimension) {
+  SearchSpace sp;
+  EXPECT_EQ(search_dimensions(sp), 4u);  // the paper's space: reproduce's points unchanged
+  sp.variants = tune_variants();
+  ASSERT_EQ(search_dimensions(sp), 5u);
+  const std::size_t V = sp.variants.size();
+  for (std::size_t i = 0; i < V; ++i) {
+    const double u4 = (static_cast<double>(i) + 0.5) / static_cast<double>(V);
+    const FlyConfig c = search_point_config(sp, {0.3, 0.3, 0.3, 0.9, u4}, 20, 5);
+    EXPECT_EQ(c.variant, sp.variants[i]) << i;
+    // Densify is the paper's alone.
+    EXPECT_EQ(c.preprocess, c.variant.is_paper() ? Preprocess::Densify : Preprocess::Normalize);
+    c.validate(3);
+  }
+  EXPECT_THROW(search_point_config(sp, {0.3, 0.3, 0.3, 0.9}, 20, 5), Error);  // 4 coordinates
+  // A search over variants evaluates more than one of them and is deterministic.
+  const Dataset data = test::blobs(3, 30, 6, 4, 1.0);
+  const auto folds = stratified_folds(data.labels, 3, 3, 0);
+  TuneOptions o;
+  o.search.design = SearchDesign::Halton;
+  o.search.budget = 8;
+  o.search.threads = 1;
+  o.search.space.variants = tune_variants();
+  o.search.space.max_expansion = 16;
+  const TuneResult a = tune_flynn(data, folds, 3, o), b = tune_flynn(data, folds, 3, o);
+  std::set<std::string> seen;
+  for (const auto& e : a.search.trace) seen.insert(variant_name(e.config.variant));
+  EXPECT_GE(seen.size(), 3u);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.cv.fold_accuracy, b.cv.fold_accuracy);
 }
 
 TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
@@ -250,7 +307,8 @@ TEST_F(TuneCli, JsonSummaryAndModel) {
   EXPECT_TRUE(j["knn"]["tuned"].contains("accuracy_mean"));
   EXPECT_TRUE(j["test"].contains("log_loss"));
   EXPECT_FALSE(j["search"]["time_limited"].get<bool>());
-  // The model file predicts.
+  // The model file carries the fitted temperature and predicts.
+  EXPECT_DOUBLE_EQ(io::load_model(model).temperature(), j["temperature"].get<double>());
   const auto p = test::run_cli("predict --model " + model + " --data " + data_ + " --json --quiet");
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_GT(nlohmann::json::parse(p.out)["accuracy"].get<double>(), 0.5);

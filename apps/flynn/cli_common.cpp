@@ -37,6 +37,10 @@ void HyperParamOptions::add_to(CLI::App* app) {
   seed_opt = app->add_option("--seed", seed, fmt::format("Seed of the lifting matrix (default {})", Defaults::seed))->group(g);
   pre_opt = app->add_option("--preprocess", preprocess, "Row preprocessing: normalize (default), densify, none")
                 ->group(g);
+  variant_opt = app->add_option("--variant", variant,
+                                std::string("Method variant: ") + variant_names() +
+                                    " (docs/defaults.md; paper = the paper's exact method)")
+                    ->group(g);
 }
 
 HyperParams HyperParamOptions::params() const {
@@ -51,6 +55,7 @@ HyperParams HyperParamOptions::params() const {
   if (gamma_opt->count()) p.gamma = gamma;
   if (seed_opt->count()) p.seed = seed;
   if (pre_opt->count()) p.preprocess = parse_preprocess(preprocess);
+  if (variant_opt->count()) p.variant = parse_variant(variant);
   return p;
 }
 

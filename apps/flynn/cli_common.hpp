@@ -32,6 +32,8 @@ struct HyperParamOptions {
   std::uint64_t m = 0, s = 0, rho = 0, wta_nnz = 0, seed = 0;
   double expansion_factor = 0, connection_sparsity = 0, wta_ratio = 0, gamma = 0;
   std::string preprocess;
+  std::string variant;  ///< --variant (config.hpp: parse_variant)
+  CLI::Option* variant_opt = nullptr;
   CLI::Option *m_opt = nullptr, *s_opt = nullptr, *rho_opt = nullptr, *nnz_opt = nullptr,
               *seed_opt = nullptr, *ef_opt = nullptr, *cs_opt = nullptr, *wr_opt = nullptr,
               *gamma_opt = nullptr, *pre_opt = nullptr;

@@ -70,11 +70,14 @@ void run_predict(const PredictCmdOptions& o) {
     pred = model.predict(data, po);
     if (o.proba) {
       // Calibrated probabilities (experiments/calibration.hpp): the class frequencies weigh
-      // softmax(−score/(ρ·t)), t the default chosen on the held-out study's selection half.
+      // softmax(−score/(ρ·t)), t the model's (`flynn tune` fits it). A model file's t = 1
+      // means none was fitted (files from `train`, or older): then the default t, chosen on
+      // the held-out study's selection half.
       po.progress = nullptr;
-      proba = experiments::scores_to_probabilities(
-          model.scores(data, po), model.labels().size(), model.config().rho, experiments::kDefaultTemperature,
-          experiments::class_priors(model.counts().rows_per_class()));
+      const double t = model.temperature() == 1.0 ? experiments::kDefaultTemperature : model.temperature();
+      proba = experiments::scores_to_probabilities(model.scores(data, po), model.labels().size(),
+                                                   model.config().rho, t,
+                                                   experiments::class_priors(model.counts().rows_per_class()));
     }
   }
   const double seconds = seconds_since(t0);

@@ -20,7 +20,7 @@ namespace flynn::cli {
 namespace {
 
 struct TuneCmdOptions {
-  std::string data, model, test, labels, design = "halving";
+  std::string data, model, test, labels, design = "halving", variants;
   std::uint32_t budget = 60, folds = 10;
   std::uint64_t fold_seed = 0, search_seed = 0;
   double time_limit = 0.0;
@@ -41,6 +41,8 @@ nlohmann::json knn_json(const experiments::KnnCvResult& r) {
 nlohmann::json test_json(const FlyNN& model, double temperature, const Dataset& test, int threads) {
   PredictOptions po;
   po.threads = threads;
+  // Accuracy from predict() (its lowest-class tie rule, as `flynn predict` reports it).
+  const std::vector<std::uint32_t> predicted = model.predict(test, po);
   const std::vector<double> scores = model.scores(test, po);
   const std::size_t L = model.labels().size();
   const std::vector<double> proba =
@@ -55,7 +57,7 @@ nlohmann::json test_json(const FlyNN& model, double temperature, const Dataset& 
     const long truth = model.labels().find(test.classes.name(test.labels[r]));
     if (truth < 0) continue;
     const double* p = proba.data() + r * L;
-    correct += static_cast<long>(std::max_element(p, p + L) - p) == truth;
+    correct += predicted[r] == static_cast<std::uint32_t>(truth);
     known_proba.insert(known_proba.end(), p, p + L);
     known_labels.push_back(static_cast<std::uint32_t>(truth));
   }
@@ -87,6 +89,15 @@ void run_tune(const TuneCmdOptions& o) {
   }
 
   experiments::TuneOptions to;
+  if (!o.variants.empty()) {
+    to.search.space.variants.clear();
+    std::string rest = o.variants;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      to.search.space.variants.push_back(parse_variant(rest.substr(0, comma)));
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+  }
   to.search.budget = o.budget;
   to.search.design = experiments::parse_search_design(o.design);
   to.search.seed = o.search_seed;
@@ -103,9 +114,10 @@ void run_tune(const TuneCmdOptions& o) {
     ProgressBar bar("training the chosen configuration", !o.common.quiet);
     return experiments::train_tuned_model(data, labels, r, o.common.threads, bar.callback());
   }();
+  const double temperature = r.temperature();
+  model.set_temperature(temperature);
   io::save_model(model, o.model);
   const auto model_bytes = std::filesystem::file_size(o.model);
-  const double temperature = r.temperature();
 
   const experiments::SearchResult& s = r.search;
   nlohmann::json j = {{"command", "tune"},
@@ -213,6 +225,9 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--test", o->test, "Optional test file: accuracy, log-loss and ECE of the saved model");
   cmd->add_flag("--knn", o->knn,
                 "Also report tuned kNN (L2-normalised and standardised, k in {1,...,64}) on the same folds");
+  cmd->add_option("--variants", o->variants,
+                  std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign; "
+                              "names: ") + variant_names() + ")");
   cmd->add_option("--design", o->design, "Search design: halving (default), halton, random");
   cmd->add_option("--search-seed", o->search_seed, "Seed of the search design and subsamples (default 0)");
   cmd->add_option("--labels", o->labels,

@@ -10,6 +10,7 @@
 #include "flynn/config.hpp"
 #include "flynn/data_view.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/progress.hpp"
 #include "flynn/scoring.hpp"
@@ -45,8 +46,9 @@ struct Provenance {
 ///
 /// Scores: score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} with 0^0 = 1 (γ = 0 gives binary filters:
 /// the number of winners class l has never seen). predict() returns argmin_l score_l;
-/// predict_proba() returns softmax(−score/ρ). Scores are summed in double over the
-/// winners in ascending unit order, so they are identical for identical counts.
+/// predict_proba() returns softmax(−score/(ρ·T)) with the model's temperature T (default 1).
+/// Scores are summed in double over the winners in ascending unit order, so they are
+/// identical for identical counts.
 ///
 /// Training is exact integer counting: fit(S) then forget(S') equals fit(S ∖ S'); fit on
 /// parts then merge equals fit on the whole; results do not depend on thread count.
@@ -55,6 +57,14 @@ struct Provenance {
 /// model's label list by name, errors naming the file and line), and on a DataView of
 /// features the caller holds (float or uint8, not copied) with labels given as class ids
 /// into labels(). Both give identical counts, models and predictions for the same values.
+///
+/// Standardising variants (config().variant.standardize) also hold per-feature statistics.
+/// Rule: the statistics are fixed when a model first learns. fit() computes them from its
+/// rows (exact integer sums, FeatureSums) and then counts; partial_fit() on a model without
+/// statistics computes them from its rows first, otherwise keeps them; forget() uses them.
+/// So fit(S).forget(S') equals a model given S's statistics (set_feature_stats) and then
+/// trained on S ∖ S', and merge() requires equal statistics: train the parts after
+/// set_feature_stats(FeatureSums of the whole), as a federation does with its all-reduce.
 class FlyNN {
  public:
   /// An untrained model. The config is validated for `labels.size()` classes.
@@ -72,6 +82,21 @@ class FlyNN {
   const FlyHasher& hasher() const { return *hasher_; }
   const Provenance& provenance() const { return provenance_; }
   void set_provenance(const Provenance& p) { provenance_ = p; }
+
+  /// The standardising variants' per-feature statistics (empty when none are needed or
+  /// none were computed yet).
+  const FeatureStats& feature_stats() const { return stats_; }
+  /// Sets the statistics (from a model file, a federation's all-reduce, or to train parts
+  /// that will be merged). Counts learned under other statistics keep their meaning only
+  /// if the statistics are equal: set them before training. Throws flynn::Error when the
+  /// sizes do not match d; ignored by variants that do not standardise.
+  void set_feature_stats(FeatureStats stats);
+
+  /// Probability temperature T > 0 used by predict_proba (default 1: softmax(−score/ρ),
+  /// the softmax of flynn before temperatures existed). Stored in the model file.
+  double temperature() const { return temperature_; }
+  /// Throws flynn::Error unless t is finite and positive.
+  void set_temperature(double t);
 
   /// Threads for training and prediction (0 = all cores). Never changes results.
   void set_threads(int threads) { threads_ = threads; }
@@ -112,7 +137,7 @@ class FlyNN {
   std::vector<std::uint32_t> predict(const Dataset& data, const PredictOptions& options = {}) const;
   /// Scores, n × L row-major (lower = more familiar).
   std::vector<double> scores(const Dataset& data, const PredictOptions& options = {}) const;
-  /// Class probabilities softmax(−score/ρ), n × L row-major.
+  /// Class probabilities softmax(−score/(ρ·temperature())), n × L row-major.
   std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
 
   // ---- The same operations on caller-held features (see DataView for lifetimes). The
@@ -158,11 +183,15 @@ class FlyNN {
                                             const PredictOptions& options) const;
   // Scores (n × L) turned into probabilities, in place.
   void to_probabilities(std::vector<double>& scores, std::size_t n) const;
+  // Computes the statistics from `data` when the variant standardises.
+  void learn_feature_stats(const DataView& rows);
 
   LabelSet labels_;
   std::unique_ptr<FlyHasher> hasher_;
   ClassCounts counts_;
   Provenance provenance_;
+  FeatureStats stats_;
+  double temperature_ = 1.0;
   int threads_ = 0;
 };
 

@@ -24,6 +24,61 @@ enum class Preprocess : std::uint8_t {
 Preprocess parse_preprocess(const std::string& name);
 const char* preprocess_name(Preprocess p);
 
+/// A method variant beyond the paper (issue 9): how a row is encoded before FlyHash and how
+/// the lifting matrix is weighted. Every variant keeps FlyNN's properties: training is one
+/// pass of integer counting, the lifting matrix is rebuilt from the seed, results do not
+/// depend on thread count. All fields zero/false is the paper's method ("paper"), whose
+/// model files are byte-identical to those of flynn before variants existed.
+///
+/// Encoding of a raw row x (d features), in this order:
+///   1. standardize: z_j = clamp((x_j − mean_j) / scale_j, ±kStandardClip), computed in
+///      double and rounded to float; mean and scale come from the training rows
+///      (FeatureStats, exact integer sums, stored in the model file).
+///   2. thermometer = K ≥ 2: each z_j becomes K binary units [z_j > t_k], k = 1..K, with
+///      t_k the standard normal quantile at k/(K+1) (a fixed grid: no data quantiles, so
+///      nothing to agree on in a federation). Encoded width w = d·K; otherwise w = d.
+///   3. quantize = Q ≥ 1 (without thermometer): z_j is rounded to the integer
+///      round(z_j·Q), so every row takes the exact integer kernels.
+///   4. signed_lifting: lifting row j still picks s distinct columns of the w encoded ones,
+///      and gives each a sign ±1 from SeededRng stream (seed, LiftingSigns, j) (bit k of
+///      the first 64-bit draw, then of further draws, gives the sign of the row's k-th
+///      column in ascending order; 1 = −1). It is computed as an unsigned lifting over the
+///      mirrored row [e, −e] (2w columns): column c with sign −1 becomes column w + c, so
+///      the fast kernels run unchanged.
+struct Variant {
+  bool standardize = false;       ///< z-score features with training statistics
+  bool signed_lifting = false;    ///< ±1 weights in the lifting rows
+  std::uint32_t thermometer = 0;  ///< 0 = off; K in [2, 64]: K threshold units per feature
+  std::uint32_t quantize = 0;     ///< 0 = off; Q in [1, 1024]: z rounded to multiples of 1/Q
+
+  /// |z| is clipped at this many standard deviations, so an outlier cannot dominate every
+  /// unit it feeds (and quantised values stay small enough for the int16 kernel).
+  static constexpr double kStandardClip = 6.0;
+
+  /// True for the paper's method (nothing enabled).
+  bool is_paper() const { return !standardize && !signed_lifting && !thermometer && !quantize; }
+  /// Throws flynn::Error naming the field: thermometer and quantize need standardize and
+  /// exclude each other; ranges as above.
+  void validate() const;
+  bool operator==(const Variant&) const = default;
+};
+
+/// Named variants accepted by --variant:
+///   paper        the paper's method (FlyHash on L2-normalised rows)
+///   sign         signed lifting only (no training statistics: works with DP)
+///   z            standardize
+///   zsign        standardize + signed lifting
+///   zsign-q      standardize + signed lifting + quantize 16 (integer kernels)
+///   thermo       standardize + thermometer 8
+///   thermo-sign  standardize + thermometer 8 + signed lifting
+/// Throws flynn::Error listing the names otherwise.
+Variant parse_variant(const std::string& name);
+/// The name parse_variant accepts for `v`, or a description such as
+/// "standardize+thermometer=4" for combinations without a name.
+std::string variant_name(const Variant& v);
+/// The names parse_variant accepts, comma-separated (for help and error messages).
+const char* variant_names();
+
 /// A concrete, validated FlyNN configuration: everything needed to rebuild the lifting
 /// matrix and interpret counts. Two models can be merged (and federated parties agree)
 /// exactly when their FlyConfigs are equal.
@@ -35,8 +90,13 @@ struct FlyConfig {
   double gamma = 0.0;            ///< filter decay γ in [0, 1); 0 = binary filters
   std::uint64_t seed = 0;        ///< seed of the lifting matrix (and densify signs)
   Preprocess preprocess = Preprocess::Normalize;
+  Variant variant;               ///< the method variant (default: the paper's)
 
-  /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify.
+  /// Width w of an encoded row (Variant): d·thermometer, or d. The lifting rows choose
+  /// their s distinct columns among these.
+  std::uint32_t encoded_dim() const;
+  /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify; with a
+  /// variant, w (2w with signed lifting: the mirrored row).
   std::uint32_t hash_input_dim() const;
 
   /// Throws flynn::Error naming the first invalid field and its allowed range. With
@@ -51,7 +111,7 @@ struct FlyConfig {
   /// prediction; not by constructing or loading a model.
   void check_memory(std::size_t n_classes) const;
 
-  /// "m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…, d=…".
+  /// "m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…, d=…" (and ", variant=…" unless paper).
   std::string describe() const;
 
   /// The first field in which two configs differ ("m", "seed", …), or "" when equal.
@@ -73,6 +133,8 @@ struct Defaults {
   static constexpr double gamma = 0.8;                 ///< γ
   static constexpr std::uint64_t seed = 5489;          ///< the reference's seed
   static constexpr Preprocess preprocess = Preprocess::Normalize;
+  /// The variant used when none is given.
+  static Variant variant() { return Variant{}; }
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -93,6 +155,7 @@ struct HyperParams {
   std::optional<double> gamma;
   std::optional<std::uint64_t> seed;
   std::optional<Preprocess> preprocess;
+  std::optional<Variant> variant;         ///< default: Defaults::variant()
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

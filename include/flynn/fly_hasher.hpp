@@ -8,9 +8,11 @@
 
 #include "flynn/config.hpp"
 #include "flynn/data_view.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/lifting_matrix.hpp"
 #include "flynn/preprocess.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/row_encoder.hpp"
 
 namespace flynn {
 
@@ -42,6 +44,10 @@ struct SparseLists;
 /// d/12 non-zeros for large s) are hashed through inverted lists (column → units), with
 /// work proportional to their non-zeros; the winners are exactly those of the dense
 /// kernels (same sums in the same order, same tie rule).
+///
+/// Variants (config().variant not paper): each raw row is first encoded by a RowEncoder
+/// (standardise, thermometer, quantise, mirror for signed lifting) and everything above
+/// applies to the encoded row: its paths, its preprocessing, its row salt.
 class FlyHasher {
  public:
   /// Builds the lifting matrix for `config` (validated) on `threads` threads.
@@ -56,6 +62,17 @@ class FlyHasher {
   std::uint32_t m() const { return config_.m; }
   std::uint32_t rho() const { return config_.rho; }
   std::uint32_t input_dim() const { return config_.input_dim; }
+  /// Values per row the kernels read: input_dim(), or the encoded width with a variant.
+  std::uint32_t row_width() const { return row_width_; }
+
+  /// Sets the per-feature statistics of a standardising variant (rebuilding the encoder;
+  /// the lifting matrix is kept). Hashing with such a variant throws flynn::Error until
+  /// they are set. Ignored, apart from the size check, for variants that do not
+  /// standardise.
+  void set_feature_stats(const FeatureStats& stats);
+  /// The encoder of a variant config (null for the paper's method, or while a
+  /// standardising variant has no statistics).
+  const RowEncoder* encoder() const { return encoder_.get(); }
 
   /// Enables (default) or disables the exact integer path; with it disabled every row
   /// takes the float path. For tests and benchmarks.
@@ -106,8 +123,12 @@ class FlyHasher {
   template <typename T>
   void stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
                    const BlockSink& sink, const ProgressFn& progress) const;
+  // The encoder, or throws when a variant needs one that is not there yet.
+  const RowEncoder* require_encoder() const;
 
   FlyConfig config_;
+  std::uint32_t row_width_ = 0;
+  std::unique_ptr<RowEncoder> encoder_;  // null for the paper's method
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;
   std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16

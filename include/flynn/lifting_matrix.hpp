@@ -17,8 +17,14 @@ class LiftingMatrix {
  public:
   LiftingMatrix() = default;
   /// Builds the m×d' matrix with s ones per row on `threads` threads (0 = all cores).
+  ///
+  /// With `signed_rows` (the signed-lifting variants) `columns` is 2w, even: each row picks
+  /// its s distinct columns among the first w as above, then draws signs from
+  /// SeededRng::keyed(seed, RngStream::LiftingSigns, j) (bit k of successive 64-bit draws
+  /// for the row's k-th column in ascending order; 1 = −1) and moves a column c with sign
+  /// −1 to w + c, the mirrored copy −e_c of the encoded row. The columns are then sorted.
   LiftingMatrix(std::uint32_t m, std::uint32_t s, std::uint32_t columns, std::uint64_t seed,
-                int threads = 0);
+                int threads = 0, bool signed_rows = false);
 
   std::uint32_t rows() const { return m_; }
   std::uint32_t ones_per_row() const { return s_; }
@@ -32,6 +38,10 @@ class LiftingMatrix {
   /// `columns` bytes, all zero; it is left all zero.
   static void generate_row(std::uint64_t seed, std::uint32_t j, std::uint32_t s,
                            std::uint32_t columns, std::uint32_t* out, std::uint8_t* scratch);
+  /// Applies row j's signs (see the constructor) to its s ascending columns among the
+  /// first w and re-sorts them.
+  static void apply_signs(std::uint64_t seed, std::uint32_t j, std::uint32_t s, std::uint32_t w,
+                          std::uint32_t* cols);
 
  private:
   std::uint32_t m_ = 0, s_ = 0, columns_ = 0;

@@ -50,6 +50,7 @@ enum class RngStream : std::uint64_t {
   Search = 7,          ///< hyper-parameter search designs
   Baseline = 8,        ///< baselines' own randomness (SBFC projection, LR/MLP init)
   SeedDraw = 9,        ///< drawing a fresh seed from a user seed
+  LiftingSigns = 10,   ///< index = row of M (signed-lifting variants)
 };
 
 /// Deterministic generator (SplitMix64). Cheap to copy; not thread-safe (use one per

@@ -69,8 +69,8 @@ inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
   return static_cast<std::uint32_t>(best);
 }
 
-/// Softmax of −score/ρ over one row of L scores (numerically stable).
+/// Softmax of −score/(ρ·temperature) over one row of L scores (numerically stable).
 void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,
-                             double* out);
+                             double* out, double temperature = 1.0);
 
 }  // namespace flynn

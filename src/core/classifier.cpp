@@ -65,6 +65,39 @@ void FlyNN::check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> c
   }
 }
 
+void FlyNN::set_feature_stats(FeatureStats stats) {
+  if (!config().variant.standardize) {
+    hasher_->set_feature_stats(stats);  // checks the size only
+    return;
+  }
+  hasher_->set_feature_stats(stats);
+  stats_ = std::move(stats);
+}
+
+void FlyNN::set_temperature(double t) {
+  if (!(t > 0.0) || !std::isfinite(t))
+    throw Error(fmt::format("temperature = {}: must be a finite positive number", t));
+  temperature_ = t;
+}
+
+void FlyNN::learn_feature_stats(const DataView& rows) {
+  if (!config().variant.standardize) return;
+  check_view(rows);
+  // The same exact integer sums as FeatureSums::of(Dataset), over float or byte rows.
+  FeatureSums sums(config().input_dim);
+  std::vector<float> widened(rows.n_cols());
+  for (std::size_t r = 0; r < rows.n_rows(); ++r) {
+    if (const float* f = rows.floats()) {
+      sums.add_row(f + r * rows.row_stride());
+    } else {
+      const std::uint8_t* b = rows.bytes() + r * rows.row_stride();
+      for (std::size_t j = 0; j < widened.size(); ++j) widened[j] = static_cast<float>(b[j]);
+      sums.add_row(widened.data());
+    }
+  }
+  set_feature_stats(sums.stats());
+}
+
 ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {
   check_features(data);
   const std::vector<std::uint32_t> map = class_map(data);
@@ -110,22 +143,58 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
 }
 
 void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
-  ClassCounts fresh = count(data, progress);
-  counts_ = std::move(fresh);
+  const FeatureStats previous = stats_;
+  learn_feature_stats(DataView(data));
+  try {
+    ClassCounts fresh = count(data, progress);
+    counts_ = std::move(fresh);
+  } catch (...) {  // e.g. an unknown label: leave the model as it was
+    if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
+    throw;
+  }
 }
 
 void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
                 const ProgressFn& progress) {
-  ClassCounts fresh = count(rows, class_ids, progress);
-  counts_ = std::move(fresh);
+  const FeatureStats previous = stats_;
+  learn_feature_stats(rows);
+  try {
+    ClassCounts fresh = count(rows, class_ids, progress);
+    counts_ = std::move(fresh);
+  } catch (...) {  // e.g. a bad class id: leave the model as it was
+    if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
+    throw;
+  }
 }
 
 void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
+  if (config().variant.standardize && stats_.empty()) {
+    learn_feature_stats(DataView(data));
+    try {
+      counts_ += count(data, progress);
+    } catch (...) {  // the model learned nothing: it has no statistics either
+      stats_ = FeatureStats{};
+      hasher_ = std::make_unique<FlyHasher>(config(), threads_);
+      throw;
+    }
+    return;
+  }
   counts_ += count(data, progress);
 }
 
 void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
                         const ProgressFn& progress) {
+  if (config().variant.standardize && stats_.empty()) {
+    learn_feature_stats(rows);
+    try {
+      counts_ += count(rows, class_ids, progress);
+    } catch (...) {  // the model learned nothing: it has no statistics either
+      stats_ = FeatureStats{};
+      hasher_ = std::make_unique<FlyHasher>(config(), threads_);
+      throw;
+    }
+    return;
+  }
   counts_ += count(rows, class_ids, progress);
 }
 
@@ -189,6 +258,11 @@ void FlyNN::merge(const FlyNN& other) {
   if (provenance_.differentially_private || other.provenance_.differentially_private)
     throw Error("cannot merge differentially private models: combine DP releases with "
                 "federated aggregation, which accounts for the privacy budget");
+  if (stats_ != other.stats_)
+    throw Error(fmt::format("cannot merge models whose feature statistics differ (variant {} "
+                            "standardises with training statistics: train the parts after "
+                            "set_feature_stats with the statistics of all rows)",
+                            variant_name(config().variant)));
   counts_ += other.counts_;
 }
 
@@ -244,7 +318,7 @@ void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   std::vector<double> p(L);
   for (std::size_t r = 0; r < n; ++r) {
-    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data());
+    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data(), temperature_);
     std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
   }
 }

@@ -61,8 +61,68 @@ const char* preprocess_name(Preprocess p) {
   return "?";
 }
 
+void Variant::validate() const {
+  if (thermometer != 0 && (thermometer < 2 || thermometer > 64))
+    throw Error(fmt::format("thermometer = {}: must be 0 (off) or in [2, 64]", thermometer));
+  if (quantize > 1024)
+    throw Error(fmt::format("quantize = {}: must be 0 (off) or in [1, 1024]", quantize));
+  if ((thermometer || quantize) && !standardize)
+    throw Error("variant: thermometer codes and quantisation work on standardised features "
+                "(enable standardize)");
+  if (thermometer && quantize)
+    throw Error("variant: thermometer codes are already integers; do not also quantize");
+}
+
+namespace {
+
+struct NamedVariant {
+  const char* name;
+  Variant variant;
+};
+
+// The presets of --variant; variant_name() looks them up in this order.
+const NamedVariant kNamedVariants[] = {
+    {"paper", Variant{}},
+    {"sign", Variant{false, true, 0, 0}},
+    {"z", Variant{true, false, 0, 0}},
+    {"zsign", Variant{true, true, 0, 0}},
+    {"zsign-q", Variant{true, true, 0, 16}},
+    {"thermo", Variant{true, false, 8, 0}},
+    {"thermo-sign", Variant{true, true, 8, 0}},
+};
+
+}  // namespace
+
+const char* variant_names() { return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign"; }
+
+Variant parse_variant(const std::string& name) {
+  for (const NamedVariant& nv : kNamedVariants)
+    if (name == nv.name) return nv.variant;
+  throw Error(fmt::format("variant: '{}' is not one of {}", name, variant_names()));
+}
+
+std::string variant_name(const Variant& v) {
+  for (const NamedVariant& nv : kNamedVariants)
+    if (v == nv.variant) return nv.name;
+  std::string out;
+  auto add = [&out](const std::string& part) { out += (out.empty() ? "" : "+") + part; };
+  if (v.standardize) add("standardize");
+  if (v.signed_lifting) add("signed");
+  if (v.thermometer) add(fmt::format("thermometer={}", v.thermometer));
+  if (v.quantize) add(fmt::format("quantize={}", v.quantize));
+  return out.empty() ? "paper" : out;
+}
+
+std::uint32_t FlyConfig::encoded_dim() const {
+  const std::uint64_t w = std::uint64_t(input_dim) * (variant.thermometer ? variant.thermometer : 1);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(w, 0xFFFFFFFFu));
+}
+
 std::uint32_t FlyConfig::hash_input_dim() const {
-  return preprocess == Preprocess::Densify ? next_power_of_two(input_dim) : input_dim;
+  if (preprocess == Preprocess::Densify) return next_power_of_two(input_dim);
+  const std::uint64_t w = encoded_dim();
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(variant.signed_lifting ? 2 * w : w, 0xFFFFFFFFu));
 }
 
 std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
@@ -77,7 +137,16 @@ void FlyConfig::validate(std::size_t n_classes) const {
   if (static_cast<int>(preprocess) > 2) throw Error("preprocess: unknown value");
   if (preprocess == Preprocess::Densify && input_dim > (1u << 30))
     throw Error(fmt::format("d = {} is too large for densify (at most 2^30)", input_dim));
-  const std::uint32_t width = hash_input_dim();
+  variant.validate();
+  if (!variant.is_paper() && preprocess == Preprocess::Densify)
+    throw Error(fmt::format("preprocess densify works only with variant paper (not {})",
+                            variant_name(variant)));
+  if (std::uint64_t(input_dim) * (variant.thermometer ? variant.thermometer : 1) *
+          (variant.signed_lifting ? 2 : 1) > (1u << 30))
+    throw Error(fmt::format("d = {} is too large for variant {} (encoded rows above 2^30)",
+                            input_dim, variant_name(variant)));
+  // Lifting rows choose distinct columns of the encoded row (not of its mirror).
+  const std::uint32_t width = preprocess == Preprocess::Densify ? hash_input_dim() : encoded_dim();
   if (m < 2 || m > kMaxUnits)
     throw Error(fmt::format("m = {}: must be in [2, {}]", m, kMaxUnits));
   if (s < 1 || s > width)
@@ -103,8 +172,10 @@ void FlyConfig::check_memory(std::size_t n_classes) const {
 }
 
 std::string FlyConfig::describe() const {
-  return fmt::format("d={}, m={}, s={}, rho={}, gamma={}, seed={}, preprocess={}", input_dim, m,
-                     s, rho, gamma, seed, preprocess_name(preprocess));
+  std::string out = fmt::format("d={}, m={}, s={}, rho={}, gamma={}, seed={}, preprocess={}",
+                                input_dim, m, s, rho, gamma, seed, preprocess_name(preprocess));
+  if (!variant.is_paper()) out += fmt::format(", variant={}", variant_name(variant));
+  return out;
 }
 
 std::string FlyConfig::first_difference(const FlyConfig& o) const {
@@ -115,6 +186,7 @@ std::string FlyConfig::first_difference(const FlyConfig& o) const {
   if (gamma != o.gamma) return "gamma";
   if (seed != o.seed) return "seed";
   if (preprocess != o.preprocess) return "preprocess";
+  if (variant != o.variant) return "variant";
   return "";
 }
 
@@ -131,6 +203,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   c.preprocess = preprocess.value_or(Defaults::preprocess);
   c.seed = seed.value_or(Defaults::seed);
   c.gamma = gamma.value_or(Defaults::gamma);
+  c.variant = variant.value_or(Defaults::variant());
+  c.variant.validate();
 
   std::uint64_t mm;
   if (m) {
@@ -147,7 +221,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
   c.m = static_cast<std::uint32_t>(mm);
 
-  const std::uint32_t width = c.hash_input_dim();
+  const std::uint32_t width =
+      c.preprocess == Preprocess::Densify ? c.hash_input_dim() : c.encoded_dim();
   std::uint64_t ss;
   if (s) {
     ss = *s;

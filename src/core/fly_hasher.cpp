@@ -5,6 +5,8 @@
 #include <cstring>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "core/flyhash_kernels.hpp"
 #include "core/sparse_hash.hpp"
 #include <fmt/format.h>
@@ -89,6 +91,7 @@ struct BlockScratch {
 struct WorkerScratch {
   std::vector<float> row;       // one preprocessed row
   std::vector<float> raw;       // one byte row widened to float, for the float kernels
+  std::vector<float> encoded;   // a task's rows, encoded (variants only)
   BlockScratch<float, float, kernels::Lane::F32> f32;
   BlockScratch<std::uint8_t, std::int16_t, kernels::Lane::U8> u8;
   BlockScratch<std::int16_t, std::int16_t, kernels::Lane::I16> i16;
@@ -123,7 +126,7 @@ template <typename T>
 void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T* rows,
                  std::size_t stride, std::size_t first, const std::vector<std::size_t>& ids,
                  bool integral, WorkerScratch& sc, std::uint32_t* out) {
-  const std::uint32_t d = h.input_dim();
+  const std::uint32_t d = h.row_width();
   sc.row.resize(d);
   for (std::size_t i : ids) {
     const T* x = rows + i * stride;
@@ -172,7 +175,7 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
                 std::uint32_t* out) {
   if (ids.empty()) return;
   using E = typename decltype(sc.xt)::value_type;
-  const std::uint32_t d = h.input_dim();
+  const std::uint32_t d = h.row_width();
   const std::uint32_t width = h.preprocessor().output_dim();
   const std::uint32_t rho = h.rho(), m = h.m();
   const kernels::BlockShape shape = kernels::block_shape(Scratch::lane, width);
@@ -222,16 +225,45 @@ FlyHasher::~FlyHasher() = default;
 FlyHasher::FlyHasher(FlyHasher&&) noexcept = default;
 FlyHasher& FlyHasher::operator=(FlyHasher&&) noexcept = default;
 
+// The width of the rows the kernels read: the raw row for the paper's method (densify
+// pads inside the preprocessor), the encoded row for a variant.
+static std::uint32_t kernel_row_width(const FlyConfig& c) {
+  return c.variant.is_paper() ? c.input_dim : c.hash_input_dim();
+}
+
 FlyHasher::FlyHasher(const FlyConfig& config, int threads)
     : config_(config),
-      preprocessor_(config.preprocess, config.input_dim, config.seed),
+      row_width_(kernel_row_width(config)),
+      preprocessor_(config.preprocess, kernel_row_width(config), config.seed),
       lifting_(),
       sparse_(std::make_unique<kernels::SparseLists>()) {
   config_.validate();
   config_.check_memory(0);  // the lifting matrix, allocated next
-  lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads);
+  lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads,
+                           config_.variant.signed_lifting);
+  if (!config_.variant.is_paper() && !config_.variant.standardize)
+    encoder_ = std::make_unique<RowEncoder>(config_, FeatureStats{});
   if (config_.hash_input_dim() <= 65536)
     narrow_columns_.assign(lifting_.data().begin(), lifting_.data().end());
+}
+
+void FlyHasher::set_feature_stats(const FeatureStats& stats) {
+  if (!config_.variant.standardize) {
+    if (!stats.empty() && stats.mean.size() != config_.input_dim)
+      throw Error(fmt::format("feature statistics for {} features do not fit d = {}",
+                              stats.mean.size(), config_.input_dim));
+    return;
+  }
+  encoder_ = std::make_unique<RowEncoder>(config_, stats);
+}
+
+const RowEncoder* FlyHasher::require_encoder() const {
+  if (config_.variant.is_paper()) return nullptr;
+  if (!encoder_)
+    throw Error(fmt::format("variant {} standardises features, but the model has no feature "
+                            "statistics yet (train it first)",
+                            variant_name(config_.variant)));
+  return encoder_.get();
 }
 
 std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
@@ -266,6 +298,7 @@ template <typename T>
 void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
                             const BlockSink& sink, const ProgressFn& progress) const {
   if (n == 0) return;
+  const RowEncoder* encoder = require_encoder();
   const int workers = resolve_threads(threads);
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
@@ -282,26 +315,45 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
     const std::size_t first = task * kTaskRows;
     const std::size_t count = std::min(kTaskRows, n - first);
-    for (auto& v : sc.by_path) v.clear();
-    for (std::size_t i = first; i < first + count; ++i) {
-      const RowPath p = choose_path(rows + i * stride, config_.input_dim, rules);
-      sc.by_path[static_cast<int>(p)].push_back(i);
-    }
     sc.winners.resize(count * config_.rho);
     std::uint32_t* out = sc.winners.data();
-    auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
-      return sc.by_path[static_cast<int>(p)];
+    // Hashes the task's rows as the kernels read them: `krows` rows `kstride` elements
+    // apart, of which rows [kfirst, kfirst + count) are this task's (winners of row i go
+    // to out + (i − kfirst)·ρ).
+    auto hash_rows = [&](const auto* krows, std::size_t kstride, std::size_t kfirst) {
+      for (auto& v : sc.by_path) v.clear();
+      for (std::size_t i = kfirst; i < kfirst + count; ++i) {
+        const RowPath p = choose_path(krows + i * kstride, row_width_, rules);
+        sc.by_path[static_cast<int>(p)].push_back(i);
+      }
+      auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
+        return sc.by_path[static_cast<int>(p)];
+      };
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
+      const auto& sparse_f32 = ids(RowPath::SparseF32);
+      const auto& sparse_int = ids(RowPath::SparseInt);
+      if (!sparse_f32.empty() || !sparse_int.empty()) {
+        const kernels::ColumnUnits& lists = sparse_->get(lifting_);
+        hash_sparse(*this, lists, krows, kstride, kfirst, sparse_f32, false, sc, out);
+        hash_sparse(*this, lists, krows, kstride, kfirst, sparse_int, true, sc, out);
+      }
     };
-    hash_group(*this, cols, rows, stride, first, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
-    hash_group(*this, cols, rows, stride, first, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
-    hash_group(*this, cols, rows, stride, first, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
-    hash_group(*this, cols, rows, stride, first, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
-    const auto& sparse_f32 = ids(RowPath::SparseF32);
-    const auto& sparse_int = ids(RowPath::SparseInt);
-    if (!sparse_f32.empty() || !sparse_int.empty()) {
-      const kernels::ColumnUnits& lists = sparse_->get(lifting_);
-      hash_sparse(*this, lists, rows, stride, first, sparse_f32, false, sc, out);
-      hash_sparse(*this, lists, rows, stride, first, sparse_int, true, sc, out);
+    if (encoder) {
+      // Variants: the task's rows encoded (standardised, thresholded, mirrored, …) into
+      // float rows of row_width_, which the kernels then read.
+      sc.encoded.resize(count * row_width_);
+      std::vector<float>& widened = sc.raw;
+      for (std::size_t i = 0; i < count; ++i) {
+        const T* x = rows + (first + i) * stride;
+        const float* src = float_row(x, config_.input_dim, widened);
+        encoder->encode(src, sc.encoded.data() + i * row_width_);
+      }
+      hash_rows(static_cast<const float*>(sc.encoded.data()), std::size_t{row_width_}, std::size_t{0});
+    } else {
+      hash_rows(rows, stride, first);
     }
     sink(worker, first, count, out);
     tracker.advance(count);
@@ -336,8 +388,15 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
   return out;
 }
 
-const char* FlyHasher::row_path(const float* row) const {
-  switch (choose_path(row, config_.input_dim, path_rules(config_, integer_path_, sparse_path_))) {
+const char* FlyHasher::row_path(const float* raw) const {
+  std::vector<float> encoded;
+  const float* row = raw;
+  if (const RowEncoder* encoder = require_encoder()) {
+    encoded.resize(row_width_);
+    encoder->encode(raw, encoded.data());
+    row = encoded.data();
+  }
+  switch (choose_path(row, row_width_, path_rules(config_, integer_path_, sparse_path_))) {
     case RowPath::F32: return "float";
     case RowPath::U8: return "uint8";
     case RowPath::I16: return "int16";
@@ -348,8 +407,15 @@ const char* FlyHasher::row_path(const float* row) const {
   }
 }
 
-void FlyHasher::hash_row_reference(const float* x, std::uint32_t* winners) const {
-  const std::uint32_t d = config_.input_dim, m = config_.m, s = config_.s;
+void FlyHasher::hash_row_reference(const float* raw, std::uint32_t* winners) const {
+  std::vector<float> encoded;
+  const float* x = raw;
+  if (const RowEncoder* encoder = require_encoder()) {
+    encoded.resize(row_width_);
+    encoder->encode(raw, encoded.data());
+    x = encoded.data();
+  }
+  const std::uint32_t d = row_width_, m = config_.m, s = config_.s;
   const RowPath path = choose_path(x, d, path_rules(config_, integer_path_, false));
   // Activations as doubles: exact for integer rows, and exactly the float sums (computed
   // in float, in column order) for the float path.

@@ -41,11 +41,13 @@ FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_
 }
 
 void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t rho,
-                             double* out) {
+                             double* out, double temperature) {
   const double best = *std::min_element(scores, scores + L);
+  // temperature 1 divides by ρ alone, exactly as before temperatures existed.
+  const double divisor = temperature == 1.0 ? double(rho) : rho * temperature;
   double total = 0.0;
   for (std::size_t l = 0; l < L; ++l) {
-    out[l] = std::exp(-(scores[l] - best) / rho);
+    out[l] = std::exp(-(scores[l] - best) / divisor);
     total += out[l];
   }
   for (std::size_t l = 0; l < L; ++l) out[l] /= total;

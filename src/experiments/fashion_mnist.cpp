@@ -30,6 +30,7 @@ HyperParams fashion_mnist_paper_params() {
   paper.connection_sparsity = 0.105;
   paper.wta_nnz = 8;
   paper.gamma = 0.8;
+  paper.variant = Variant{};  // the paper's method, whatever the defaults
   return paper;
 }
 

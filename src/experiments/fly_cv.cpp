@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/class_counts.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/scoring.hpp"
@@ -82,10 +84,20 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
     throw Error(fmt::format("gamma = {}: must be in [0, 1)", config.gamma));
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t rho = config.rho;
+  std::vector<double> scores(n * L, 0.0);
+  if (config.variant.standardize) {
+    // Each fold hashed with its own training statistics, as evaluate() does.
+    for_each_fold_standardized(config, threads, progress,
+                               [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+                                 const FilterScorer scorer(counts, config.gamma, rho);
+                                 for (std::size_t r : test_rows_[f])
+                                   scorer.score(winners.data() + r * rho, scores.data() + r * L);
+                               });
+    return scores;
+  }
   std::vector<std::uint32_t> winners, counts;
   hash_and_count(config, threads, progress, winners, counts);
   const std::vector<double> power = gamma_powers({config.gamma}, n);
-  std::vector<double> scores(n * L, 0.0);
   const int workers = resolve_threads(threads);
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
@@ -115,6 +127,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   if (gammas.empty()) throw Error("FlyNN CV: no γ to evaluate");
   for (double g : gammas)
     if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
+  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, start);
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t rho = config.rho;
   std::vector<std::uint32_t> winners, counts;
@@ -152,6 +165,61 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
       for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
     update_counts(rows, winners, rho, +1, counts);
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    std::vector<double> acc(k_, 0.0);
+    for (std::uint32_t f = 0; f < k_; ++f)
+      acc[f] = test_rows_[f].empty() ? 0.0
+                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
+    out.push_back(summarize_folds(std::move(acc), seconds));
+  }
+  return out;
+}
+
+void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                                const FoldVisitor& visit) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::uint32_t m = config.m, rho = config.rho;
+  FlyHasher hasher(config, threads);
+  // Exact per-fold feature sums: a fold's training statistics are the sum over the other
+  // folds, as central training on those rows would compute them.
+  std::vector<FeatureSums> fold_sums(k_, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
+  for (std::size_t r = 0; r < n; ++r)
+    fold_sums[fold_of_row_[r]].add_row(data_.features.data() + r * data_.n_features);
+  std::vector<std::uint32_t> winners(n * rho);
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    if (test_rows_[f].empty()) continue;
+    FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
+    for (std::uint32_t g = 0; g < k_; ++g)
+      if (g != f) train += fold_sums[g];
+    if (train.rows() == 0) continue;
+    hasher.set_feature_stats(train.stats());
+    hasher.hash(data_.features.data(), n, winners.data(), threads, f == 0 ? progress : ProgressFn{});
+    ClassCounts counts(L, m);
+    for (std::size_t r = 0; r < n; ++r)
+      if (fold_of_row_[r] != f) counts.add_row(data_.labels[r], winners.data() + r * rho, rho);
+    visit(f, winners, counts);
+  }
+}
+
+std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
+    const FlyConfig& config, const std::vector<double>& gammas, int threads,
+    const ProgressFn& progress, std::chrono::steady_clock::time_point start) const {
+  const std::size_t L = data_.classes.size(), G = gammas.size();
+  const std::uint32_t rho = config.rho;
+  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  for_each_fold_standardized(config, threads, progress,
+                             [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+                               for (std::size_t g = 0; g < G; ++g) {
+                                 const FilterScorer scorer(counts, gammas[g], rho);
+                                 std::vector<double> scores(L);
+                                 for (std::size_t r : test_rows_[f]) {
+                                   scorer.score(winners.data() + r * rho, scores.data());
+                                   correct[f][g] += argmin_class(scores.data(), L) == data_.labels[r];
+                                 }
+                               }
+                             });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<CvResult> out;
   for (std::size_t g = 0; g < G; ++g) {

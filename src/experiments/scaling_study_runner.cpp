@@ -45,6 +45,7 @@ struct ScalingData {
     h.wta_nnz = rho;
     h.gamma = gamma;
     h.seed = seed;
+    h.variant = Variant{};  // the paper's method, whatever the defaults
     return h;
   }
   std::string params() const {

@@ -18,24 +18,26 @@ namespace flynn::experiments {
 
 namespace {
 
-constexpr std::size_t kDims = 4;  // m, s, ρ, densify
+constexpr std::size_t kPaperDims = 4;  // m, s, ρ, densify (+ the variant when several)
 
 // A design point generator: Halton (also the first rung of HaltonHalving) or random.
 class Design {
  public:
-  Design(SearchDesign design, std::uint64_t seed)
+  Design(SearchDesign design, std::uint64_t seed, std::size_t dims)
       : random_(design == SearchDesign::Random),
-        halton_(kDims, seed),
+        dims_(dims),
+        halton_(dims, seed),
         rng_(SeededRng::keyed(seed, RngStream::Search, 1)) {}
   std::vector<double> next() {
     if (!random_) return halton_.point(index_++);
-    std::vector<double> u(kDims);
+    std::vector<double> u(dims_);
     for (double& v : u) v = rng_.uniform01();
     return u;
   }
 
  private:
   bool random_;
+  std::size_t dims_;
   ScrambledHalton halton_;
   SeededRng rng_;
   std::uint64_t index_ = 0;
@@ -109,15 +111,26 @@ MScale parse_m_scale(const std::string& name) {
 
 const char* m_scale_name(MScale s) { return s == MScale::Log ? "log" : "linear"; }
 
+std::size_t search_dimensions(const SearchSpace& sp) { return kPaperDims + (sp.variants.size() > 1 ? 1 : 0); }
+
 FlyConfig search_point_config(const SearchSpace& sp, const std::vector<double>& u, std::uint32_t d,
                               std::uint64_t fly_seed) {
-  if (u.size() < kDims) throw Error("search point: needs 4 coordinates");
+  if (sp.variants.empty()) throw Error("search: no variant to search");
+  if (u.size() < search_dimensions(sp))
+    throw Error(fmt::format("search point: needs {} coordinates", search_dimensions(sp)));
   if (d == 0) throw Error("search point: d must be at least 1");
   FlyConfig c;
   c.input_dim = d;
   c.seed = fly_seed;
   c.gamma = 0.0;
   c.preprocess = sp.search_densify && u[3] >= 0.5 ? Preprocess::Densify : Preprocess::Normalize;
+  if (sp.variants.size() > 1) {
+    const auto v = static_cast<std::size_t>(std::floor(u[kPaperDims] * static_cast<double>(sp.variants.size())));
+    c.variant = sp.variants[std::min(v, sp.variants.size() - 1)];
+  } else {
+    c.variant = sp.variants.front();
+  }
+  if (!c.variant.is_paper()) c.preprocess = Preprocess::Normalize;  // densify is the paper's only
   const double ef = sp.m_scale == MScale::Log
                         ? sp.min_expansion * std::pow(sp.max_expansion / sp.min_expansion, u[0])
                         : sp.min_expansion + u[0] * (sp.max_expansion - sp.min_expansion);
@@ -205,7 +218,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= o.time_limit_seconds;
   };
 
-  Design design(o.design, o.seed);
+  Design design(o.design, o.seed, search_dimensions(o.space));
   std::vector<std::vector<double>> points(per_rung[0]);
   for (auto& p : points) p = design.next();
   std::vector<std::size_t> alive(per_rung[0]);

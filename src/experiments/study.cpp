@@ -33,14 +33,17 @@ void fill_cv(MethodOutcome& m, const CvResult& cv) {
 }
 
 std::string fly_params(const FlyConfig& c) {
-  return fmt::format("m={} (m/d={:.4g}) s={} rho={} gamma={:g} preprocess={}", c.m,
+  return fmt::format("m={} (m/d={:.4g}) s={} rho={} gamma={:g} preprocess={}{}", c.m,
                      static_cast<double>(c.m) / c.input_dim, c.s, c.rho, c.gamma,
-                     preprocess_name(c.preprocess));
+                     preprocess_name(c.preprocess),
+                     c.variant.is_paper() ? "" : " variant=" + variant_name(c.variant));
 }
 
 json config_to_json(const FlyConfig& c) {
-  return {{"m", c.m}, {"s", c.s}, {"rho", c.rho}, {"gamma", c.gamma},
-          {"preprocess", preprocess_name(c.preprocess)}, {"seed", c.seed}};
+  json j = {{"m", c.m}, {"s", c.s}, {"rho", c.rho}, {"gamma", c.gamma},
+            {"preprocess", preprocess_name(c.preprocess)}, {"seed", c.seed}};
+  if (!c.variant.is_paper()) j["variant"] = variant_name(c.variant);
+  return j;
 }
 
 // Runs `body`, recording an exception as the method's failure.
@@ -74,7 +77,7 @@ const std::vector<std::string>& table2_baselines() {
 
 json StudyOptions::fingerprint() const {
   const SearchOptions& s = search;
-  return {
+  json j = {
       {"version", 1},
       {"folds", folds},
       {"fold_seed", fold_seed},
@@ -96,6 +99,12 @@ json StudyOptions::fingerprint() const {
       {"sgd", {{"batch", sgd.batch}, {"hidden", sgd.hidden}, {"seed", sgd.seed}, {"rates", learning_rates}}},
       {"knn_grid", knn_grid},
   };
+  if (s.space.variants != std::vector<Variant>{Variant{}}) {
+    json names = json::array();
+    for (const Variant& v : s.space.variants) names.push_back(variant_name(v));
+    j["search"]["variants"] = names;
+  }
+  return j;
 }
 
 const MethodOutcome* DatasetStudy::find(const std::string& method) const {

@@ -73,7 +73,8 @@ nlohmann::json config_json(const FlyConfig& c) {
   return {{"d", c.input_dim},     {"m", c.m},
           {"s", c.s},             {"rho", c.rho},
           {"gamma", c.gamma},     {"seed", c.seed},
-          {"preprocess", preprocess_name(c.preprocess)}};
+          {"preprocess", preprocess_name(c.preprocess)},
+          {"variant", variant_name(c.variant)}};
 }
 
 std::string machine_description() {

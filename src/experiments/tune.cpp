@@ -39,6 +39,12 @@ class StagedProgress {
 
 }  // namespace
 
+std::vector<Variant> tune_variants() {
+  std::vector<Variant> out;
+  for (const char* name : {"paper", "sign", "z", "zsign", "thermo", "thermo-sign"}) out.push_back(parse_variant(name));
+  return out;
+}
+
 TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                       std::uint32_t k_folds, const TuneOptions& o, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();

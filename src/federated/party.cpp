@@ -203,6 +203,8 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
       {"preprocess", preprocess_name(c.preprocess)},
       {"differential privacy", dp ? "on" : "off"},
   };
+  // Only variant configs carry the field, so the paper's hello blocks stay as they were.
+  if (!c.variant.is_paper()) f.emplace_back("variant", variant_name(c.variant));
   if (dp) {
     f.emplace_back("dp-epsilon", fmt::format("{:.17g}", dp->epsilon));
     f.emplace_back("dp-T", std::to_string(dp->T));
@@ -243,6 +245,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     const Dataset& data = *input.data;
     check_labels(data, labels);
     config = settings.hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
+    if (dp && config.variant.standardize)
+      throw Error(fmt::format(
+          "variant {} standardises features with training statistics, which the DP release "
+          "does not protect: use --dp with --variant paper",
+          variant_name(config.variant)));
     if (dp) {
       settings.dp->validate(std::uint64_t(config.m) * labels.size());
       // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
@@ -318,6 +325,15 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
           "the parties hold rows of {} class{} in total: a classifier needs at least two",
           classes_with_rows, classes_with_rows == 1 ? "" : "es"));
   }
+  // Standardising variants: one extra all-reduce of exact per-feature sums (FeatureSums
+  // limbs), so every party derives the statistics central training on the pooled rows
+  // would, whatever the split. Every party reaches it (the agreement passed).
+  FeatureStats stats;
+  if (config.variant.standardize) {
+    std::vector<std::uint64_t> limbs = FeatureSums::of(*input.data).to_limbs();
+    comm.allreduce_sum(limbs);
+    stats = FeatureSums::from_limbs(limbs, config.input_dim).stats();
+  }
   PartyTimings times;
   times.agree = since(t_start);
 
@@ -332,6 +348,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   try {
     auto t = Clock::now();
     local.emplace(config, labels, settings.threads);
+    local->set_feature_stats(stats);
     times.setup = since(t);
     t = Clock::now();
     counts = local->count(data, settings.progress);

@@ -9,10 +9,13 @@
 // updates per fold instead of O(L·m) copies, and scores read γ^c from a per-γ power table
 // indexed by count. Results are identical to cross_validate_flynn_gammas (same winners,
 // same γ^c values, same summation order, same lowest-class tie rule); a test checks it.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "flynn/class_counts.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/experiments/cross_validation.hpp"
@@ -38,12 +41,16 @@ class FlyCvEvaluator {
   /// Hashes every row once with `config` (its γ is ignored), then returns the CV result
   /// for each of `gammas` (result i for gammas[i]). Every result's `seconds` is the wall
   /// time of the whole call (the hashing is shared). `progress` counts hashed rows.
+  /// Standardising variants hash all rows once per fold instead, with that fold's training
+  /// statistics (exact FeatureSums of the other folds), as `flynn train` on those rows
+  /// would; `progress` then counts the first fold's pass.
   std::vector<CvResult> evaluate(const FlyConfig& config, const std::vector<double>& gammas,
                                  int threads = 0, const ProgressFn& progress = {}) const;
 
   /// Out-of-fold scores of `config` (with its γ): n × L row-major, row r scored by the model
   /// trained on every fold but r's, exactly as FlyNN::scores would score it (lower is better).
   /// The input of calibration (calibration.hpp). `progress` counts hashed rows.
+  /// Standardising variants hash once per fold with that fold's training statistics.
   std::vector<double> out_of_fold_scores(const FlyConfig& config, int threads = 0,
                                          const ProgressFn& progress = {}) const;
 
@@ -60,6 +67,17 @@ class FlyCvEvaluator {
                      std::uint32_t rho, int delta, std::vector<std::uint32_t>& counts) const;
   // γ^c for c = 0…n, one block of n + 1 per γ.
   static std::vector<double> gamma_powers(const std::vector<double>& gammas, std::size_t n);
+  // Standardising variants: for each fold f, hashes every row with f's training statistics
+  // (exact FeatureSums of the other folds), counts the other folds' rows, and calls
+  // visit(f, winners, counts).
+  using FoldVisitor = std::function<void(std::uint32_t fold, const std::vector<std::uint32_t>& winners,
+                                         const ClassCounts& counts)>;
+  void for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                  const FoldVisitor& visit) const;
+  // The standardising variants' path (statistics from each fold's training rows).
+  std::vector<CvResult> evaluate_per_fold(const FlyConfig& config, const std::vector<double>& gammas,
+                                          int threads, const ProgressFn& progress,
+                                          std::chrono::steady_clock::time_point start) const;
 
   const Dataset& data_;
   std::vector<std::uint32_t> fold_of_row_;

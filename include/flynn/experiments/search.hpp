@@ -25,6 +25,8 @@
 //   s = 2 + ⌊u1·(⌊0.5d⌋ − 1)⌋        (uniform integer in [2, ⌊0.5d⌋]; s = min(2, d) if ⌊0.5d⌋ < 2)
 //   ρ = round(8·32^u2)               (log-uniform integer in [8, 256]), then ρ ≤ ⌊m/2⌋
 //   densify = u3 ≥ 0.5
+//   variant = variants[⌊u4·V⌋]      (only when the space lists V ≥ 2 variants: a fifth
+//                                     dimension; densify is then the paper's alone)
 //
 // Guard (time and memory): an evaluation hashes n·m·s additions and holds
 // fly_cv_memory_bytes(); when either exceeds the guard, m is lowered to the largest value
@@ -63,6 +65,11 @@ struct SearchSpace {
   std::uint32_t min_rho = 8, max_rho = 256;   ///< ρ range
   std::vector<double> gammas = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8};
   bool search_densify = true;                 ///< false: always L2 normalisation only
+  /// Method variants (config.hpp) to choose among. With two or more, the variant is a fifth
+  /// design dimension: u4 picks variants[⌊u4·V⌋], and densify (paper only) becomes L2
+  /// normalisation for the others. One entry keeps the four paper dimensions, so the
+  /// paper's study (`reproduce`) draws exactly the points it drew before variants existed.
+  std::vector<Variant> variants = {Variant{}};
 };
 
 /// Per-evaluation limits (see the header comment).
@@ -94,7 +101,11 @@ struct SearchOptions {
   double time_limit_seconds = 0.0;
 };
 
-/// A point of the unit cube mapped to a configuration (γ left at 0), before the guard.
+/// Design dimensions of a space: 4 (m, s, ρ, densify), plus 1 when it has several variants.
+std::size_t search_dimensions(const SearchSpace& space);
+
+/// A point of the unit cube (search_dimensions(space) coordinates) mapped to a
+/// configuration (γ left at 0), before the guard.
 FlyConfig search_point_config(const SearchSpace& space, const std::vector<double>& u,
                               std::uint32_t d, std::uint64_t fly_seed);
 

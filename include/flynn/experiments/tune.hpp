@@ -25,9 +25,19 @@
 
 namespace flynn::experiments {
 
+/// The variants `flynn tune` searches by default: every named variant of config.hpp except
+/// zsign-q (zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
+std::vector<Variant> tune_variants();
+
 /// What tune_flynn does beyond the search.
 struct TuneOptions {
-  SearchOptions search;             ///< budget, design, space, guard, seeds, time limit, threads
+  /// Budget, design, space, guard, seeds, time limit, threads. The default space is the
+  /// paper's ranges with every variant of tune_variants() (the study sets its own).
+  SearchOptions search = [] {
+    SearchOptions o;
+    o.space.variants = tune_variants();
+    return o;
+  }();
   bool calibrate = true;            ///< fit the probability temperature on out-of-fold scores
   bool knn = false;                 ///< also cross-validate tuned kNN on the same folds
   std::vector<std::uint32_t> knn_grid = default_knn_grid();  ///< k values for tuned kNN

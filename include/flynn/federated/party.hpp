@@ -15,6 +15,10 @@
 //      stops EVERY party with the same FederationError, naming the party and the reason
 //      or the differing field (hyper-parameter, seed, preprocessing, label list, DP
 //      settings, format versions). Nothing is trained or written then.
+//   1b. Standardising variants only (Variant::standardize): one all-reduce of the exact
+//      per-feature sums (FeatureSums as 32-bit limbs), from which every party derives the
+//      same statistics central training on the pooled rows would. Refused with DP (the
+//      statistics would be an unprotected release): every party gets the refusal in step 1.
 //   2. Local training: the party builds the lifting matrix from the agreed seed and counts
 //      its own rows (FlyNN::count); with DP it then privatises the counts (dp.hpp) with
 //      budget ε' = ε/τ, drawing noise from SecureRng only.

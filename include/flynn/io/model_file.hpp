@@ -3,7 +3,8 @@
 //
 // Layout (all integers little-endian):
 //   magic        8 bytes  "FLYNNMDL"
-//   version      u32      format version (this build writes and reads 1)
+//   version      u32      format version: 1, or 2 when the model has a variant other than
+//                         paper or a temperature other than 1 (this build reads both)
 //   body_length  u64      bytes of the body that follows
 //   body:
 //     d, m, s, rho              u32 × 4
@@ -14,6 +15,14 @@
 //     flags                     u16  (bit 0: counts are a differential-privacy release)
 //     dp_epsilon                f64  (0 unless DP)
 //     dp_T, dp_parties          u32 × 2 (0 unless DP)
+//     -- version 2 only: --
+//     variant flags             u8   (bit 0 standardize, bit 1 signed lifting)
+//     thermometer K             u16  (0 = off)
+//     quantize Q                u16  (0 = off)
+//     temperature               f64  (> 0; predict_proba's softmax(−score/(ρ·T)))
+//     has_stats                 u8   (1 when the variant standardises)
+//     d × { f32 mean, f32 scale }    when has_stats
+//     -- both versions: --
 //     n_classes L               u32
 //     L × { u32 length, bytes } class names (UTF-8)
 //     L × u64                   training rows per class
@@ -23,7 +32,9 @@
 //     packed bytes
 //   crc32        u32      CRC-32 (zlib) of everything before it
 //
-// The lifting matrix is not stored: it is rebuilt from (seed, m, s, d', hash_version).
+// The lifting matrix is not stored: it is rebuilt from (seed, m, s, d', hash_version, and
+// the variant's signed-lifting flag). A paper-variant model with temperature 1 is written
+// as version 1, byte for byte as before variants existed.
 // Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
 // raw L·m·4 bytes. The same model always serialises to the same bytes.
 #include <cstdint>
@@ -34,7 +45,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 1;
+inline constexpr std::uint32_t kModelFormatVersion = 2;  ///< the newest version this build reads
+inline constexpr std::uint32_t kPaperModelFormatVersion = 1;  ///< written for paper models
 inline constexpr std::uint8_t kHashVersion = 1;
 
 /// Everything a model file holds, before the lifting matrix is rebuilt.
@@ -43,6 +55,8 @@ struct ModelContents {
   LabelSet labels;
   ClassCounts counts;
   Provenance provenance;
+  FeatureStats stats;         ///< standardising variants only
+  double temperature = 1.0;   ///< probability temperature (version 1 files: 1)
 };
 
 /// The file's bytes for a model.

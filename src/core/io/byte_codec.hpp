@@ -20,6 +20,7 @@ class ByteWriter {
   void u32(std::uint32_t v) { le(v, 4); }
   void u64(std::uint64_t v) { le(v, 8); }
   void f64(double v) { u64(std::bit_cast<std::uint64_t>(v)); }
+  void f32(float v) { u32(std::bit_cast<std::uint32_t>(v)); }
   void bytes(std::string_view b) { out_.append(b); }
   /// u32 length, then the bytes.
   void str(std::string_view s) {
@@ -48,6 +49,7 @@ class ByteReader {
   std::uint32_t u32(const char* what = "field") { return static_cast<std::uint32_t>(le(4, what)); }
   std::uint64_t u64(const char* what = "field") { return le(8, what); }
   double f64(const char* what = "field") { return std::bit_cast<double>(u64(what)); }
+  float f32(const char* what = "field") { return std::bit_cast<float>(u32(what)); }
   std::string_view bytes(std::uint64_t n, const char* what = "bytes") {
     need(n, what);
     const std::string_view v = b_.substr(pos_, n);

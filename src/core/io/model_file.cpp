@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -79,6 +80,26 @@ std::string serialize_model(const FlyNN& model) {
   body.f64(p.differentially_private ? p.epsilon : 0.0);
   body.u32(p.differentially_private ? p.dp_T : 0);
   body.u32(p.differentially_private ? p.dp_parties : 0);
+  const bool version2 = !c.variant.is_paper() || model.temperature() != 1.0;
+  if (version2) {
+    body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
+                                      (c.variant.signed_lifting ? 2 : 0)));
+    body.u16(static_cast<std::uint16_t>(c.variant.thermometer));
+    body.u16(static_cast<std::uint16_t>(c.variant.quantize));
+    body.f64(model.temperature());
+    const FeatureStats& st = model.feature_stats();
+    const bool has_stats = c.variant.standardize;
+    if (has_stats && (st.mean.size() != c.input_dim || st.scale.size() != c.input_dim))
+      throw Error(fmt::format("cannot save a {} model without feature statistics (train it "
+                              "first)", variant_name(c.variant)));
+    body.u8(has_stats ? 1 : 0);
+    if (has_stats) {
+      for (std::uint32_t j = 0; j < c.input_dim; ++j) {
+        body.f32(st.mean[j]);
+        body.f32(st.scale[j]);
+      }
+    }
+  }
   const LabelSet& labels = model.labels();
   body.u32(static_cast<std::uint32_t>(labels.size()));
   for (const std::string& name : labels.names()) {
@@ -95,7 +116,7 @@ std::string serialize_model(const FlyNN& model) {
 
   ByteWriter file;
   file.bytes(std::string_view(kMagic, sizeof kMagic));
-  file.u32(kModelFormatVersion);
+  file.u32(version2 ? kModelFormatVersion : kPaperModelFormatVersion);
   file.u64(body.data().size());
   file.bytes(body.data());
   file.u32(crc32_of(file.data()));
@@ -152,6 +173,33 @@ ModelContents parse_model(std::string_view bytes, const std::string& source) {
   if (!mc.provenance.differentially_private &&
       (mc.provenance.epsilon != 0.0 || mc.provenance.dp_T != 0 || mc.provenance.dp_parties != 0))
     r.fail("privacy fields are set on a model that is not marked differentially private");
+  if (version >= 2) {
+    const std::uint8_t vflags = r.u8("variant flags");
+    if (vflags > 3) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
+    c.variant.standardize = vflags & 1;
+    c.variant.signed_lifting = vflags & 2;
+    c.variant.thermometer = r.u16("thermometer levels");
+    c.variant.quantize = r.u16("quantize steps");
+    mc.temperature = r.f64("temperature");
+    if (!(mc.temperature > 0.0) || !std::isfinite(mc.temperature))
+      r.fail(fmt::format("temperature {} is not a finite positive number", mc.temperature));
+    const std::uint8_t has_stats = r.u8("feature statistics flag");
+    if (has_stats != (c.variant.standardize ? 1 : 0))
+      r.fail(fmt::format("feature statistics flag {} does not match the variant", has_stats));
+    if (has_stats) {
+      if (c.input_dim > r.remaining() / 8) r.fail("truncated model file (feature statistics)");
+      mc.stats.mean.resize(c.input_dim);
+      mc.stats.scale.resize(c.input_dim);
+      for (std::uint32_t j = 0; j < c.input_dim; ++j) {
+        mc.stats.mean[j] = r.f32("feature mean");
+        mc.stats.scale[j] = r.f32("feature scale");
+        if (!std::isfinite(mc.stats.mean[j]) || !(mc.stats.scale[j] > 0.0f) ||
+            !std::isfinite(mc.stats.scale[j]))
+          r.fail(fmt::format("feature {} has invalid statistics (mean {}, scale {})", j,
+                             mc.stats.mean[j], mc.stats.scale[j]));
+      }
+    }
+  }
   try {
     c.validate();
   } catch (const Error& e) {
@@ -253,6 +301,8 @@ FlyNN deserialize_model(std::string_view bytes, const std::string& source, int t
   mc.config.validate();  // no memory guard: a model must load
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
+  model.set_feature_stats(std::move(mc.stats));
+  model.set_temperature(mc.temperature);
   return model;
 }
 

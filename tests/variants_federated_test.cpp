@@ -1,0 +1,108 @@
+// Method variants in a federation: byte-identical parity with central training over random
+// splits (the standardising variants' statistics come from one exact all-reduce), DP with
+// the variants that need no training statistics, and a clear refusal for those that do.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "flynn/classifier.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/federated/simulate.hpp"
+#include "flynn/federated/split.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/random.hpp"
+#include "test_support.hpp"
+
+namespace flynn::federated {
+namespace {
+
+HyperParams variant_hyper(const std::string& variant, std::uint64_t seed) {
+  HyperParams h;
+  h.m = 256;
+  h.s = 3;
+  h.rho = 12;
+  h.gamma = 0.6;
+  h.seed = seed;
+  h.variant = parse_variant(variant);
+  return h;
+}
+
+Dataset offset_blobs(std::uint64_t seed) {
+  Dataset data = test::blobs(4, 30, 6, seed);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    data.features[r * 6] = data.features[r * 6] * 250.0f - 3000.0f;
+    data.features[r * 6 + 2] *= 0.003f;
+  }
+  return data;
+}
+
+TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
+  const Dataset data = offset_blobs(21);
+  SeededRng rng(77);
+  for (const char* variant : {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign"}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const int tau = 2 + static_cast<int>(rng.uniform_below(5));
+      const SplitSpec spec = SplitSpec::parse(trial == 0 ? "iid" : trial == 1 ? "by-class" : "dirichlet:0.3");
+      const auto split = split_rows(data.labels, data.classes.size(), tau, spec, rng.next_u64());
+      std::vector<Dataset> shards;
+      for (const auto& rows : split) shards.push_back(data.subset(rows));
+      std::vector<const Dataset*> ptrs;
+      for (const Dataset& d : shards) ptrs.push_back(&d);
+      FederationSettings settings;
+      settings.hyper = variant_hyper(variant, rng.next_u64());
+      settings.labels = data.classes;
+      settings.threads = 1;
+      const ColonyOutcome fed = run_colony(ptrs, settings);
+      FlyNN central(settings.hyper.resolve(6, data.classes.size()), data.classes, 2);
+      central.fit(data);
+      ASSERT_EQ(fed.model.feature_stats(), central.feature_stats()) << variant << " " << trial;
+      ASSERT_EQ(fed.model_file, io::serialize_model(central)) << variant << " " << trial;
+    }
+  }
+}
+
+TEST(VariantsFederated, VariantIsPartOfTheAgreedConfig) {
+  // Parties agree on FlyConfig fields (party.cpp's fingerprint lists the variant for
+  // non-paper configs); configs that differ only in the variant are not equal.
+  HyperParams h = variant_hyper("zsign", 5);
+  const FlyConfig zsign = h.resolve(6, 4);
+  h.variant = parse_variant("paper");
+  EXPECT_EQ(zsign.first_difference(h.resolve(6, 4)), "variant");
+}
+
+TEST(VariantsFederated, DpWorksWithSignedLiftingAndRefusesStatistics) {
+  const Dataset data = offset_blobs(23);
+  const auto split = split_rows(data.labels, data.classes.size(), 3, SplitSpec::parse("iid"), 9);
+  std::vector<Dataset> shards;
+  for (const auto& rows : split) shards.push_back(data.subset(rows));
+  std::vector<const Dataset*> ptrs;
+  for (const Dataset& d : shards) ptrs.push_back(&d);
+  FederationSettings settings;
+  settings.labels = data.classes;
+  settings.threads = 1;
+  settings.hyper = variant_hyper("sign", 11);
+  DpParams dp;
+  dp.epsilon = 4.0;
+  dp.T = 50;
+  settings.dp = dp;
+  const ColonyOutcome fed = run_colony(ptrs, settings);
+  EXPECT_TRUE(fed.model.provenance().differentially_private);
+  EXPECT_EQ(fed.model.config().variant, parse_variant("sign"));
+  std::uint64_t released = 0;
+  for (std::uint32_t v : fed.model.counts().values()) released += v != 0;
+  EXPECT_GT(released, 0u);
+  EXPECT_LE(released, 3u * dp.T);
+  const io::ModelContents mc = io::parse_model(fed.model_file, "fed");
+  EXPECT_EQ(mc.config.variant, parse_variant("sign"));
+
+  settings.hyper = variant_hyper("zsign", 11);
+  try {
+    run_colony(ptrs, settings);
+    FAIL() << "DP with training statistics was not refused";
+  } catch (const FederationError& e) {
+    EXPECT_NE(std::string(e.what()).find("DP release does not protect"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace flynn::federated
