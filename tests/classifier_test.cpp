@@ -16,6 +16,15 @@ namespace {
 using test::blobs;
 using test::make_dataset;
 
+// The paper's method at the default m, s, rho, gamma: these exactness tests state the
+// paper variant's semantics (variants_test.cpp covers the standardising variants' rule,
+// statistics fixed at first fit).
+HyperParams paper_hyper() {
+  HyperParams h;
+  h.variant = Variant{};
+  return h;
+}
+
 FlyConfig tiny_config(double gamma, std::uint32_t rho = 2) {
   // seed 5489, d=4, m=6, s=2: units read columns {0,1} {0,2} {1,3} {2,3} {1,2} {2,3}
   // (pinned by LiftingMatrix.GoldenSmall).
@@ -92,7 +101,7 @@ TEST(FlyNN, TieBreakLowestClassAndSeededRandom) {
 
 TEST(FlyNN, LearnsSeparableBlobs) {
   const Dataset train = blobs(4, 100, 10, 1, 0.3);
-  FlyConfig c = HyperParams{}.resolve(10, 4);
+  FlyConfig c = paper_hyper().resolve(10, 4);
   FlyNN model(c, train.classes, 2);
   model.fit(train);
   const auto pred = model.predict(train);
@@ -106,7 +115,7 @@ TEST(FlyNN, PartialFitEqualsFit) {
   std::vector<std::size_t> first(250), second(350);
   std::iota(first.begin(), first.end(), 0);
   std::iota(second.begin(), second.end(), 250);
-  const FlyConfig c = HyperParams{}.resolve(12, 3);
+  const FlyConfig c = paper_hyper().resolve(12, 3);
   FlyNN whole(c, all.classes, 2), parts(c, all.classes, 1);
   whole.fit(all);
   parts.partial_fit(all.subset(first));
@@ -119,7 +128,7 @@ TEST(FlyNN, ForgetIsExactUnlearning) {
   SeededRng r(4);
   std::vector<std::size_t> keep, drop;
   for (std::size_t i = 0; i < all.n_rows; ++i) (r.uniform01() < 0.3 ? drop : keep).push_back(i);
-  const FlyConfig c = HyperParams{}.resolve(12, 3);
+  const FlyConfig c = paper_hyper().resolve(12, 3);
   FlyNN full(c, all.classes, 2), kept(c, all.classes, 2);
   full.fit(all);
   kept.fit(all.subset(keep));
@@ -137,7 +146,7 @@ TEST(FlyNN, MergeEqualsTrainingOnTheUnion) {
   const Dataset all = blobs(5, 80, 9, 5);
   std::vector<std::size_t> a, b;
   for (std::size_t i = 0; i < all.n_rows; ++i) (i % 3 == 0 ? a : b).push_back(i);
-  const FlyConfig c = HyperParams{}.resolve(9, 5);
+  const FlyConfig c = paper_hyper().resolve(9, 5);
   FlyNN whole(c, all.classes), left(c, all.classes), right(c, all.classes);
   whole.fit(all);
   left.fit(all.subset(a));
@@ -147,7 +156,7 @@ TEST(FlyNN, MergeEqualsTrainingOnTheUnion) {
 }
 
 TEST(FlyNN, MergeRejectsDifferentConfigOrLabels) {
-  const FlyConfig c = HyperParams{}.resolve(9, 2);
+  const FlyConfig c = paper_hyper().resolve(9, 2);
   FlyConfig other = c;
   other.seed += 1;
   FlyNN a(c, LabelSet({"p", "q"})), b(other, LabelSet({"p", "q"})), d(c, LabelSet({"q", "p"}));
@@ -184,7 +193,7 @@ TEST(FlyNN, WrongFeatureCountIsRejected) {
 
 TEST(FlyNN, ResultsIndependentOfThreads) {
   const Dataset all = blobs(4, 500, 16, 6);
-  const FlyConfig c = HyperParams{}.resolve(16, 4);
+  const FlyConfig c = paper_hyper().resolve(16, 4);
   FlyNN one(c, all.classes, 1), many(c, all.classes, 4);
   one.fit(all);
   many.fit(all);

@@ -19,6 +19,7 @@ FlyNN trained_model(std::uint64_t seed = 5489) {
   p.seed = seed;
   p.m = 500;
   p.rho = 12;
+  p.variant = Variant{};  // the format-1 file (variants_test.cpp covers format 2)
   FlyNN model(p.resolve(8, 3), data.classes, 1);
   model.fit(data);
   return model;

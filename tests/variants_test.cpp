@@ -286,6 +286,7 @@ TEST(Temperature, StoredInVersion2AndScalesTheSoftmax) {
   h.m = 256;
   h.s = 3;
   h.rho = 8;
+  h.variant = Variant{};
   FlyNN model(h.resolve(5, 3), data.classes, 1);
   model.fit(data);
   const std::string v1 = io::serialize_model(model);

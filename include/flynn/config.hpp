@@ -133,8 +133,8 @@ struct Defaults {
   static constexpr double gamma = 0.8;                 ///< γ
   static constexpr std::uint64_t seed = 5489;          ///< the reference's seed
   static constexpr Preprocess preprocess = Preprocess::Normalize;
-  /// The variant used when none is given.
-  static Variant variant() { return Variant{}; }
+  /// The variant used when none is given (defined in config.cpp; docs/defaults.md).
+  static Variant variant();
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -155,7 +155,9 @@ struct HyperParams {
   std::optional<double> gamma;
   std::optional<std::uint64_t> seed;
   std::optional<Preprocess> preprocess;
-  std::optional<Variant> variant;         ///< default: Defaults::variant()
+  /// Default: Defaults::variant(), except with preprocess densify (a paper-only
+  /// preprocessing), where it is the paper's method.
+  std::optional<Variant> variant;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

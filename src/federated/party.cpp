@@ -244,7 +244,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     if (!input.data) throw Error(input.error.empty() ? "no data" : input.error);
     const Dataset& data = *input.data;
     check_labels(data, labels);
-    config = settings.hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
+    // Under DP the default variant is the paper's: standardising variants' statistics are
+    // not protected by the release (an explicit --variant is checked below).
+    HyperParams hyper = settings.hyper;
+    if (dp && !hyper.variant) hyper.variant = Variant{};
+    config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
     if (dp && config.variant.standardize)
       throw Error(fmt::format(
           "variant {} standardises features with training statistics, which the DP release "
