@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <mutex>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -23,7 +24,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "flynn/federated/grpc.hpp"
+#include "flynn/federated/party.hpp"
 #include "flynn/federated/split.hpp"
+#include "flynn/io/loaders.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -411,6 +415,87 @@ TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
   std::size_t lines = 0;
   for (std::string l; std::getline(ledger, l);) lines += !l.empty() && l[0] != '#';
   EXPECT_EQ(lines, 1u);
+}
+
+// ---- what the coordinator sees --------------------------------------------------------------
+
+// Pearson's chi-square statistic of the byte values of `bytes` against the uniform law.
+double byte_chi_square(const std::string& bytes) {
+  std::vector<double> counts(256, 0);
+  for (unsigned char b : bytes) ++counts[b];
+  const double expected = static_cast<double>(bytes.size()) / 256;
+  double chi = 0;
+  for (double c : counts) chi += (c - expected) * (c - expected) / expected;
+  return chi;
+}
+
+// One federation in this process (coordinator and parties on threads, over real gRPC on
+// loopback), recording every 32-bit all-reduce payload the coordinator receives: the
+// parties' count vectors (masked or not). Returns them by rank.
+std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) {
+  federated::CoordinatorOptions o;
+  o.listen = "127.0.0.1:0";
+  o.parties = static_cast<int>(f.shards.size());
+  o.tls = {f.pki + "/ca.pem", f.pki + "/server.pem", f.pki + "/server.key"};
+  o.deadline_seconds = 60;
+  o.secure_aggregation = secure;
+  o.settings.labels = LabelSet::parse_list(f.labels);
+  o.settings.hyper.m = 512;
+  o.settings.hyper.rho = 16;
+  o.settings.hyper.seed = 3;
+  std::mutex mutex;
+  std::vector<std::string> seen(f.shards.size());
+  o.observe = [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (op == "all-reduce (32-bit)") seen[rank] = std::string(payload);
+  };
+  federated::Coordinator coordinator(o);
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(f.shards.size());
+  for (std::size_t p = 0; p < f.shards.size(); ++p)
+    threads.emplace_back([&, p] {
+      try {
+        federated::JoinOptions j;
+        j.server = fmt::format("127.0.0.1:{}", coordinator.port());
+        j.tls = {f.pki + "/ca.pem", f.cert(party_name(static_cast<int>(p))) + ".pem",
+                 f.cert(party_name(static_cast<int>(p))) + ".key"};
+        auto comm = federated::GrpcParty::join(j);
+        const Dataset data = io::load_dataset(f.shards[p], {});
+        federated::FederationSettings s;
+        s.hyper = comm->settings().hyper;
+        s.labels = comm->settings().labels;
+        s.threads = 1;
+        federated::PartyInput in;
+        in.data = &data;
+        auto result = federated::train_party(*comm, in, s);
+        std::string file;
+        federated::compare_models(*comm, result, file);
+        comm->finish(file);
+      } catch (const std::exception& e) {
+        errors[p] = e.what();
+      }
+    });
+  const auto outcome = coordinator.run();
+  for (auto& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  EXPECT_EQ(outcome.parties.size(), f.shards.size());
+  return seen;
+}
+
+TEST(FederatedGrpc, CoordinatorSeesOnlyUniformlyRandomMaskedCounts) {
+  Federation f(3, "iid");
+  // 512 × 3 counts × 4 bytes = 6144 bytes per party; chi-square with 255 degrees of
+  // freedom: 99.9% quantile ≈ 330.5.
+  constexpr double kCritical = 330.5;
+  const auto masked = counts_seen_by_coordinator(f, true);
+  for (std::size_t p = 0; p < masked.size(); ++p) {
+    ASSERT_EQ(masked[p].size(), 512u * 3 * 4);
+    EXPECT_LT(byte_chi_square(masked[p]), kCritical) << "party " << p;
+  }
+  // The test has power: the same counts unmasked are far from uniform.
+  const auto clear = counts_seen_by_coordinator(f, false);
+  for (std::size_t p = 0; p < clear.size(); ++p)
+    EXPECT_GT(byte_chi_square(clear[p]), 10 * kCritical) << "party " << p;
 }
 
 }  // namespace
