@@ -63,6 +63,7 @@ nlohmann::json party_reports_json(const std::vector<PartyReport>& reports,
                         {"name", names[r.rank]},
                         {"seconds_training", r.timings.training},
                         {"seconds_local", r.timings.setup + r.timings.local + r.timings.privatize},
+                        {"seconds_aggregate", r.timings.aggregate},
                         {"bytes_sent", all.bytes_sent},
                         {"bytes_received", all.bytes_received},
                         {"model_crc32", fmt::format("{:08x}", r.model_crc32)}};
@@ -170,6 +171,7 @@ void join_command(const JoinCliOptions& o) {
                   {"identical_on_all_parties", true},
                   {"seconds", seconds},
                   {"seconds_training", result.timings.training},
+                  {"seconds_aggregate", result.timings.aggregate},
                   {"wire_bytes", wire_json(wire)},
                   {"parties_detail", party_reports_json(reports, comm->names())},
                   {"differential_privacy", privacy}});
