@@ -10,7 +10,9 @@ gRPC bytes sent and received (protobuf message sizes), the aggregation phase's s
 the party's wall time; checks every party's model against `flynn train` on all rows.
 
 Usage: federated_grpc_bench.py [--flynn build/flynn] [--work DIR] [--parties 2,4,8,16]
-                                [--m 4096] [--out results.md]
+                                [--hyper "FLAGS"] [--out results.md]
+--hyper defaults to the spec's Fashion-MNIST hyper-parameters (as scripts/federated_mpi_demo.sh:
+m = 108192, so each party's counts are L*m*4 = 4.3 MB).
 Writes a markdown table (and the raw JSON lines beside it).
 """
 import argparse
@@ -90,21 +92,22 @@ def main():
     ap.add_argument("--flynn", default="build/flynn")
     ap.add_argument("--work", default=None)
     ap.add_argument("--parties", default="2,4,8,16")
-    ap.add_argument("--m", default="4096")
+    ap.add_argument("--hyper", default="--expansion-factor 138 --connection-sparsity 0.105 "
+                    "--wta-nnz 8 --gamma 0.8 --seed 5489")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     flynn = os.path.abspath(a.flynn)
     work = a.work or tempfile.mkdtemp(prefix="flynn-grpc-bench-")
     os.makedirs(work, exist_ok=True)
     taus = [int(t) for t in a.parties.split(",")]
-    hyper = ["--m", a.m, "--seed", "7"]
+    hyper = a.hyper.split()
     pki = os.path.join(work, "pki")
     make_pki(pki, ["server"] + [f"party{r:02d}" for r in range(max(taus))])
 
     # The central model: every federation must reproduce it byte for byte.
     central = os.path.join(work, "central.model")
     sh(f"{flynn} train --data {FASHION}/train-images-idx3-ubyte.gz --labels {LABELS} "
-       f"--m {a.m} --seed 7 --model {central} --quiet > /dev/null")
+       f"{a.hyper} --model {central} --quiet > /dev/null")
     expected = open(central, "rb").read()
 
     rows, raw = [], []
