@@ -463,7 +463,11 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
 }
 
 Coordinator::~Coordinator() {
-  if (state_->server) state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  if (!state_->server) return;
+  // Handlers wait for the end of the federation: end it (when run() did not) so that
+  // Shutdown can complete.
+  state_->abort("the coordinator is shutting down");
+  state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
 int Coordinator::port() const { return state_->port; }

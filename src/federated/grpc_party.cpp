@@ -88,14 +88,11 @@ struct GrpcParty::State {
     }
     std::string msg = status->error_message();
     if (status->error_code() == grpc::StatusCode::UNAVAILABLE)
-      return fmt::format("cannot reach the coordinator at {} over mutual TLS ({}){}",
-                         options.server, msg.empty() ? "unavailable" : msg,
-                         msg.find("andshake") != std::string::npos ||
-                                 msg.find("SSL") != std::string::npos
-                             ? ": the TLS handshake failed (a certificate not signed by the "
-                               "federation's CA, or a server name that does not match its "
-                               "certificate)"
-                             : "");
+      return fmt::format("cannot reach the coordinator at {} over mutual TLS ({}): either no "
+                         "coordinator listens there, or the TLS handshake failed (certificates "
+                         "not signed by the same CA, no client certificate, or a server name "
+                         "that does not match the coordinator's certificate)",
+                         options.server, msg.empty() ? "unavailable" : msg);
     if (status->error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
         status->error_code() == grpc::StatusCode::CANCELLED)
       return fmt::format("the connection to the coordinator was cancelled ({})", msg);
