@@ -1,5 +1,7 @@
 #include "grpc_wire.hpp"
 
+#include <bit>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +76,10 @@ SharedSettings from_proto(const pb::Settings& p) {
 template <class T>
 std::string encode_words(std::span<const T> values) {
   std::string out(values.size() * sizeof(T), '\0');
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out.data(), values.data(), out.size());  // already the wire's byte order
+    return out;
+  }
   auto* p = reinterpret_cast<unsigned char*>(out.data());
   for (std::size_t i = 0; i < values.size(); ++i)
     for (std::size_t b = 0; b < sizeof(T); ++b)
@@ -86,6 +92,10 @@ void decode_words(std::string_view bytes, std::span<T> out) {
   if (bytes.size() != out.size() * sizeof(T))
     throw Error(fmt::format("a summed vector has {} bytes, expected {}", bytes.size(),
                             out.size() * sizeof(T)));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return;
+  }
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   for (std::size_t i = 0; i < out.size(); ++i) {
     T v = 0;
