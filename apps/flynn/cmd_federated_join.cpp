@@ -172,6 +172,7 @@ void join_command(const JoinCliOptions& o) {
                   {"seconds", seconds},
                   {"seconds_training", result.timings.training},
                   {"seconds_aggregate", result.timings.aggregate},
+                  {"seconds_masking", comm->masking_seconds()},
                   {"wire_bytes", wire_json(wire)},
                   {"parties_detail", party_reports_json(reports, comm->names())},
                   {"differential_privacy", privacy}});

@@ -189,6 +189,7 @@ struct Coordinator::State final : public pb::Coordinator::Service {
     if (options.observe) options.observe(me.rank, c.seq(), op_name(c.op()), c.payload());
     std::vector<std::shared_ptr<Slot>> targets;
     pb::CoordinatorMessage result;
+    std::string stop_reason;
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (over) return;
@@ -217,20 +218,17 @@ struct Coordinator::State final : public pb::Coordinator::Service {
           error = e.what();
         }
       }
-      if (!error.empty()) {
-        // abort() takes the mutex itself.
-        targets.clear();
-        result.Clear();
-        result.mutable_abort()->set_reason(error);
-      } else {
+      if (error.empty()) {
         ++seq;
         arrived = 0;
         payloads.assign(slots.size(), std::nullopt);
         targets = slots;
+      } else {
+        stop_reason = std::move(error);
       }
     }
-    if (result.has_abort()) {
-      abort(result.abort().reason());
+    if (!stop_reason.empty()) {
+      abort(stop_reason);  // takes the mutex itself
       return;
     }
     for (const auto& s : targets) send(*s, result);

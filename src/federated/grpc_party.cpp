@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -46,7 +47,44 @@ struct GrpcParty::State {
   bool secure = false, wants_model = false;
   X25519KeyPair keys;
   std::optional<PairwiseMasker> masker;
-  std::uint64_t seq = 0;  // collectives made so far
+  std::uint64_t seq = 0;      // collectives made so far
+  std::uint64_t reduces = 0;  // all-reduces made so far: the masks' round number
+  double masking_seconds = 0;
+  // The combined mask of an announced all-reduce (expect_allreduce), computed on a
+  // background thread while the party counts its rows.
+  struct Premask {
+    std::uint64_t round = 0;
+    std::size_t values = 0, word = 0;
+    std::future<std::vector<std::uint32_t>> mask32;
+    std::future<std::vector<std::uint64_t>> mask64;
+  };
+  std::optional<Premask> premask;
+
+  void prepare(std::size_t values, std::size_t word) {
+    if (!masker || (word != 4 && word != 8)) return;
+    premask.emplace();
+    premask->round = reduces + 1;
+    premask->values = values;
+    premask->word = word;
+    const PairwiseMasker* m = &*masker;
+    const std::uint64_t round = premask->round;
+    // The mask of round r is what masking a zero vector adds.
+    if (word == 4)
+      premask->mask32 = std::async(std::launch::async, [m, values, round] {
+        std::vector<std::uint32_t> z(values, 0);
+        m->mask(std::span<std::uint32_t>(z), round);
+        return z;
+      });
+    else
+      premask->mask64 = std::async(std::launch::async, [m, values, round] {
+        std::vector<std::uint64_t> z(values, 0);
+        m->mask(std::span<std::uint64_t>(z), round);
+        return z;
+      });
+  }
+
+  std::future<std::vector<std::uint32_t>>& premask_future(std::uint32_t*) { return premask->mask32; }
+  std::future<std::vector<std::uint64_t>>& premask_future(std::uint64_t*) { return premask->mask64; }
 
   void read_loop() {
     pb::CoordinatorMessage m;
@@ -144,8 +182,20 @@ struct GrpcParty::State {
   template <class T>
   void sum(std::span<T> values, pb::Op op) {
     std::vector<T> masked(values.begin(), values.end());
-    // The round number is the collective's: every party masks the same round alike.
-    if (masker) masker->mask(std::span<T>(masked), seq + 1);
+    // The round number counts all-reduces: every party masks the same round alike.
+    const std::uint64_t round = ++reduces;
+    if (masker) {
+      const auto t = std::chrono::steady_clock::now();
+      if (premask && premask->round == round && premask->values == values.size() &&
+          premask->word == sizeof(T)) {
+        const std::vector<T> mask = premask_future(static_cast<T*>(nullptr)).get();
+        for (std::size_t i = 0; i < masked.size(); ++i) masked[i] += mask[i];
+      } else {
+        masker->mask(std::span<T>(masked), round);
+      }
+      premask.reset();  // waits for an unused precomputation
+      masking_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    }
     const auto blocks = collective(op, 0, encode_words<T>(std::span<const T>(masked)), 1);
     try {
       decode_words<T>(blocks[0], values);
@@ -235,6 +285,8 @@ const std::vector<std::string>& GrpcParty::names() const { return state_->names;
 double GrpcParty::deadline_seconds() const { return state_->deadline; }
 bool GrpcParty::wants_model() const { return state_->wants_model; }
 
+double GrpcParty::masking_seconds() const { return state_->masking_seconds; }
+
 const WireTraffic& GrpcParty::wire_traffic() const {
   // Only read after the federation (the reader thread no longer counts).
   return state_->wire;
@@ -264,6 +316,10 @@ void GrpcParty::finish(const std::string& model_file) {
 void GrpcParty::do_broadcast(std::string& bytes, int root) {
   auto blocks = state_->collective(pb::BROADCAST, root, rank() == root ? bytes : std::string(), 1);
   bytes = std::move(blocks[0]);
+}
+
+void GrpcParty::expect_allreduce(std::size_t values, std::size_t word_bytes) {
+  state_->prepare(values, word_bytes);
 }
 
 void GrpcParty::do_allreduce(std::span<std::uint32_t> values) { state_->sum(values, pb::SUM32); }

@@ -336,6 +336,10 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   std::vector<DpEntry> release;
   std::optional<DpMechanism> mechanism;
   std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
+  // precompute masks) while this party counts.
+  if (!dp || secure)
+    comm.expect_allreduce(std::size_t(config.m) * labels.size(), dp ? 8 : 4);
   const double cpu_start = thread_cpu_seconds();
   try {
     auto t = Clock::now();

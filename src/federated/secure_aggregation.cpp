@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <memory>
@@ -88,7 +89,12 @@ std::string hkdf_sha256(std::string_view ikm, std::string_view salt, std::string
   return out;
 }
 
-std::string chacha20_keystream(std::string_view key, std::uint64_t nonce, std::size_t bytes) {
+namespace {
+
+// Writes `bytes` bytes of ChaCha20 keystream (key, 64-bit nonce, block counter from 0) to
+// `out`, which the caller zeroed: encrypting zeros in place yields the keystream itself,
+// with no extra buffer.
+void chacha20_into(std::string_view key, std::uint64_t nonce, unsigned char* out, std::size_t bytes) {
   if (key.size() != 32) throw Error("secure aggregation: a ChaCha20 key has 32 bytes");
   // OpenSSL's 16-byte ChaCha20 IV: 32-bit little-endian block counter, then the nonce.
   unsigned char iv[16] = {0};
@@ -97,15 +103,20 @@ std::string chacha20_keystream(std::string_view key, std::uint64_t nonce, std::s
   if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_chacha20(), nullptr,
                                  reinterpret_cast<const unsigned char*>(key.data()), iv) <= 0)
     fail("ChaCha20 init");
-  // Encrypting zeros yields the keystream itself.
-  std::string out(bytes, '\0');
   constexpr std::size_t kChunk = std::size_t{1} << 30;
   for (std::size_t pos = 0; pos < bytes; pos += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, bytes - pos));
     int written = 0;
-    auto* p = reinterpret_cast<unsigned char*>(out.data() + pos);
-    if (EVP_EncryptUpdate(ctx.get(), p, &written, p, n) <= 0 || written != n) fail("ChaCha20");
+    if (EVP_EncryptUpdate(ctx.get(), out + pos, &written, out + pos, n) <= 0 || written != n)
+      fail("ChaCha20");
   }
+}
+
+}  // namespace
+
+std::string chacha20_keystream(std::string_view key, std::uint64_t nonce, std::size_t bytes) {
+  std::string out(bytes, '\0');
+  chacha20_into(key, nonce, reinterpret_cast<unsigned char*>(out.data()), bytes);
   return out;
 }
 
@@ -135,9 +146,9 @@ void PairwiseMasker::apply(std::span<T> values, std::uint64_t round) const {
   std::vector<T> mask(values.size());
   for (int j = 0; j < parties(); ++j) {
     if (j == rank_) continue;
-    const std::string stream = chacha20_keystream(keys_[j], round, bytes);
+    std::fill(mask.begin(), mask.end(), T{0});
+    chacha20_into(keys_[j], round, reinterpret_cast<unsigned char*>(mask.data()), bytes);
     // Little-endian words on every platform, so that mixed-endian parties agree.
-    std::memcpy(mask.data(), stream.data(), bytes);
     if constexpr (std::endian::native == std::endian::big)
       for (T& v : mask) {
         T r = 0;

@@ -77,6 +77,11 @@ class Communicator {
   /// private through all-reduces — row totals and DP releases included — and withholds
   /// per-party row counts from its reports. The same on every party of a federation.
   virtual bool secure_aggregation() const { return false; }
+  /// A hint: the next all-reduce will sum `values` words of `word_bytes` (4 or 8) bytes.
+  /// The party protocol gives it before local training, so that a backend can prepare
+  /// meanwhile (the gRPC backend precomputes its secure-aggregation masks). Collectives
+  /// behave the same with or without it.
+  virtual void expect_allreduce(std::size_t values, std::size_t word_bytes) {}
 
   /// See the header comment. Throw flynn::Error when the transport fails (or, for
   /// threads, when the colony was aborted).

@@ -162,6 +162,9 @@ class GrpcParty final : public Communicator {
   int size() const override;
   std::string backend() const override { return "grpc"; }
   bool secure_aggregation() const override;
+  /// Starts computing the masks of the announced all-reduce on a background thread (with
+  /// secure aggregation), so that masking costs the aggregation step only an addition.
+  void expect_allreduce(std::size_t values, std::size_t word_bytes) override;
 
   /// The settings the coordinator announced.
   const SharedSettings& settings() const;
@@ -181,6 +184,9 @@ class GrpcParty final : public Communicator {
 
   /// Bytes of gRPC messages this party sent and received.
   const WireTraffic& wire_traffic() const;
+  /// Seconds the all-reduces spent on secure-aggregation masks: computing them, or
+  /// waiting for the precomputed ones and adding them.
+  double masking_seconds() const;
 
   struct State;  ///< implementation detail
 

@@ -9,7 +9,7 @@
 // 32-byte pairwise key
 //     k_ij = HKDF-SHA256(ikm = X25519(sk_i, pk_j), salt = session id,
 //                        info = "flynn secure aggregation v1" ‖ min(i,j) ‖ max(i,j)).
-// Masking (every summed collective, numbered `round` = 1, 2, …): party i adds, modulo
+// Masking (every all-reduce, numbered `round` = 1, 2, … in call order): party i adds, modulo
 // 2^32 (or 2^64), for every other party j the mask PRG(k_ij, round) — ChaCha20's
 // keystream with nonce `round` — when i < j and subtracts it when i > j. In the sum over
 // all parties every mask appears once with + and once with −, so the sum is exact; each
