@@ -325,8 +325,9 @@ TEST(FederatedGrpc, PlaintextConnectionIsRefused) {
 
 TEST(FederatedGrpc, PartyKilledMidRoundStopsEveryone) {
   Federation f(3, "iid");
-  // Party 2 counts many rows with a large m, so it is busy when it is killed while the
-  // others wait for it in a collective.
+  // Party 2 counts 60000 rows with a large m (every party asks for m = 16384, so they
+  // agree), which takes seconds even on an idle machine: it is busy when it is killed while
+  // the others wait for it in a collective.
   {
     const Dataset big = test::blobs(3, 20000, 5, 5);
     std::ofstream out(f.shards[2]);
@@ -341,7 +342,7 @@ TEST(FederatedGrpc, PartyKilledMidRoundStopsEveryone) {
   std::vector<std::unique_ptr<Process>> joins;
   for (int p = 0; p < 3; ++p)
     joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
-                           {"--m", "256", "--threads", "1"}));
+                           {"--m", "16384", "--threads", "1"}));
   ASSERT_NE(wait_for_text(f.serve_err, "all 3 parties joined", 30), "") << server->err();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   joins[2]->kill_now();
