@@ -150,7 +150,7 @@ TEST(Federated, FingerprintCoversTheAgreedFields) {
                            "preprocess", "differential privacy"})
     EXPECT_NE(std::find(fields.begin(), fields.end(), want), fields.end()) << want;
   const auto with_dp = fingerprint(c, LabelSet({"a", "b"}), DpParams{1.0, 5, DpExponent::Paper});
-  EXPECT_EQ(with_dp.size(), f.size() + 3);
+  EXPECT_EQ(with_dp.size(), f.size() + 4);  // dp-epsilon, dp-T, dp-exponent, dp-unit
   // gamma is printed exactly, so 0.1 + 0.2 and 0.3 disagree.
   FlyConfig d = c;
   c.gamma = 0.1 + 0.2;

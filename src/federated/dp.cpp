@@ -42,6 +42,14 @@ const char* dp_exponent_name(DpExponent e) {
   return e == DpExponent::Paper ? "paper" : "reference";
 }
 
+DpUnit parse_dp_unit(const std::string& name) {
+  if (name == "paper") return DpUnit::Paper;
+  if (name == "record") return DpUnit::Record;
+  throw Error(fmt::format("dp-unit: '{}' is not one of paper, record", name));
+}
+
+const char* dp_unit_name(DpUnit u) { return u == DpUnit::Paper ? "paper" : "record"; }
+
 void DpParams::validate(std::uint64_t cells) const {
   if (!(std::isfinite(epsilon) && epsilon >= 1e-6 && epsilon <= 1e6))
     throw Error(fmt::format("dp-epsilon = {}: must be a number in [1e-6, 1e6]", epsilon));
@@ -115,12 +123,14 @@ double DiscreteLaplace::cdf(std::int64_t k) const {
 DpMechanism::DpMechanism(const DpParams& p, std::uint32_t tau) : params(p), parties(tau) {
   params.validate();
   if (tau == 0) throw Error("a federation needs at least one party");
-  epsilon_party = params.epsilon / tau;
+  // Under the record unit each party spends the whole ε (parallel composition).
+  const std::uint32_t split = params.unit == DpUnit::Paper ? tau : 1;
+  epsilon_party = params.epsilon / split;
   const double denominator = params.exponent == DpExponent::Paper ? 4.0 : 2.0;
   exponent_coefficient = epsilon_party / (denominator * params.T);
   // b = 2T/ε' = 2Tτ/ε exactly: ε = num/den, so b = 2Tτ·den/num.
   const Rational eps = exact_rational(params.epsilon);
-  const u128 two_t_tau = u128{2} * params.T * tau;
+  const u128 two_t_tau = u128{2} * params.T * split;
   if (eps.den > kMaxNumerator / two_t_tau)
     throw Error(fmt::format("dp: epsilon = {} with T = {} and {} parties gives a noise scale "
                             "that cannot be represented exactly",
@@ -144,7 +154,7 @@ PrivacyAccount account(const DpMechanism& mech) {
   a.parties = mech.parties;
   a.per_pick = mech.selection_epsilon() + mech.noise_epsilon();
   a.per_party = a.per_pick * a.T;
-  a.total = a.per_party * a.parties;
+  a.total = mech.params.unit == DpUnit::Paper ? a.per_party * a.parties : a.per_party;
   return a;
 }
 

@@ -209,6 +209,7 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
     f.emplace_back("dp-epsilon", fmt::format("{:.17g}", dp->epsilon));
     f.emplace_back("dp-T", std::to_string(dp->T));
     f.emplace_back("dp-exponent", dp_exponent_name(dp->exponent));
+    f.emplace_back("dp-unit", dp_unit_name(dp->unit));
   }
   return f;
 }
@@ -234,6 +235,9 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   const int rank = comm.rank(), tau = comm.size();
   const LabelSet& labels = settings.labels;
   const bool dp = settings.dp.has_value();
+  // With secure aggregation nothing private travels in the clear: row totals and DP
+  // releases go through the (masked) all-reduce instead of the all-gathers.
+  const bool secure = comm.secure_aggregation();
 
   // ---- 1. agreement -------------------------------------------------------------------
   Hello mine;
@@ -267,7 +271,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     for (std::size_t c = 0; c < data.classes.size(); ++c) id_of[c] = labels.find(data.classes.name(c));
     local_rows.assign(labels.size(), 0);
     for (std::uint32_t c : data.labels) ++local_rows[static_cast<std::size_t>(id_of[c])];
-    if (!dp) {
+    if (!dp && !secure) {
       mine.has_rows = true;
       mine.rows_per_class = local_rows;
     }
@@ -308,7 +312,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   config.seed = lead.seed;
 
   std::vector<std::uint64_t> totals(labels.size(), 0);
-  if (!dp) {
+  if (!dp && secure) {
+    // Every party passed the checks above, so every party makes this call.
+    totals = local_rows;
+    comm.allreduce_sum(std::span<std::uint64_t>(totals));
+  } else if (!dp) {
     for (int p = 0; p < tau; ++p) {
       if (hellos[p].rows_per_class.size() != labels.size())
         throw FederationError(fmt::format("party {} sent {} class totals for {} classes", p,
@@ -348,6 +356,10 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   std::vector<DpEntry> release;
   std::optional<DpMechanism> mechanism;
   std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
+  // precompute masks) while this party counts.
+  if (!dp || secure)
+    comm.expect_allreduce(std::size_t(config.m) * labels.size(), dp ? 8 : 4);
   const double cpu_start = thread_cpu_seconds();
   try {
     auto t = Clock::now();
@@ -362,6 +374,9 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(tau));
       SecureRng rng;  // never the seeded generator of the lifting matrix
       release = privatize(counts, *mechanism, rng);
+      // E.g. the budget ledger: it records the release, or refuses it (reported to every
+      // party in step 3, before anything leaves this party).
+      if (settings.approve_release) settings.approve_release(account(*mechanism));
       times.privatize = since(t);
     }
   } catch (const std::exception& e) {
@@ -384,6 +399,21 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     comm.allreduce_sum(values);
     aggregated.values() = std::move(values);
     aggregated.rows_per_class() = totals;
+  } else if (secure) {
+    // A sparse release cannot be masked without revealing its indices: each party sends
+    // its release as a dense vector (zeros elsewhere) into the masked all-reduce. 64-bit
+    // words, so the modular sum cannot wrap (τ values below 2^32 each); the 32-bit cap
+    // sum_releases applies is checked on the result.
+    std::vector<std::uint64_t> dense(cells, 0);
+    for (const DpEntry& e : release) dense[e.index] = e.value;
+    comm.allreduce_sum(std::span<std::uint64_t>(dense));
+    std::vector<std::uint32_t>& values = aggregated.values();
+    for (std::size_t i = 0; i < cells; ++i) {
+      if (dense[i] > std::numeric_limits<std::uint32_t>::max())
+        throw FederationError(fmt::format(
+            "the DP releases sum to {} at entry {}, more than 2^32 - 1", dense[i], i));
+      values[i] = static_cast<std::uint32_t>(dense[i]);
+    }
   } else {
     const std::vector<std::string> all = comm.allgather(encode_release(release));
     std::vector<std::vector<DpEntry>> releases;
@@ -441,10 +471,13 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
                                         std::string& model_file) {
   model_file = io::serialize_model(result.model);
-  const bool dp = result.model.provenance().differentially_private;
+  // Row counts are withheld where they are private: under DP (not covered by the
+  // mechanism) and under secure aggregation (the coordinator must learn sums only).
+  const bool withhold = result.model.provenance().differentially_private ||
+                        comm.secure_aggregation();
   io::ByteWriter w;
-  w.u8(dp ? 0 : 1);
-  w.u64(dp ? 0 : result.rows);
+  w.u8(withhold ? 0 : 1);
+  w.u64(withhold ? 0 : result.rows);
   put_timings(w, result.timings);
   put_traffic(w, result.control_traffic);
   put_traffic(w, result.aggregate_traffic);

@@ -7,6 +7,9 @@
 //     federated simulate`, the privacy and scaling studies.
 //   * MPI (flynn/federated/mpi.hpp, when built with MPI): one party per MPI rank —
 //     `mpirun -np τ flynn federated train`, on one machine or a cluster.
+//   * gRPC (flynn/federated/grpc.hpp, when built with gRPC): separately started parties
+//     (`flynn federated join`) and a coordinator that is not a party (`flynn federated
+//     serve`), over mutual TLS, optionally with secure aggregation.
 // Both run the same protocol code (flynn/federated/party.hpp); only the transport differs,
 // and the parity tests run on both.
 //
@@ -67,8 +70,18 @@ class Communicator {
   virtual int rank() const = 0;
   /// Number of parties τ.
   virtual int size() const = 0;
-  /// "threads", "mpi", …
+  /// "threads", "mpi", "grpc", …
   virtual std::string backend() const = 0;
+  /// Whether this backend's all-reduce hides each party's contribution from whoever
+  /// relays it (secure aggregation, grpc.hpp). The party protocol then sums everything
+  /// private through all-reduces — row totals and DP releases included — and withholds
+  /// per-party row counts from its reports. The same on every party of a federation.
+  virtual bool secure_aggregation() const { return false; }
+  /// A hint: the next all-reduce will sum `values` words of `word_bytes` (4 or 8) bytes.
+  /// The party protocol gives it before local training, so that a backend can prepare
+  /// meanwhile (the gRPC backend precomputes its secure-aggregation masks). Collectives
+  /// behave the same with or without it.
+  virtual void expect_allreduce(std::size_t values, std::size_t word_bytes) {}
 
   /// See the header comment. Throw flynn::Error when the transport fails (or, for
   /// threads, when the colony was aborted).

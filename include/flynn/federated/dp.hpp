@@ -59,11 +59,30 @@ enum class DpExponent : std::uint8_t {
 DpExponent parse_dp_exponent(const std::string& name);
 const char* dp_exponent_name(DpExponent e);
 
+/// The privacy unit and how ε is composed across parties (docs/federated.md, "Privacy
+/// unit"). In both, the protected unit is one training row (record-level DP: the
+/// released model changes little whether or not any single row is in some party's data).
+enum class DpUnit : std::uint8_t {
+  /// The paper's Theorem 6: each party spends ε' = ε/τ and the federation τ·ε' = ε by
+  /// sequential composition — valid even if one record were held by every party. The
+  /// default, for reproduction.
+  Paper = 0,
+  /// Each record lives at exactly one party (disjoint data): by parallel composition the
+  /// federation is ε-DP when every party spends the full ε, so each party adds τ× less
+  /// noise than under Paper.
+  Record = 1,
+};
+
+/// "paper" or "record"; throws flynn::Error otherwise.
+DpUnit parse_dp_unit(const std::string& name);
+const char* dp_unit_name(DpUnit u);
+
 /// What a user asks for.
 struct DpParams {
   double epsilon = 1.0;   ///< total budget ε of the whole federation (> 0)
   std::uint32_t T = 0;    ///< entries each party releases (1 ≤ T ≤ m·L)
   DpExponent exponent = DpExponent::Paper;
+  DpUnit unit = DpUnit::Paper;  ///< how ε is split among the parties (see DpUnit)
 
   /// Throws flynn::Error naming the parameter when ε is not in [1e-6, 1e6] or T = 0,
   /// or T > m·L (when `cells` > 0: the party's m·L entries).
@@ -105,9 +124,9 @@ class DiscreteLaplace {
 struct DpMechanism {
   DpParams params;
   std::uint32_t parties = 1;        ///< τ
-  double epsilon_party = 0.0;       ///< ε' = ε/τ
+  double epsilon_party = 0.0;       ///< ε' = ε/τ (DpUnit::Paper) or ε (DpUnit::Record)
   double exponent_coefficient = 0;  ///< a: weights ∝ exp(a·c)
-  Rational noise_scale;             ///< b = 2T/ε' = 2Tτ/ε, exactly
+  Rational noise_scale;             ///< b = 2T/ε' (= 2Tτ/ε under Paper), exactly
 
   /// Validates the parameters (see DpParams::validate).
   DpMechanism(const DpParams& params, std::uint32_t parties);
@@ -123,7 +142,9 @@ struct DpMechanism {
 struct PrivacyAccount {
   double per_pick = 0.0;   ///< selection_epsilon + noise_epsilon
   double per_party = 0.0;  ///< T · per_pick   (= ε')
-  double total = 0.0;      ///< τ · per_party  (= ε)
+  /// ε of the federation: τ · per_party (= ε) under DpUnit::Paper (sequential
+  /// composition); per_party (= ε) under DpUnit::Record (parallel composition).
+  double total = 0.0;
   std::uint32_t T = 0;
   std::uint32_t parties = 0;
 };

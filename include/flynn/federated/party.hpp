@@ -21,12 +21,18 @@
 //      statistics would be an unprotected release): every party gets the refusal in step 1.
 //   2. Local training: the party builds the lifting matrix from the agreed seed and counts
 //      its own rows (FlyNN::count); with DP it then privatises the counts (dp.hpp) with
-//      budget ε' = ε/τ, drawing noise from SecureRng only.
+//      budget ε' = ε/τ (or ε with DpUnit::Record), drawing noise from SecureRng only.
 //   3. Status — one all-gather of "did local training succeed" (with the reason), so a
 //      failure there (e.g. out of memory) also stops every party with the reason.
 //   4. Aggregation — the single data collective: without DP one all-reduce (sum) of the
 //      dense L×m counts; with DP one all-gather of each party's T (index, value) pairs,
 //      summed locally. Every party ends with the same counts and builds the same model.
+//
+// Under secure aggregation (Communicator::secure_aggregation(), the gRPC backend) nothing
+// private leaves a party unmasked: step 1 carries no rows per class — they are summed by
+// one extra 64-bit all-reduce right after the checks — and a DP release is sent as a
+// dense 64-bit vector into the all-reduce instead of the sparse all-gather (m·L·8 bytes
+// instead of T·8: the price of hiding which entries were picked). Results are identical.
 //
 // Theorem 4 (no DP): the aggregated counts equal central training on the pooled rows,
 // for any split, so the model file is byte-identical to `flynn train` on the concatenation
@@ -36,6 +42,7 @@
 // all-reduce. With DP, rows per class are NOT exchanged (they are not protected by the
 // mechanism) and the model stores zero rows per class.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -76,6 +83,10 @@ struct FederationSettings {
   std::optional<DpParams> dp;
   int threads = 0;       ///< local worker threads (0 = all cores); never changes results
   ProgressFn progress;   ///< optional progress of the local counting
+  /// With DP: called with the privacy this party's release spends, after the release is
+  /// computed and before it leaves the party. Throwing refuses the release: the message
+  /// stops every party at the status step (e.g. the budget ledger, budget_ledger.hpp).
+  std::function<void(const PrivacyAccount&)> approve_release;
 };
 
 /// This party's rows, or why it has none.
@@ -154,7 +165,7 @@ void agree_on_status(Communicator& comm, const std::string& local_error,
 /// The fingerprint of a configuration: ordered (field, value) pairs that every party must
 /// share. Fields: "federation protocol", "model format version", "hash version",
 /// "label list", "d (input dimension)", "m", "s", "rho", "gamma", "preprocess",
-/// "differential privacy", and with DP "dp-epsilon", "dp-T", "dp-exponent". (The seed is
+/// "differential privacy", and with DP "dp-epsilon", "dp-T", "dp-exponent", "dp-unit". (The seed is
 /// agreed separately: it may be left to party 0.)
 std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& config,
                                                              const LabelSet& labels,

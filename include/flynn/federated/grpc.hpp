@@ -1,0 +1,204 @@
+#pragma once
+// The gRPC backend of the federated communicator: separately started processes — one
+// coordinator (`flynn federated serve`, not a party) and τ parties (`flynn federated
+// join`) — over mutual TLS. Only available when flynn was built with gRPC (CMake defines
+// FLYNN_HAVE_GRPC=1; the code lives in src/federated/grpc_*.cpp, the only files that
+// include gRPC headers).
+//
+// Protocol (proto/federation.proto; sizes in docs/federated.md):
+//   * Each party opens ONE bidirectional stream, authenticated by its client certificate
+//     (signed by the federation's CA). Its identity is the certificate's subject CN;
+//     the coordinator refuses a session without a CN, with a CN not on the allow-list,
+//     with a CN that already joined, or after the federation is full. Plaintext peers
+//     and certificates from another CA fail the TLS handshake.
+//   * Join: the party sends its X25519 public key. When τ parties have joined, each gets a
+//     Welcome: its rank (CNs sorted), every party's CN and public key, a session id,
+//     the deadline, whether secure aggregation is on and the federation's settings.
+//   * Collectives: the party protocol (party.hpp) runs unchanged; each broadcast,
+//     all-gather and all-reduce becomes one Contribution per party and one Result to
+//     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
+//     secure aggregation the parties mask them first (secure_aggregation.hpp).
+//   * Every phase has a deadline: the coordinator aborts when not every party joined
+//     within it, or when a collective is still missing contributions `deadline` seconds
+//     after its first one arrived (the abort names the missing parties). A party that
+//     disconnects (killed, network lost) or reports a failure stops the federation too.
+//     The reason reaches every party, which exits non-zero and writes no model.
+//   * Finish: after the parties agreed on the model, each sends its CRC-32 (rank 0 also
+//     the file when the coordinator writes one); the coordinator checks they agree.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/federated/communicator.hpp"
+#include "flynn/federated/dp.hpp"
+
+namespace flynn::federated {
+
+/// Version of the gRPC session protocol (Join.protocol); a party of another version is
+/// refused with both versions named.
+inline constexpr std::uint32_t kGrpcProtocolVersion = 1;
+
+/// Default cap on one gRPC message, both directions (a Result of an all-reduce carries
+/// m·L·4 bytes; an all-gather τ blocks).
+inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{512} << 20;
+
+/// PEM files of one endpoint: the federation's CA certificate, this endpoint's
+/// certificate and its private key.
+struct TlsFiles {
+  std::string ca;    ///< CA certificate (PEM): the only issuer trusted for peers
+  std::string cert;  ///< this endpoint's certificate chain (PEM)
+  std::string key;   ///< this endpoint's private key (PEM, unencrypted)
+};
+
+/// The configuration the coordinator hands every party in the Welcome.
+struct SharedSettings {
+  HyperParams hyper;           ///< as given to the coordinator (unset: library defaults)
+  LabelSet labels;             ///< the federation's full, ordered label list
+  std::optional<DpParams> dp;  ///< differential privacy, or none
+};
+
+/// Bytes actually serialised onto (and read from) the gRPC stream by one endpoint:
+/// protobuf message sizes, without TLS/HTTP2 framing.
+struct WireTraffic {
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t bytes_received = 0;
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_received = 0;
+};
+
+// ---- coordinator ------------------------------------------------------------------------
+
+/// How `flynn federated serve` runs.
+struct CoordinatorOptions {
+  std::string listen;           ///< HOST:PORT (port 0: the OS picks one; see port())
+  int parties = 0;              ///< τ ≥ 1: the federation starts when τ parties joined
+  TlsFiles tls;                 ///< the server's certificate, key, and the CA of the parties
+  std::vector<std::string> allow;  ///< allowed CNs (empty: any certificate of the CA)
+  double deadline_seconds = 300;   ///< every phase's deadline (see the header comment)
+  bool secure_aggregation = true;  ///< parties mask their all-reduce contributions
+  bool wants_model = false;        ///< rank 0 sends the final model file at Finish
+  std::size_t max_message_bytes = kDefaultMaxMessageBytes;
+  SharedSettings settings;         ///< handed to every party in the Welcome
+  /// Progress lines ("party 'alice' joined", "refused …"); may be empty.
+  std::function<void(const std::string&)> log;
+  /// Called with every Contribution payload the coordinator receives (rank, collective
+  /// number, operation name, bytes): tests check what the coordinator can see.
+  std::function<void(int, std::uint64_t, const std::string&, std::string_view)> observe;
+};
+
+/// One party as the coordinator saw it.
+struct CoordinatorParty {
+  std::string name;   ///< certificate CN
+  int rank = 0;
+  WireTraffic wire;   ///< from the coordinator's side: received = what the party sent
+};
+
+/// What a successful federation leaves at the coordinator.
+struct CoordinatorOutcome {
+  std::vector<CoordinatorParty> parties;  ///< by rank
+  std::vector<std::string> refused;       ///< "name: reason" of every refused session
+  std::uint64_t collectives = 0;          ///< collectives relayed
+  std::string model_file;                 ///< rank 0's model file (when wants_model)
+  std::uint32_t model_crc32 = 0;          ///< the CRC-32 every party reported
+  std::uint64_t model_bytes = 0;
+  double seconds = 0;                     ///< from the first join to the last Finish
+};
+
+/// The coordinator: a gRPC server relaying one federation, then stopping.
+class Coordinator {
+ public:
+  /// Validates the options, reads the PEM files and starts listening (throws
+  /// flynn::Error naming the problem: unreadable file, bad address, port in use).
+  explicit Coordinator(CoordinatorOptions options);
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  /// The port actually bound (useful with port 0).
+  int port() const;
+
+  /// Runs the federation to its end. Throws FederationError with the reason every party
+  /// was told when it fails (a party refused to start, disconnected, missed a deadline,
+  /// reported an error, or the parties' models differ).
+  CoordinatorOutcome run();
+
+  struct State;  ///< implementation detail
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// ---- party -------------------------------------------------------------------------------
+
+/// How `flynn federated join` connects.
+struct JoinOptions {
+  std::string server;          ///< HOST:PORT of the coordinator
+  TlsFiles tls;                ///< the party's certificate and key, and the CA of the server
+  /// The longest this party waits for any answer of the coordinator (joining included);
+  /// the coordinator's own deadline normally fires first.
+  double deadline_seconds = 600;
+  std::size_t max_message_bytes = kDefaultMaxMessageBytes;
+  /// Overrides the host name checked against the server certificate (default: the host
+  /// part of `server`).
+  std::string server_name;
+};
+
+/// One party's endpoint: a Communicator whose collectives go through the coordinator.
+class GrpcParty final : public Communicator {
+ public:
+  /// Connects over mutual TLS, joins, and waits for the Welcome. Throws flynn::Error
+  /// naming the cause: TLS handshake failure (wrong CA, no certificate), refusal by the
+  /// coordinator (its reason), deadline, abort.
+  static std::unique_ptr<GrpcParty> join(const JoinOptions& options);
+  ~GrpcParty() override;
+
+  int rank() const override;
+  int size() const override;
+  std::string backend() const override { return "grpc"; }
+  bool secure_aggregation() const override;
+  /// Starts computing the masks of the announced all-reduce on a background thread (with
+  /// secure aggregation), so that masking costs the aggregation step only an addition.
+  void expect_allreduce(std::size_t values, std::size_t word_bytes) override;
+
+  /// The settings the coordinator announced.
+  const SharedSettings& settings() const;
+  /// CN of every party, by rank.
+  const std::vector<std::string>& names() const;
+  /// The coordinator's deadline for every phase, seconds.
+  double deadline_seconds() const;
+  /// Whether the coordinator asked rank 0 for the model file at finish().
+  bool wants_model() const;
+
+  /// Tells the coordinator this party stops, with `reason` (best effort: the stream may
+  /// already be gone). The coordinator aborts the federation for everyone.
+  void fail(const std::string& reason);
+  /// Final message: this party's model file (sent in full by rank 0 when asked, else its
+  /// CRC-32 and size); waits until the coordinator confirms every party finished.
+  void finish(const std::string& model_file);
+
+  /// Bytes of gRPC messages this party sent and received.
+  const WireTraffic& wire_traffic() const;
+  /// Seconds the all-reduces spent on secure-aggregation masks: computing them, or
+  /// waiting for the precomputed ones and adding them.
+  double masking_seconds() const;
+
+  struct State;  ///< implementation detail
+
+ protected:
+  void do_broadcast(std::string& bytes, int root) override;
+  void do_allreduce(std::span<std::uint32_t> values) override;
+  void do_allreduce(std::span<std::uint64_t> values) override;
+  std::vector<std::string> do_allgather(std::string_view mine) override;
+
+ private:
+  explicit GrpcParty(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace flynn::federated

@@ -1,0 +1,505 @@
+// The gRPC federation end to end with real processes on 127.0.0.1: `flynn federated
+// serve` and τ × `flynn federated join`, certificates made with the openssl CLI at test
+// time. Parity with `flynn train` on the pooled rows (3 and 8 parties, IID and non-IID,
+// with and without secure aggregation), refusals (another CA, an unlisted name, plaintext),
+// a party killed mid-round, a party with a different config, a DP run with the ledger.
+#include <gtest/gtest.h>
+
+#if FLYNN_HAVE_GRPC
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "flynn/federated/grpc.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/federated/split.hpp"
+#include "flynn/io/loaders.hpp"
+#include "test_support.hpp"
+
+namespace flynn {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// ---- processes --------------------------------------------------------------------------
+
+// A child process running build/flynn with stdout/stderr redirected to files.
+class Process {
+ public:
+  Process(const std::vector<std::string>& args, const std::string& out, const std::string& err)
+      : out_(out), err_(err) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(o, 1);
+      ::dup2(e, 2);
+      std::vector<char*> argv;
+      std::string exe = FLYNN_CLI_PATH;
+      argv.push_back(exe.data());
+      std::vector<std::string> copy = args;
+      for (std::string& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(exe.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~Process() {
+    if (pid_ > 0 && !done_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
+  int wait(double seconds) {
+    if (done_) return code_;
+    const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        done_ = true;
+        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return code_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    done_ = true;
+    code_ = -1;
+    return code_;
+  }
+  void kill_now() { ::kill(pid_, SIGKILL); }
+  std::string out() const { return test::read_text(out_); }
+  std::string err() const { return test::read_text(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int code_ = -1;
+  std::string out_, err_;
+};
+
+// Waits until `path` contains `needle`; returns the file's text ("" on timeout).
+std::string wait_for_text(const std::string& path, const std::string& needle, double seconds) {
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < end) {
+    std::ifstream f(path);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (text.find(needle) != std::string::npos) return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+// ---- certificates -------------------------------------------------------------------------
+
+// A CA and certificates signed by it (EC P-256: quick to make), made with the openssl CLI.
+void make_pki(const std::string& dir, const std::vector<std::string>& names) {
+  fs::create_directories(dir);
+  test::write_text(dir + "/ext.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  std::string script = fmt::format(
+      "set -e; cd '{}'; "
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ca "
+      "-keyout ca.key -out ca.pem -days 2 2>/dev/null; ",
+      dir);
+  for (const std::string& n : names)
+    script += fmt::format(
+        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={0} "
+        "-keyout {0}.key -out {0}.csr 2>/dev/null; "
+        "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
+        "-days 2 -extfile ext.cnf 2>/dev/null; ",
+        n);
+  const auto r = test::run_shell(script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+std::string party_name(int p) { return fmt::format("party{:02d}", p); }
+
+// ---- a federation ------------------------------------------------------------------------
+
+struct Federation {
+  test::TempDir dir;
+  std::string pki, other_pki;
+  std::vector<std::string> shards;  // one CSV per party
+  std::string pooled;               // all rows, for `flynn train`
+  std::string labels;
+  int serves = 0;          // coordinators started so far
+  std::string serve_err;   // the latest coordinator's stderr
+
+  // τ parties' shards of 3-class blobs, split IID or by class.
+  Federation(int parties, const std::string& split, std::size_t per_class = 60) {
+    pki = dir.file("pki");
+    std::vector<std::string> names = {"server"};
+    for (int p = 0; p < parties; ++p) names.push_back(party_name(p));
+    names.push_back("mallory");  // a valid certificate whose name is not on --allow lists
+    make_pki(pki, names);
+    const Dataset data = test::blobs(3, per_class, 5, 11);
+    labels = "c0,c1,c2";
+    const auto rows = federated::split_rows(data.labels, data.classes.size(), parties,
+                                            federated::SplitSpec::parse(split), 3);
+    std::ofstream all(dir.file("pooled.csv"));
+    for (int p = 0; p < parties; ++p) {
+      shards.push_back(dir.file(fmt::format("shard{}.csv", p)));
+      std::ofstream f(shards.back());
+      for (std::size_t r : rows[p]) {
+        std::string line;
+        for (std::size_t j = 0; j < data.n_features; ++j) line += fmt::format("{},", data.row(r)[j]);
+        line += data.classes.name(data.labels[r]) + "\n";
+        f << line;
+        all << line;
+      }
+    }
+    pooled = dir.file("pooled.csv");
+  }
+
+  std::string cert(const std::string& name, const std::string& which = "") const {
+    return (which.empty() ? pki : which) + "/" + name;
+  }
+
+  std::unique_ptr<Process> serve(int parties, const std::vector<std::string>& extra, int* port) {
+    std::vector<std::string> args = {"federated", "serve", "--listen", "127.0.0.1:0", "--parties",
+                                     std::to_string(parties), "--ca", pki + "/ca.pem", "--cert",
+                                     pki + "/server.pem", "--key", pki + "/server.key", "--labels",
+                                     labels, "--m", "256", "--rho", "8", "--seed", "7"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    // Fresh log files for every coordinator, so a second one is never read as the first.
+    ++serves;
+    serve_err = dir.file(fmt::format("serve{}.err", serves));
+    auto p = std::make_unique<Process>(args, dir.file(fmt::format("serve{}.out", serves)), serve_err);
+    const std::string text = wait_for_text(serve_err, "(port ", 20);
+    const auto at = text.find("(port ");
+    *port = at == std::string::npos ? 0 : std::stoi(text.substr(at + 6));
+    return p;
+  }
+
+  std::unique_ptr<Process> join(int port, int p, const std::string& name, const std::string& model,
+                                const std::vector<std::string>& extra = {},
+                                const std::string& pki_dir = "") const {
+    const std::string d = pki_dir.empty() ? pki : pki_dir;
+    std::vector<std::string> args = {"federated", "join", "--server", fmt::format("127.0.0.1:{}", port),
+                                     "--ca", d + "/ca.pem", "--cert", d + "/" + name + ".pem",
+                                     "--key", d + "/" + name + ".key", "--data", shards[p],
+                                     "--model", model, "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(args, dir.file(fmt::format("join{}.out", p)),
+                                     dir.file(fmt::format("join{}.err", p)));
+  }
+};
+
+bool exists(const std::string& path) { return fs::exists(path); }
+
+// Every party and the coordinator write the model of `flynn train` on the pooled rows.
+void expect_parity(int parties, const std::string& split, const std::string& secure) {
+  Federation f(parties, split);
+  int port = 0;
+  auto server = f.serve(parties, {"--model", f.dir.file("server.model"), "--json",
+                                  "--secure-aggregation", secure, "--deadline", "60"}, &port);
+  ASSERT_GT(port, 0) << server->err();
+  std::vector<std::unique_ptr<Process>> joins;
+  for (int p = 0; p < parties; ++p)
+    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
+                           p == 0 ? std::vector<std::string>{"--json"} : std::vector<std::string>{}));
+  for (int p = 0; p < parties; ++p) ASSERT_EQ(joins[p]->wait(120), 0) << joins[p]->err();
+  ASSERT_EQ(server->wait(30), 0) << server->err();
+
+  const auto central = test::run_cli(fmt::format("train --data {} --labels {} --m 256 --rho 8 --seed 7 "
+                                                 "--model {} --quiet",
+                                                 f.pooled, f.labels, f.dir.file("central.model")));
+  ASSERT_EQ(central.exit_code, 0) << central.err;
+  const std::string expected = test::read_text(f.dir.file("central.model"));
+  for (int p = 0; p < parties; ++p)
+    EXPECT_EQ(test::read_text(f.dir.file(fmt::format("p{}.model", p))), expected) << "party " << p;
+  EXPECT_EQ(test::read_text(f.dir.file("server.model")), expected);
+
+  const auto s = nlohmann::json::parse(server->out());
+  EXPECT_EQ(s["parties"].size(), static_cast<std::size_t>(parties));
+  EXPECT_EQ(s["secure_aggregation"], secure == "on");
+  const auto j = nlohmann::json::parse(joins[0]->out());
+  EXPECT_EQ(j["rank"], 0);
+  EXPECT_EQ(j["name"], party_name(0));
+  EXPECT_EQ(j["secure_aggregation"], secure == "on");
+  EXPECT_GT(j["wire_bytes"]["sent"].get<std::uint64_t>(), 256u * 3 * 4);  // the counts, at least
+  // Under secure aggregation nobody learns another party's row count.
+  for (const auto& p : j["parties_detail"]) EXPECT_EQ(p.contains("rows"), secure == "off");
+}
+
+TEST(FederatedGrpc, ThreePartiesIidMatchCentralTraining) { expect_parity(3, "iid", "on"); }
+// by-class: each party holds whole classes only (τ = 3: one class each; τ = 8: every class
+// dealt among several parties, each holding one).
+TEST(FederatedGrpc, ThreePartiesNonIidMatchCentralTraining) { expect_parity(3, "by-class", "on"); }
+TEST(FederatedGrpc, EightPartiesIidMatchCentralTraining) { expect_parity(8, "iid", "on"); }
+TEST(FederatedGrpc, EightPartiesNonIidMatchCentralTraining) { expect_parity(8, "by-class", "on"); }
+TEST(FederatedGrpc, WithoutSecureAggregationMatchesToo) { expect_parity(3, "dirichlet:0.5", "off"); }
+
+// Two good parties and one bad one: the federation never starts; every process exits
+// non-zero within the deadline; no model anywhere.
+void expect_refused(const std::string& why, const std::function<std::unique_ptr<Process>(Federation&, int)>& bad,
+                    const std::vector<std::string>& serve_extra, const std::string& reason) {
+  SCOPED_TRACE(why);
+  Federation f(3, "iid");
+  int port = 0;
+  std::vector<std::string> extra = {"--model", f.dir.file("server.model"), "--deadline", "4"};
+  extra.insert(extra.end(), serve_extra.begin(), serve_extra.end());
+  auto server = f.serve(3, extra, &port);
+  ASSERT_GT(port, 0) << server->err();
+  auto a = f.join(port, 0, party_name(0), f.dir.file("p0.model"));
+  auto b = f.join(port, 1, party_name(1), f.dir.file("p1.model"));
+  auto c = bad(f, port);
+  const auto t0 = Clock::now();
+  EXPECT_NE(a->wait(30), 0);
+  EXPECT_NE(b->wait(30), 0);
+  EXPECT_NE(server->wait(30), 0);
+  if (c) {
+    EXPECT_NE(c->wait(30), 0) << c->err();
+  }
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20);
+  for (const auto& file : {"server.model", "p0.model", "p1.model", "p2.model"})
+    EXPECT_FALSE(exists(f.dir.file(file))) << file;
+  EXPECT_NE(server->err().find("only 2 of 3 parties joined"), std::string::npos) << server->err();
+  EXPECT_NE(a->err().find("only 2 of 3 parties joined"), std::string::npos) << a->err();
+  if (!reason.empty()) {
+    EXPECT_NE(server->err().find(reason), std::string::npos) << server->err();
+    if (c) {
+      EXPECT_NE(c->err().find(reason), std::string::npos) << c->err();
+    }
+  }
+}
+
+TEST(FederatedGrpc, CertificateFromAnotherCaIsRefused) {
+  expect_refused("another CA", [](Federation& f, int port) {
+    f.other_pki = f.dir.file("other");
+    make_pki(f.other_pki, {party_name(2)});
+    auto p = f.join(port, 2, party_name(2), f.dir.file("p2.model"), {}, f.other_pki);
+    EXPECT_NE(p->wait(30), 0);
+    EXPECT_NE(p->err().find("TLS handshake failed"), std::string::npos) << p->err();
+    return p;
+  }, {}, "");
+}
+
+TEST(FederatedGrpc, UnlistedNameIsRefused) {
+  expect_refused("unlisted", [](Federation& f, int port) {
+    return f.join(port, 2, "mallory", f.dir.file("p2.model"));
+  }, {"--allow", party_name(0) + "," + party_name(1) + "," + party_name(2)},
+  "'mallory' is not on the coordinator's allow-list");
+}
+
+TEST(FederatedGrpc, PlaintextConnectionIsRefused) {
+  expect_refused("plaintext", [](Federation&, int port) -> std::unique_ptr<Process> {
+    // An HTTP/2 client without TLS: the connection preface and an empty SETTINGS frame.
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    const std::string preface = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") +
+                                std::string("\x00\x00\x00\x04\x00\x00\x00\x00\x00", 9);
+    EXPECT_EQ(::send(fd, preface.data(), preface.size(), MSG_NOSIGNAL), static_cast<ssize_t>(preface.size()));
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string got;
+    char buf[512];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) got.append(buf, n);
+    ::close(fd);
+    // The server hung up without speaking HTTP/2 (a SETTINGS frame has type 4 at byte 3).
+    EXPECT_FALSE(got.size() >= 9 && got[3] == 4) << "the server answered plaintext HTTP/2";
+    return nullptr;
+  }, {}, "");
+}
+
+TEST(FederatedGrpc, PartyKilledMidRoundStopsEveryone) {
+  Federation f(3, "iid");
+  // Party 2 counts 60000 rows with a large m (every party asks for m = 16384, so they
+  // agree), which takes seconds even on an idle machine: it is busy when it is killed while
+  // the others wait for it in a collective.
+  {
+    const Dataset big = test::blobs(3, 20000, 5, 5);
+    std::ofstream out(f.shards[2]);
+    for (std::size_t r = 0; r < big.n_rows; ++r) {
+      for (std::size_t j = 0; j < big.n_features; ++j) out << big.row(r)[j] << ",";
+      out << big.classes.name(big.labels[r]) << "\n";
+    }
+  }
+  int port = 0;
+  auto server = f.serve(3, {"--model", f.dir.file("server.model"), "--deadline", "30"}, &port);
+  ASSERT_GT(port, 0);
+  std::vector<std::unique_ptr<Process>> joins;
+  for (int p = 0; p < 3; ++p)
+    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
+                           {"--m", "16384", "--threads", "1"}));
+  ASSERT_NE(wait_for_text(f.serve_err, "all 3 parties joined", 30), "") << server->err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  joins[2]->kill_now();
+  const auto t0 = Clock::now();
+  for (int p = 0; p < 2; ++p) {
+    EXPECT_EQ(joins[p]->wait(30), 1) << joins[p]->err();
+    EXPECT_NE(joins[p]->err().find("party 'party02' (rank 2) disconnected"), std::string::npos)
+        << joins[p]->err();
+  }
+  EXPECT_EQ(server->wait(30), 1);
+  EXPECT_NE(server->err().find("party 'party02' (rank 2) disconnected"), std::string::npos) << server->err();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 30);
+  for (const auto& file : {"server.model", "p0.model", "p1.model", "p2.model"})
+    EXPECT_FALSE(exists(f.dir.file(file))) << file;
+}
+
+TEST(FederatedGrpc, DifferentConfigStopsEveryoneNamingTheField) {
+  Federation f(3, "iid");
+  int port = 0;
+  auto server = f.serve(3, {"--model", f.dir.file("server.model"), "--deadline", "30"}, &port);
+  ASSERT_GT(port, 0);
+  std::vector<std::unique_ptr<Process>> joins;
+  for (int p = 0; p < 3; ++p)
+    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
+                           p == 1 ? std::vector<std::string>{"--gamma", "0.5"} : std::vector<std::string>{}));
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(joins[p]->wait(30), 1);
+    EXPECT_NE(joins[p]->err().find("its gamma differs from party 0's"), std::string::npos) << joins[p]->err();
+  }
+  EXPECT_EQ(server->wait(30), 1);
+  EXPECT_NE(server->err().find("its gamma differs from party 0's"), std::string::npos) << server->err();
+  for (const auto& file : {"server.model", "p0.model", "p1.model", "p2.model"})
+    EXPECT_FALSE(exists(f.dir.file(file))) << file;
+}
+
+// DP over secure aggregation (dense masked release), with every party's budget ledger:
+// the first run is recorded, a second run beyond the budget is refused everywhere.
+TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
+  Federation f(3, "iid");
+  auto run = [&](int round) {
+    int port = 0;
+    auto server = f.serve(3, {"--dp-epsilon", "2", "--dp-T", "40", "--dp-unit", "record",
+                              "--deadline", "30"}, &port);
+    EXPECT_GT(port, 0);
+    std::vector<std::unique_ptr<Process>> joins;
+    for (int p = 0; p < 3; ++p)
+      joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("dp{}_{}.model", round, p)),
+                             {"--dp-ledger", f.dir.file(fmt::format("ledger{}.tsv", p)), "--dp-budget",
+                              "3", "--json"}));
+    std::vector<int> codes;
+    for (auto& j : joins) codes.push_back(j->wait(60));
+    EXPECT_EQ(server->wait(30), codes[0]);
+    return std::make_pair(codes, std::move(joins));
+  };
+  auto [codes1, joins1] = run(1);
+  for (int p = 0; p < 3; ++p) ASSERT_EQ(codes1[p], 0) << joins1[p]->err();
+  const auto j = nlohmann::json::parse(joins1[0]->out());
+  EXPECT_NEAR(j["differential_privacy"]["epsilon_per_party"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(j["differential_privacy"]["epsilon_total"].get<double>(), 2.0, 1e-9);
+  EXPECT_NEAR(j["differential_privacy"]["ledger_spent"].get<double>(), 2.0, 1e-9);
+  EXPECT_EQ(test::read_text(f.dir.file("dp1_0.model")), test::read_text(f.dir.file("dp1_2.model")));
+
+  auto [codes2, joins2] = run(2);
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(codes2[p], 1);
+    EXPECT_NE(joins2[p]->err().find("DP budget exceeded"), std::string::npos) << joins2[p]->err();
+    EXPECT_FALSE(exists(f.dir.file(fmt::format("dp2_{}.model", p))));
+  }
+  // The refused run recorded nothing: one line per ledger.
+  std::ifstream ledger(f.dir.file("ledger0.tsv"));
+  std::size_t lines = 0;
+  for (std::string l; std::getline(ledger, l);) lines += !l.empty() && l[0] != '#';
+  EXPECT_EQ(lines, 1u);
+}
+
+// ---- what the coordinator sees --------------------------------------------------------------
+
+// Pearson's chi-square statistic of the byte values of `bytes` against the uniform law.
+double byte_chi_square(const std::string& bytes) {
+  std::vector<double> counts(256, 0);
+  for (unsigned char b : bytes) ++counts[b];
+  const double expected = static_cast<double>(bytes.size()) / 256;
+  double chi = 0;
+  for (double c : counts) chi += (c - expected) * (c - expected) / expected;
+  return chi;
+}
+
+// One federation in this process (coordinator and parties on threads, over real gRPC on
+// loopback), recording every 32-bit all-reduce payload the coordinator receives: the
+// parties' count vectors (masked or not). Returns them by rank.
+std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) {
+  federated::CoordinatorOptions o;
+  o.listen = "127.0.0.1:0";
+  o.parties = static_cast<int>(f.shards.size());
+  o.tls = {f.pki + "/ca.pem", f.pki + "/server.pem", f.pki + "/server.key"};
+  o.deadline_seconds = 60;
+  o.secure_aggregation = secure;
+  o.settings.labels = LabelSet::parse_list(f.labels);
+  o.settings.hyper.m = 512;
+  o.settings.hyper.rho = 16;
+  o.settings.hyper.seed = 3;
+  std::mutex mutex;
+  std::vector<std::string> seen(f.shards.size());
+  o.observe = [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (op == "all-reduce (32-bit)") seen[rank] = std::string(payload);
+  };
+  federated::Coordinator coordinator(o);
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(f.shards.size());
+  for (std::size_t p = 0; p < f.shards.size(); ++p)
+    threads.emplace_back([&, p] {
+      try {
+        federated::JoinOptions j;
+        j.server = fmt::format("127.0.0.1:{}", coordinator.port());
+        j.tls = {f.pki + "/ca.pem", f.cert(party_name(static_cast<int>(p))) + ".pem",
+                 f.cert(party_name(static_cast<int>(p))) + ".key"};
+        auto comm = federated::GrpcParty::join(j);
+        const Dataset data = io::load_dataset(f.shards[p], {});
+        federated::FederationSettings s;
+        s.hyper = comm->settings().hyper;
+        s.labels = comm->settings().labels;
+        s.threads = 1;
+        federated::PartyInput in;
+        in.data = &data;
+        auto result = federated::train_party(*comm, in, s);
+        std::string file;
+        federated::compare_models(*comm, result, file);
+        comm->finish(file);
+      } catch (const std::exception& e) {
+        errors[p] = e.what();
+      }
+    });
+  const auto outcome = coordinator.run();
+  for (auto& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  EXPECT_EQ(outcome.parties.size(), f.shards.size());
+  return seen;
+}
+
+TEST(FederatedGrpc, CoordinatorSeesOnlyUniformlyRandomMaskedCounts) {
+  Federation f(3, "iid");
+  // 512 × 3 counts × 4 bytes = 6144 bytes per party; chi-square with 255 degrees of
+  // freedom: 99.9% quantile ≈ 330.5.
+  constexpr double kCritical = 330.5;
+  const auto masked = counts_seen_by_coordinator(f, true);
+  for (std::size_t p = 0; p < masked.size(); ++p) {
+    ASSERT_EQ(masked[p].size(), 512u * 3 * 4);
+    EXPECT_LT(byte_chi_square(masked[p]), kCritical) << "party " << p;
+  }
+  // The test has power: the same counts unmasked are far from uniform.
+  const auto clear = counts_seen_by_coordinator(f, false);
+  for (std::size_t p = 0; p < clear.size(); ++p)
+    EXPECT_GT(byte_chi_square(clear[p]), 10 * kCritical) << "party " << p;
+}
+
+}  // namespace
+}  // namespace flynn
+
+#endif  // FLYNN_HAVE_GRPC
