@@ -61,7 +61,12 @@ fi
 start=$(date +%s)
 echo "run_fuzz: configuring $build"
 mkdir -p "$build"
-if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
       -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
       -DFLYNN_BUILD_FUZZ=ON -DFLYNN_BUILD_TESTS=OFF -DFLYNN_BUILD_BENCH=OFF -DFLYNN_WITH_MPI=OFF -DFLYNN_BUILD_EXPERIMENTS=OFF -DFLYNN_BUILD_APPS=OFF \
       >"$build/configure.log" 2>&1; then

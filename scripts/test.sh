@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 STAGES=${STAGES:-"unit install bench sanitize fuzz python"}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 stage() { echo; echo "=== $* ($(date +%T))"; }
 
@@ -44,7 +45,9 @@ fi
 
 if has sanitize; then
   stage "sanitizer build (ASan + UBSan) and test suite"
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYNN_SANITIZE=ON -DFLYNN_BUILD_BENCH=OFF
+  launcher=()
+  if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLYNN_SANITIZE=ON -DFLYNN_BUILD_BENCH=OFF "${launcher[@]}"
   cmake --build build-asan -j"$JOBS"
   # LeakSanitizer flags OpenMPI's and FAISS's intentional process-lifetime allocations;
   # memory errors and undefined behaviour still fail the run.

@@ -68,6 +68,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
       gamma:      filter decay γ in [0, 1) (default 0.8; 0 = binary filters).
       seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
       preprocess: "normalize" (default: unit L2 norm), "none" or "densify".
+      variant:    the method: "zsign-q" (default: standardised features from the training
+                  rows' exact statistics, signed lifting rows, quantised rows), "paper" (the
+                  paper's exact FlyNN), "sign", "z", "zsign", "thermo", "thermo-sign"
+                  (docs/defaults.md). Standardising variants fix their statistics at the
+                  first fit, so merge() needs models trained with the same statistics.
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
 
     Attributes after fit: classes_ (sorted labels), n_features_in_, feature_names_in_ (when
@@ -81,20 +86,22 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 n_jobs=None):
+                 variant=None, n_jobs=None):
         self.m = m
         self.s = s
         self.rho = rho
         self.gamma = gamma
         self.seed = seed
         self.preprocess = preprocess
+        self.variant = variant
         self.n_jobs = n_jobs
 
     # ---- training
 
     def _hyper(self):
         return _flynn.HyperParams(m=self.m, s=self.s, rho=self.rho, gamma=self.gamma,
-                                  seed=self.seed, preprocess=self.preprocess)
+                                  seed=self.seed, preprocess=self.preprocess,
+                                  variant=self.variant)
 
     def _new_model(self, classes, n_features):
         self._model = _flynn.Model(self._hyper(), n_features, _label_names(classes),
@@ -227,7 +234,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def _from_model(cls, model, n_jobs, classes=None):
         config = model.config
         clf = cls(m=config["m"], s=config["s"], rho=config["rho"], gamma=config["gamma"],
-                  seed=config["seed"], preprocess=config["preprocess"], n_jobs=n_jobs)
+                  seed=config["seed"], preprocess=config["preprocess"],
+                  variant=config["variant"], n_jobs=n_jobs)
         clf._model = model
         clf.classes_ = _classes_from_names(model.labels) if classes is None else classes
         clf.n_features_in_ = config["n_features"]

@@ -85,8 +85,14 @@ def aggregate(parts, n_jobs=None):
     _check_agree(parts)
     first = parts[0]
     c = first.config
+    if c.get("variant", "paper") not in ("paper", "sign"):
+        raise FederationError(
+            f"variant {c['variant']!r} standardises features with training statistics, which "
+            "the party-level counts API does not carry yet: use variant='paper' or 'sign' for "
+            "export_counts/aggregate, or flynn.federated.simulate, which agrees on the "
+            "statistics with an exact all-reduce")
     hyper = _flynn.HyperParams(m=c["m"], s=c["s"], rho=c["rho"], gamma=c["gamma"],
-                               seed=c["seed"], preprocess=c["preprocess"])
+                               seed=c["seed"], preprocess=c["preprocess"], variant=c["variant"])
     model = _flynn.Model(hyper, c["n_features"], _label_names(first.classes), _threads(n_jobs))
     shape = (len(first.classes), c["m"])
     if isinstance(first, PartyCounts):

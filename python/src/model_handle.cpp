@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "flynn/error.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/io/model_file.hpp"
 #include "numpy_rows.hpp"
 
@@ -33,6 +34,17 @@ ClassCounts count_converted_rows(const FlyNN& model, const NumpyRows& rows,
   return total;
 }
 
+/// For standardising variants: the feature statistics of rows that must be converted, from
+/// the same exact integer sums the library uses (a first pass over the converted blocks),
+/// so that the counts pass hashes every row with the statistics of all of them.
+FeatureStats stats_of_converted_rows(const FlyNN& model, const NumpyRows& rows) {
+  FeatureSums sums(model.config().input_dim);
+  for_each_view(rows, [&](const DataView& block, std::size_t) {
+    for (std::size_t r = 0; r < block.n_rows(); ++r) sums.add_row(block.floats() + r * block.row_stride());
+  });
+  return sums.stats();
+}
+
 /// A numpy array that takes ownership of `values` (no copy of the result).
 template <typename T>
 py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
@@ -58,7 +70,8 @@ py::array_t<std::uint64_t> rows_array(const ClassCounts& c) {
 
 HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64_t> s,
                        std::optional<std::uint64_t> rho, std::optional<double> gamma,
-                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess) {
+                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
+                       std::optional<std::string> variant) {
   HyperParams h;
   h.m = m;
   h.s = s;
@@ -66,6 +79,7 @@ HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64
   h.gamma = gamma;
   h.seed = seed;
   if (preprocess) h.preprocess = parse_preprocess(*preprocess);
+  if (variant) h.variant = parse_variant(*variant);
   return h;
 }
 
@@ -104,6 +118,7 @@ void ModelHandle::fit(const py::array& X, const LabelIds& y) {
     model_.fit(*v, {labels, rows.n_rows()});  // the caller's memory, not copied
   } else {
     // fit = the counts of the rows, whatever the model held: summed over converted blocks.
+    if (model_.config().variant.standardize) model_.set_feature_stats(stats_of_converted_rows(model_, rows));
     model_.set_counts(count_converted_rows(model_, rows, labels));
   }
 }
@@ -115,6 +130,9 @@ void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
   if (const std::optional<DataView> v = rows.view()) {
     model_.partial_fit(*v, {labels, rows.n_rows()});
   } else {
+    // As FlyNN::partial_fit: statistics are learned once, by the first batch.
+    if (model_.config().variant.standardize && model_.feature_stats().empty())
+      model_.set_feature_stats(stats_of_converted_rows(model_, rows));
     ClassCounts updated = model_.counts();
     updated += count_converted_rows(model_, rows, labels);
     model_.set_counts(std::move(updated));

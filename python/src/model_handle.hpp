@@ -78,6 +78,7 @@ class ModelHandle {
 /// Builds HyperParams from the Python constructor's values (None = flynn's default).
 HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64_t> s,
                        std::optional<std::uint64_t> rho, std::optional<double> gamma,
-                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess);
+                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
+                       std::optional<std::string> variant);
 
 }  // namespace flynn::python

@@ -29,6 +29,7 @@ py::dict config_dict(const FlyConfig& c) {
   d["gamma"] = c.gamma;
   d["seed"] = c.seed;
   d["preprocess"] = std::string(preprocess_name(c.preprocess));
+  d["variant"] = variant_name(c.variant);
   return d;
 }
 
@@ -66,7 +67,8 @@ PYBIND11_MODULE(_flynn, m) {
   py::class_<HyperParams>(m, "HyperParams")
       .def(py::init(&python::make_hyper), py::arg("m") = py::none(), py::arg("s") = py::none(),
            py::arg("rho") = py::none(), py::arg("gamma") = py::none(),
-           py::arg("seed") = py::none(), py::arg("preprocess") = py::none())
+           py::arg("seed") = py::none(), py::arg("preprocess") = py::none(),
+           py::arg("variant") = py::none())
       .def("resolve",
            [](const HyperParams& h, std::uint32_t d, std::size_t n_classes) {
              return config_dict(h.resolve(d, n_classes));

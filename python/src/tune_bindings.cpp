@@ -27,6 +27,7 @@ py::dict config_params(const FlyConfig& c) {
   d["gamma"] = c.gamma;
   d["seed"] = c.seed;
   d["preprocess"] = std::string(preprocess_name(c.preprocess));
+  d["variant"] = variant_name(c.variant);
   return d;
 }
 

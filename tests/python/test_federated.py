@@ -51,6 +51,7 @@ def test_simulate_with_dp(digits_split, small_params):
 
 
 def test_party_counts_aggregate_to_central_training(digits_split, small_params):
+    small_params = dict(small_params, variant="paper")  # the party-level counts API
     Xtr, ytr, Xte, _ = digits_split
     classes = np.unique(ytr)
     shards = np.array_split(np.arange(len(Xtr)), 3)
@@ -68,6 +69,7 @@ def test_party_counts_aggregate_to_central_training(digits_split, small_params):
 
 
 def test_party_dp_releases(digits_split, small_params):
+    small_params = dict(small_params, variant="paper")  # the party-level counts API
     Xtr, ytr, Xte, yte = digits_split
     classes = np.unique(ytr)
     releases = []
@@ -86,6 +88,7 @@ def test_party_dp_releases(digits_split, small_params):
 
 
 def test_parties_must_agree(digits_split, small_params):
+    small_params = dict(small_params, variant="paper")  # the party-level counts API
     Xtr, ytr, _, _ = digits_split
     a = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr).export_counts()
     b = flynn.FlyNNClassifier(**{**small_params, "seed": 99}).fit(Xtr, ytr).export_counts()
@@ -94,3 +97,10 @@ def test_parties_must_agree(digits_split, small_params):
     c = flynn.FlyNNClassifier(**small_params).fit(Xtr[ytr < 5], ytr[ytr < 5]).export_counts()
     with pytest.raises(federated.FederationError, match="classes"):
         flynn.FlyNNClassifier.from_counts([a, c])
+
+
+def test_party_level_api_refuses_standardising_variants(digits_split, small_params):
+    Xtr, ytr, _, _ = digits_split
+    part = flynn.FlyNNClassifier(**dict(small_params, variant="zsign-q")).fit(Xtr, ytr)
+    with pytest.raises(flynn.federated.FederationError, match="standardises"):
+        flynn.federated.aggregate([part.export_counts()])
