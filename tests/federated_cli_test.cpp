@@ -246,7 +246,8 @@ TEST(FederatedCli, ReproduceScalingQuick) {
   EXPECT_EQ(lines(out + "/runs.csv"), 4u);
   EXPECT_NE(runs_after, runs_before);  // the τ = 2 run has new timings
   EXPECT_EQ(runs_after.substr(0, runs_after.find("\ndigits,2,")), runs_before.substr(0, runs_before.find("\ndigits,2,")));
-  for (const auto& p : nlohmann::json::parse(resumed.out)["datasets"][0]["parties"])
+  const nlohmann::json summary = nlohmann::json::parse(resumed.out);  // kept alive for the loop
+  for (const auto& p : summary["datasets"][0]["parties"])
     EXPECT_TRUE(p["identical_to_central"].get<bool>());
   const auto bad = test::run_cli(fmt::format("reproduce scaling --out {} --parties 1,x", out));
   EXPECT_EQ(bad.exit_code, 1);
