@@ -53,8 +53,11 @@ struct GrpcParty::State {
   // The combined mask of an announced all-reduce (expect_allreduce), computed on a
   // background thread while the party counts its rows.
   struct Premask {
-    std::uint64_t round = 0;
-    std::size_t values = 0, word = 0;
+    // Members initialised by the constructor, not in-class: clang cannot default-construct
+    // a nested class with member initialisers before the enclosing class is complete.
+    Premask() : round(0), values(0), word(0) {}
+    std::uint64_t round;
+    std::size_t values, word;
     std::future<std::vector<std::uint32_t>> mask32;
     std::future<std::vector<std::uint64_t>> mask64;
   };
