@@ -25,13 +25,7 @@ const std::string kAllLabels = "0,1,2,3,4,5,6,7,8,9";
 // the first fit, so parts trained apart only merge when given the whole's statistics.
 const std::string kHyper = " --m 2048 --rho 16 --variant paper --quiet";
 
-void expect_clean_error(const test::CommandResult& r, const std::string& needle) {
-  EXPECT_NE(r.exit_code, 0) << r.out;
-  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
-  EXPECT_NE(r.err.find("flynn: error:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
+using test::expect_clean_error;
 
 class CliModelAlgebra : public ::testing::Test {
  protected:

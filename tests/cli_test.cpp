@@ -19,15 +19,7 @@ using test::run_cli;
 using test::TempDir;
 using test::write_text;
 
-// Every failure must be one line on stderr starting "flynn: error:", a non-zero exit and
-// no crash (exit codes above 128 mean a signal).
-void expect_clean_error(const test::CommandResult& r, const std::string& needle) {
-  EXPECT_NE(r.exit_code, 0) << r.out;
-  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
-  EXPECT_NE(r.err.find("flynn: error:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-}
+using test::expect_clean_error;
 
 class CliDigits : public ::testing::Test {
  protected:

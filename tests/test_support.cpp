@@ -1,5 +1,9 @@
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +16,14 @@
 #include "flynn/random.hpp"
 
 namespace flynn::test {
+
+void expect_clean_error(const CommandResult& r, const std::string& needle) {
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_LT(r.exit_code, 128) << "crashed: " << r.err;
+  EXPECT_NE(r.err.find("flynn: error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
 
 namespace fs = std::filesystem;
 

@@ -36,6 +36,9 @@ struct CommandResult {
 
 /// Runs `build/flynn <args>` through /bin/sh; stdout and stderr are captured separately.
 CommandResult run_cli(const std::string& args);
+/// Checks the CLI's contract for a failure: a non-zero exit without a crash (no signal),
+/// one line on stderr starting "flynn: error:" that contains `needle`.
+void expect_clean_error(const CommandResult& r, const std::string& needle);
 /// Runs an arbitrary shell command line, capturing stdout and stderr.
 CommandResult run_shell(const std::string& command_line);
 
