@@ -378,14 +378,15 @@ TEST(FederatedGrpc, DifferentConfigStopsEveryoneNamingTheField) {
     EXPECT_FALSE(exists(f.dir.file(file))) << file;
 }
 
-// DP over secure aggregation (dense masked release), with every party's budget ledger:
-// the first run is recorded, a second run beyond the budget is refused everywhere.
+// DP over secure aggregation (dense masked release), with every party's budget ledger and
+// the coordinator's post-processing: the first run is recorded, a second run beyond the
+// budget is refused everywhere.
 TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
   Federation f(3, "iid");
   auto run = [&](int round) {
     int port = 0;
     auto server = f.serve(3, {"--dp-epsilon", "2", "--dp-T", "40", "--dp-unit", "record",
-                              "--deadline", "30"}, &port);
+                              "--dp-postprocess", "threshold", "--deadline", "30"}, &port);
     EXPECT_GT(port, 0);
     std::vector<std::unique_ptr<Process>> joins;
     for (int p = 0; p < 3; ++p)
@@ -403,6 +404,8 @@ TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
   EXPECT_NEAR(j["differential_privacy"]["epsilon_per_party"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(j["differential_privacy"]["epsilon_total"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(j["differential_privacy"]["ledger_spent"].get<double>(), 2.0, 1e-9);
+  // The coordinator's post-processing reached the parties (Settings.dp_postprocess).
+  EXPECT_EQ(j["differential_privacy"]["postprocess"], "threshold");
   EXPECT_EQ(test::read_text(f.dir.file("dp1_0.model")), test::read_text(f.dir.file("dp1_2.model")));
 
   auto [codes2, joins2] = run(2);
