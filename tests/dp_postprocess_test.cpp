@@ -91,6 +91,17 @@ TEST(DpPostprocess, ClassBalanceBringsEveryClassToTheSmallestFamiliarity) {
   EXPECT_EQ(b, (std::vector<std::uint32_t>{0, 9, 0, 0, 0, 0, 3, 0}));
 }
 
+TEST(DpPostprocess, NoiseUnitsThenClassBalanceIsTheComposition) {
+  const std::vector<std::uint32_t> release = {900, 0, 70, 0, 800, 0, 0, 0, 0, 600, 0, 0};
+  const Rational b{100, 1};
+  std::vector<std::uint32_t> both = release, step = release;
+  postprocess_release(both, 6, 2, b, 0.9, DpPostprocess::NoiseUnitsClassBalance);
+  postprocess_release(step, 6, 2, b, 0.9, DpPostprocess::NoiseUnits);
+  postprocess_release(step, 6, 2, b, 0.9, DpPostprocess::ClassBalance);
+  EXPECT_EQ(both, step);
+  EXPECT_NE(both, release);
+}
+
 TEST(DpPostprocess, RefusesMismatchedShapesAndDecays) {
   std::vector<std::uint32_t> c(5, 1);
   EXPECT_THROW(postprocess_release(c, 3, 2, Rational{1, 1}, 0.5, DpPostprocess::Threshold), Error);

@@ -28,7 +28,7 @@ void DpOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
   post_opt = cmd->add_option("--dp-postprocess", postprocess,
                              "Post-processing of the aggregated release (free under DP): 'none' "
                              "(default, the paper's model), 'threshold', 'noise-units', "
-                             "'class-balance'; see docs/federated.md")
+                             "'class-balance', 'noise-units+class-balance'; see docs/federated.md")
                  ->group(g);
 }
 

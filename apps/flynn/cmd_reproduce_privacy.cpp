@@ -85,7 +85,8 @@ void add_privacy_to(CLI::App* group, const std::string& name, const std::string&
       ->delimiter(',');
   cmd->add_option("--dp-postprocess", o->postprocesses,
                   "Post-processings of the release to compare, comma-separated: none (default, the "
-                  "paper's model), threshold, noise-units, class-balance, or all")
+                  "paper's model), threshold, noise-units, class-balance, noise-units+class-balance, or "
+                  "all")
       ->delimiter(',');
   cmd->add_option("--seed", o->study.seed,
                   fmt::format("Seed of data, lifting matrices and splits (default {})", Defaults::seed));

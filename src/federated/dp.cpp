@@ -54,7 +54,8 @@ DpPostprocess parse_dp_postprocess(const std::string& name) {
   for (DpPostprocess p : all_dp_postprocesses())
     if (name == dp_postprocess_name(p)) return p;
   throw Error(fmt::format(
-      "dp-postprocess: '{}' is not one of none, threshold, noise-units, class-balance", name));
+      "dp-postprocess: '{}' is not one of none, threshold, noise-units, class-balance, "
+      "noise-units+class-balance", name));
 }
 
 const char* dp_postprocess_name(DpPostprocess p) {
@@ -63,13 +64,14 @@ const char* dp_postprocess_name(DpPostprocess p) {
     case DpPostprocess::Threshold: return "threshold";
     case DpPostprocess::NoiseUnits: return "noise-units";
     case DpPostprocess::ClassBalance: return "class-balance";
+    case DpPostprocess::NoiseUnitsClassBalance: return "noise-units+class-balance";
   }
   return "none";
 }
 
 std::vector<DpPostprocess> all_dp_postprocesses() {
   return {DpPostprocess::None, DpPostprocess::Threshold, DpPostprocess::NoiseUnits,
-          DpPostprocess::ClassBalance};
+          DpPostprocess::ClassBalance, DpPostprocess::NoiseUnitsClassBalance};
 }
 
 void DpParams::validate(std::uint64_t cells) const {

@@ -106,6 +106,12 @@ void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t m, st
     case DpPostprocess::Threshold: threshold(counts, noise_scale); return;
     case DpPostprocess::NoiseUnits: noise_units(counts, noise_scale, gamma); return;
     case DpPostprocess::ClassBalance: class_balance(counts, m, classes, gamma); return;
+    case DpPostprocess::NoiseUnitsClassBalance:
+      // Rescale first, so the balance compares the classes' familiarity as the model will
+      // see it (saturated noise no longer counts as full familiarity).
+      noise_units(counts, noise_scale, gamma);
+      class_balance(counts, m, classes, gamma);
+      return;
   }
 }
 

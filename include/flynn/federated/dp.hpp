@@ -84,10 +84,11 @@ enum class DpPostprocess : std::uint8_t {
   Threshold = 1,     ///< values below the noise scale b become 0
   NoiseUnits = 2,    ///< values rescaled to units of the noise: γ^v' ≈ e^(−v/b)
   ClassBalance = 3,  ///< every class's total familiarity brought to the smallest non-zero one
+  NoiseUnitsClassBalance = 4,  ///< NoiseUnits, then ClassBalance on the rescaled counts
 };
 
-/// "none", "threshold", "noise-units" or "class-balance"; throws flynn::Error naming the
-/// valid choices otherwise.
+/// "none", "threshold", "noise-units", "class-balance" or "noise-units+class-balance";
+/// throws flynn::Error naming the valid choices otherwise.
 DpPostprocess parse_dp_postprocess(const std::string& name);
 /// The name parse_dp_postprocess accepts for `p`.
 const char* dp_postprocess_name(DpPostprocess p);

@@ -29,6 +29,7 @@
 //     keeps as many non-zero entries as the class with the fewest, its largest ones), so
 //     a class that by chance got more or larger released entries does not attract every
 //     test point.
+//   * NoiseUnitsClassBalance: NoiseUnits, then ClassBalance on the rescaled counts.
 #include <cstddef>
 #include <cstdint>
 #include <string>
