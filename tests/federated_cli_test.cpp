@@ -82,6 +82,8 @@ TEST(FederatedCli, SimulateWithDifferentialPrivacy) {
   EXPECT_NEAR(dp["epsilon_per_party"].get<double>(), 2.0 / 3, 1e-12);
   EXPECT_EQ(dp["T"], 30);
   EXPECT_EQ(dp["exponent"], "paper");
+  EXPECT_EQ(dp["unit"], "paper");               // the paper's split stays the default …
+  EXPECT_EQ(dp["postprocess"], "noise-units");  // … the measured post-processing is the CLI's
   for (const auto& p : j["parties_detail"]) EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 4u + 30 * 8);
   const auto info = test::run_cli("info --model " + dir.file("dp.model"));
   EXPECT_NE(info.out.find("differentially private release: epsilon=2, T=30, parties=3"), std::string::npos)

@@ -26,9 +26,10 @@ void DpOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
                              "composition, each party spends epsilon); see docs/federated.md")
                  ->group(g);
   post_opt = cmd->add_option("--dp-postprocess", postprocess,
-                             "Post-processing of the aggregated release (free under DP): 'none' "
-                             "(default, the paper's model), 'threshold', 'noise-units', "
-                             "'class-balance', 'noise-units+class-balance'; see docs/federated.md")
+                             "Post-processing of the aggregated release (free under DP): "
+                             "'noise-units' (default: the measured best), 'none' (the paper's "
+                             "model), 'threshold', 'class-balance', 'noise-units+class-balance'; "
+                             "see docs/federated.md")
                  ->group(g);
 }
 

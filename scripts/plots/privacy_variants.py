@@ -46,4 +46,4 @@ for gi, g in enumerate(groups):
     if gi == 0: ax.legend(fontsize=6)
 for k in range(len(groups), nrows * cols): axes[k // cols][k % cols].axis('off')
 fig.tight_layout()
-fig.savefig(out, dpi=110)
+fig.savefig(out, dpi=80)
