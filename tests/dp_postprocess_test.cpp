@@ -79,9 +79,14 @@ TEST(DpPostprocess, ClassBalanceBringsEveryClassToTheSmallestFamiliarity) {
     EXPECT_GT(f, target - 3 * (1 - gamma)) << l;
     // Zeros stay zero, order within the class is kept.
     for (std::size_t i = 0; i < m; ++i) {
-      if (before[l * m + i] == 0) EXPECT_EQ(c[l * m + i], 0u);
-      for (std::size_t j = 0; j < m; ++j)
-        if (before[l * m + i] > before[l * m + j]) EXPECT_GE(c[l * m + i], c[l * m + j]);
+      if (before[l * m + i] == 0) {
+        EXPECT_EQ(c[l * m + i], 0u);
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        if (before[l * m + i] > before[l * m + j]) {
+          EXPECT_GE(c[l * m + i], c[l * m + j]);
+        }
+      }
     }
   }
   // Binary filters (γ = 0): every class keeps as many non-zero entries as the smallest,
