@@ -69,6 +69,20 @@ std::unique_ptr<RowParser> make_row_parser(Format format, const LoadOptions& opt
 /// options.max_values, or sparse_value_limit(input_bytes) when that is 0.
 std::uint64_t value_limit(const LoadOptions& options, std::uint64_t input_bytes);
 
+/// For a file that Format::Auto calls CSV by its name: Idx when `head` starts with an IDX
+/// magic (00 00 type ndims with a known type), Arff when its first non-blank, non-'%' line
+/// starts with "@relation" (any case), else Csv. `head` is the start of the (decompressed)
+/// content, all of it when `at_end`; throws NeedMoreText when it is too short to decide.
+Format sniff_format(std::string_view head, bool at_end);
+/// The format to read `path` with: `requested` unless Auto; else detect_format(path),
+/// refined by sniff_format(head, at_end) when the name says CSV.
+Format resolve_format(const std::string& path, Format requested, std::string_view head,
+                      bool at_end);
+
+/// Reads IDX images whose (decompressed) bytes are `bytes`, with the labels file of
+/// LoadOptions::idx_labels or idx_labels_path_for(path) (see load_dataset).
+Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOptions& options);
+
 /// Parses a whole text as one chunk: what parse_csv, parse_arff and parse_libsvm return.
 Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& options);
 
