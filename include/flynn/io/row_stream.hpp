@@ -73,6 +73,11 @@ class RowStream {
   bool next(Dataset& chunk);
   /// Rows handed out so far.
   std::uint64_t rows_read() const;
+  /// Bytes of the file read so far (compressed bytes for a gzip file): a progress measure
+  /// against file_size().
+  std::uint64_t bytes_read() const;
+  /// The file's size in bytes; 0 when unknown (pipes, devices).
+  std::uint64_t file_size() const;
 
  private:
   struct Impl;

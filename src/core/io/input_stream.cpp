@@ -127,6 +127,7 @@ std::size_t InputStream::read_plain(std::string& out, std::size_t n) {
   out.resize(old + (n - got));
   const std::size_t more = std::fread(out.data() + old, 1, n - got, file_.get());
   out.resize(old + more);
+  raw_total_ += more;
   if (more < n - got) {
     if (std::ferror(file_.get())) throw Error(source_ + ": read error: " + std::strerror(errno));
     raw_eof_ = true;

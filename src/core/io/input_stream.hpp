@@ -42,6 +42,9 @@ class InputStream {
   std::uint64_t size_hint() const { return size_hint_; }
   /// Bytes of content returned so far.
   std::uint64_t produced() const { return produced_; }
+  /// Bytes read from the file itself so far (compressed bytes for gzip): with
+  /// size_hint(), how far through the file reading is.
+  std::uint64_t consumed() const { return raw_total_ - raw_available(); }
 
  private:
   // Tops up the raw buffer: keeps its unread bytes and reads more; false at the end of

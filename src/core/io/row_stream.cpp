@@ -149,6 +149,8 @@ std::size_t RowStream::n_features() const {
 }
 bool RowStream::rereadable() const { return impl_->in.rereadable(); }
 std::uint64_t RowStream::rows_read() const { return impl_->rows; }
+std::uint64_t RowStream::bytes_read() const { return impl_->in.consumed(); }
+std::uint64_t RowStream::file_size() const { return impl_->in.size_hint(); }
 
 bool RowStream::next(Dataset& chunk) {
   Impl& s = *impl_;
