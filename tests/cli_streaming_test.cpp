@@ -168,5 +168,31 @@ TEST_F(CliStreaming, APredictionErrorLeavesNoOutputFile) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// The library side of chunked prediction: with PredictOptions::first_row, predicting rows
+// in slices gives the random tie-break choices of one call on all rows.
+TEST(ChunkedPrediction, FirstRowKeysTheRandomTieBreak) {
+  const Dataset data = test::blobs(4, 50, 8, 3);
+  HyperParams hp;
+  hp.m = 32;
+  hp.rho = 3;
+  hp.gamma = 0.0;  // binary filters: many equal scores
+  FlyNN model(hp.resolve(8, data.classes.size()), data.classes);
+  model.fit(data);
+  PredictOptions po;
+  po.tie_break = TieBreak::Random;
+  po.tie_seed = 4;
+  const std::vector<std::uint32_t> whole = model.predict(DataView(data), po);
+  std::vector<std::uint32_t> sliced, unkeyed;
+  for (std::size_t first = 0; first < data.n_rows; first += 7) {
+    const DataView part = DataView(data).rows(first, std::min<std::size_t>(7, data.n_rows - first));
+    po.first_row = 0;
+    for (auto p : model.predict(part, po)) unkeyed.push_back(p);
+    po.first_row = first;
+    for (auto p : model.predict(part, po)) sliced.push_back(p);
+  }
+  EXPECT_EQ(sliced, whole);
+  EXPECT_NE(unkeyed, whole);  // ties exist, so restarting the stream per slice shows
+}
+
 }  // namespace
 }  // namespace flynn
