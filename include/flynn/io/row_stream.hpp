@@ -28,7 +28,8 @@ struct ChunkLimits {
 /// each chunk holds what load_dataset would give for those rows: the same feature values,
 /// row_origin (file lines), errors (same messages, raised when the reader reaches the
 /// offending line) and label spelling (canonical_label). Appending all chunks
-/// (Dataset::append) gives load_dataset's Dataset.
+/// (Dataset::append) gives load_dataset's Dataset (LIBSVM: when read with
+/// expected_features, see Width).
 ///
 /// Labels: each chunk's `classes` is the sorted set of the class names its own rows use,
 /// and its `labels` are ids into that set; match chunks to a model's or a file-wide label
