@@ -28,6 +28,10 @@ enum class TieBreak {
 struct PredictOptions {
   TieBreak tie_break = TieBreak::LowestClass;
   std::uint64_t tie_seed = 0;  ///< for TieBreak::Random
+  /// For TieBreak::Random: the index of the first row passed in the tie-break stream.
+  /// A caller that predicts a file chunk by chunk passes the number of rows before each
+  /// chunk, so the choices equal those of one call on all rows.
+  std::uint64_t first_row = 0;
   int threads = 0;             ///< 0 = all cores
   ProgressFn progress;         ///< optional; counts rows
 };

@@ -307,7 +307,8 @@ std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, s
     if (tied.size() == 1 || options.tie_break == TieBreak::LowestClass) {
       out[r] = tied.front();
     } else {
-      SeededRng rng = SeededRng::keyed(options.tie_seed, RngStream::PredictTieBreak, r);
+      SeededRng rng = SeededRng::keyed(options.tie_seed, RngStream::PredictTieBreak,
+                                        options.first_row + r);
       out[r] = tied[rng.uniform_below(tied.size())];
     }
   }
