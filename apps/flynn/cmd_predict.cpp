@@ -69,15 +69,10 @@ void run_predict(const PredictCmdOptions& o) {
     po.progress = bar.callback();
     pred = model.predict(data, po);
     if (o.proba) {
-      // Calibrated probabilities (experiments/calibration.hpp): the class frequencies weigh
-      // softmax(−score/(ρ·t)), t the model's (`flynn tune` fits it). A model file's t = 1
-      // means none was fitted (files from `train`, or older): then the default t, chosen on
-      // the held-out study's selection half.
+      // Calibrated probabilities (flynn/scoring.hpp), at the model's temperature (`flynn
+      // tune` fits one; otherwise the default).
       po.progress = nullptr;
-      const double t = model.temperature() == 1.0 ? experiments::kDefaultTemperature : model.temperature();
-      proba = experiments::scores_to_probabilities(model.scores(data, po), model.labels().size(),
-                                                   model.config().rho, t,
-                                                   experiments::class_priors(model.counts().rows_per_class()));
+      proba = model.predict_proba(data, po);
     }
   }
   const double seconds = seconds_since(t0);

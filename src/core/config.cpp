@@ -10,6 +10,7 @@
 
 #include "flynn/detail/memory.hpp"
 #include "flynn/error.hpp"
+#include "flynn/random.hpp"
 
 namespace flynn {
 
@@ -71,6 +72,9 @@ void Variant::validate() const {
                 "(enable standardize)");
   if (thermometer && quantize)
     throw Error("variant: thermometer codes are already integers; do not also quantize");
+  if (paper_half && first_half().is_paper())
+    throw Error("variant: paper_half needs a first half other than the paper's method "
+                "(two paper hashes are one paper hash with more units)");
 }
 
 namespace {
@@ -89,6 +93,8 @@ const NamedVariant kNamedVariants[] = {
     {"zsign-q", Variant{true, true, 0, 16}},
     {"thermo", Variant{true, false, 8, 0}},
     {"thermo-sign", Variant{true, true, 8, 0}},
+    {"zsign-q+paper", Variant{true, true, 0, 16, true}},
+    {"zsign+paper", Variant{true, true, 0, 0, true}},
 };
 
 }  // namespace
@@ -99,7 +105,9 @@ const NamedVariant kNamedVariants[] = {
 // vs 3.67 for the paper's method, with zsign (float kernels) equal within noise and slower.
 Variant Defaults::variant() { return Variant{true, true, 0, 16}; }
 
-const char* variant_names() { return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign"; }
+const char* variant_names() {
+  return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign, zsign-q+paper, zsign+paper";
+}
 
 Variant parse_variant(const std::string& name) {
   for (const NamedVariant& nv : kNamedVariants)
@@ -116,6 +124,7 @@ std::string variant_name(const Variant& v) {
   if (v.signed_lifting) add("signed");
   if (v.thermometer) add(fmt::format("thermometer={}", v.thermometer));
   if (v.quantize) add(fmt::format("quantize={}", v.quantize));
+  if (v.paper_half) add("paper-half");
   return out.empty() ? "paper" : out;
 }
 
@@ -129,6 +138,24 @@ std::uint32_t FlyConfig::hash_input_dim() const {
   const std::uint64_t w = encoded_dim();
   return static_cast<std::uint32_t>(
       std::min<std::uint64_t>(variant.signed_lifting ? 2 * w : w, 0xFFFFFFFFu));
+}
+
+std::uint64_t FlyConfig::paper_half_seed() const {
+  return SeededRng::keyed(seed, RngStream::PaperHalfSeed, 0).next_u64();
+}
+
+std::array<FlyConfig, 2> FlyConfig::halves() const {
+  if (!variant.paper_half)
+    throw Error(fmt::format("variant {} has no halves", variant_name(variant)));
+  std::array<FlyConfig, 2> out{*this, *this};
+  out[0].m = m / 2;
+  out[0].rho = rho / 2;
+  out[0].variant = variant.first_half();
+  out[1].m = m - m / 2;
+  out[1].rho = rho - rho / 2;
+  out[1].variant = Variant{};
+  out[1].seed = paper_half_seed();
+  return out;
 }
 
 std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
@@ -162,6 +189,17 @@ void FlyConfig::validate(std::size_t n_classes) const {
     throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rho, m - 1));
   if (!(gamma >= 0.0 && gamma < 1.0))
     throw Error(fmt::format("gamma = {}: must be in [0, 1)", gamma));
+  if (variant.paper_half) {
+    // Each half needs at least one winner and a unit that loses; its s columns come from
+    // the raw row (the second half) as well as from the encoded one.
+    if (rho < 2 || rho / 2 >= m / 2 || rho - rho / 2 >= m - m / 2)
+      throw Error(fmt::format("rho = {}: variant {} needs 2 ≤ rho and rho/2 < m/2 (each half "
+                              "of the m = {} units takes its own winners)",
+                              rho, variant_name(variant), m));
+    if (s > input_dim)
+      throw Error(fmt::format("s = {}: must be in [1, {}] (the paper half reads the d raw "
+                              "columns)", s, input_dim));
+  }
   if (n_classes > 0) check_memory(n_classes);
 }
 

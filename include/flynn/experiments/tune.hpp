@@ -53,8 +53,8 @@ struct TuneResult {
   /// Tuned kNN's out-of-fold vote fractions (its best k) judged like FlyNN's probabilities.
   double knn_log_loss = 0.0, knn_ece = 0.0;
   double seconds = 0.0;                 ///< wall time of tune_flynn
-  /// The temperature to store in the model: the fitted one, else kDefaultTemperature.
-  double temperature() const { return calibration ? calibration->fit.temperature : kDefaultTemperature; }
+  /// The temperature to store in the model: the fitted one, else Defaults::temperature.
+  double temperature() const { return calibration ? calibration->fit.temperature : Defaults::temperature; }
 };
 
 /// Stages tune_flynn reports through `progress`, in units of rows processed: the search's
