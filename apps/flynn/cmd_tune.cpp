@@ -223,7 +223,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--knn", o->knn,
                 "Also report tuned kNN (L2-normalised and standardised, k in {1,...,64}) on the same folds");
   cmd->add_option("--variants", o->variants,
-                  std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign; "
+                  std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign,zsign-q+paper; "
                               "names: ") + variant_names() + ")");
   cmd->add_option("--design", o->design, "Search design: halving (default), halton, random");
   cmd->add_option("--search-seed", o->search_seed, "Seed of the search design and subsamples (default 0)");

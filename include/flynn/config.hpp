@@ -161,8 +161,12 @@ struct Defaults {
   static constexpr std::uint32_t min_m = 4096;         ///< … at least 4096 units …
   static constexpr std::uint32_t max_m = 131072;       ///< … and at most 2^17
   static constexpr double connection_sparsity = 0.3;   ///< s = max(2, ⌊0.3·d⌋), …
-  static constexpr std::uint32_t max_s = 128;          ///< … at most 128
-  static constexpr std::uint32_t rho = 64;             ///< ρ (capped below m)
+  static constexpr std::uint32_t max_s = 64;           ///< … at most 64 (hashing costs m·s)
+  /// ρ = max(64, ⌊m/(4d)⌋), capped below m: 64 wherever m = 256·d; where m is held at its
+  /// 4096 floor (d < 16) ρ keeps the ratio ρ/m = 1/(4d) of that rule, so low-dimensional
+  /// data, whose units repeat the few distinct column sets, gets enough winners.
+  static constexpr std::uint32_t rho = 64;
+  static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
   static constexpr double gamma = 0.8;                 ///< γ
   static constexpr std::uint64_t seed = 5489;          ///< the reference's seed
   static constexpr Preprocess preprocess = Preprocess::Normalize;

@@ -25,8 +25,9 @@
 
 namespace flynn::experiments {
 
-/// The variants `flynn tune` searches by default: every named variant of config.hpp except
-/// zsign-q (zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
+/// The variants `flynn tune` searches by default: paper, sign, z, zsign, thermo,
+/// thermo-sign and the default zsign-q+paper (zsign-q alone and zsign+paper are left out:
+/// zsign-q is zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
 std::vector<Variant> tune_variants();
 
 /// What tune_flynn does beyond the search.
