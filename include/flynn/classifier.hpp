@@ -144,7 +144,8 @@ class FlyNN {
   /// Scores, n × L row-major (lower = more familiar).
   std::vector<double> scores(const Dataset& data, const PredictOptions& options = {}) const;
   /// Class probabilities (scores_to_probabilities at temperature(), priors from the
-  /// training rows per class), n × L row-major.
+  /// training rows per class), n × L row-major. Where scores (nearly) tie, the class
+  /// frequencies order the probabilities, while predict() keeps its tie rule.
   std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
 
   // ---- The same operations on caller-held features (see DataView for lifetimes). The
