@@ -12,7 +12,6 @@
 #include "flynn/error.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/csv_cells.hpp"
-#include "flynn/experiments/calibration.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
@@ -79,14 +78,6 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
     throw Error(fmt::format("--tie-break: '{}' is not one of lowest, random", o.tie_break));
   }
   po.tie_seed = o.tie_seed;
-  // Calibrated probabilities (experiments/calibration.hpp): the class frequencies weigh
-  // softmax(−score/(ρ·t)), t the model's (`flynn tune` fits it). A model file's t = 1
-  // means none was fitted (files from `train`, or older): then the default t, chosen on
-  // the held-out study's selection half.
-  const double t =
-      model.temperature() == 1.0 ? experiments::kDefaultTemperature : model.temperature();
-  const std::vector<double> priors = experiments::class_priors(model.counts().rows_per_class());
-
   PredictTally tally;
   ProgressBar bar("predicting", !o.common.quiet);
   if (out) write_header(*out, model, o.proba);
@@ -95,9 +86,9 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
   while (rows.next(chunk)) {
     po.first_row = tally.rows;
     const std::vector<std::uint32_t> pred = model.predict(chunk, po);
-    if (o.proba)
-      proba = experiments::scores_to_probabilities(model.scores(chunk, po), model.labels().size(),
-                                                   model.config().rho, t, priors);
+    // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn
+    // tune` fits one; otherwise the default).
+    if (o.proba) proba = model.predict_proba(chunk, po);
     if (out) write_predictions(*out, model, tally.rows + 1, pred, proba);
     if (keep_names)
       for (auto p : pred) tally.names.push_back(model.labels().name(p));
