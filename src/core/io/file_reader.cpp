@@ -1,4 +1,4 @@
-// read_file: whole-file reads with transparent (multi-member) gzip decoding.
+// read_file_bytes / read_file: bounded whole-file reads, the latter with transparent (multi-member) gzip decoding.
 #include <sys/stat.h>
 #include <zlib.h>
 
@@ -115,7 +115,7 @@ std::string gunzip(std::string_view in, const std::string& path, std::uint64_t m
   return out;
 }
 
-std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+std::string read_file_bytes(const std::string& path, std::uint64_t max_bytes) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
   if (!f) throw Error(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -137,6 +137,11 @@ std::string read_file(const std::string& path, std::uint64_t max_bytes) {
     bytes.append(buf, n);
   }
   if (std::ferror(f.get())) throw Error(path + ": read error: " + std::strerror(errno));
+  return bytes;
+}
+
+std::string read_file(const std::string& path, std::uint64_t max_bytes) {
+  std::string bytes = read_file_bytes(path, max_bytes);
   if (is_gzip(bytes)) return gunzip(bytes, path, max_bytes);
   return bytes;
 }
