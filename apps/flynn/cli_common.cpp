@@ -2,7 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
+#include <limits>
+#include <string_view>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -13,7 +18,7 @@ namespace flynn::cli {
 
 void CommonOptions::add_to(CLI::App* app, bool with_json) {
   app->add_option("--threads", threads, "Worker threads (0 = all cores); never changes results")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   app->add_flag("--quiet,-q", quiet, "No progress indicator");
   if (with_json) app->add_flag("--json", json, "Print a machine-readable JSON summary on stdout");
 }
@@ -72,6 +77,7 @@ void DataOptions::add_to(CLI::App* app) {
   app->add_option("--idx-labels", idx_labels,
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
+  input_limit.add_to(app);
 }
 
 io::LoadOptions DataOptions::load_options() const {
@@ -95,7 +101,97 @@ io::LoadOptions DataOptions::load_options() const {
     throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", delimiter));
   }
   o.idx_labels = idx_labels;
+  o.max_input_bytes = input_limit.bytes();
   return o;
+}
+
+void InputLimitOption::add_to(CLI::App* app) {
+  app->add_option("--max-input-bytes", text,
+                  fmt::format("Largest input (decompressed data, model file, decoded model "
+                              "counts) in bytes, suffixes K M G T (default {} = 4G)",
+                              io::kDefaultMaxInputBytes))
+      ->group("Data format");
+}
+
+std::uint64_t InputLimitOption::bytes() const {
+  return text.empty() ? io::kDefaultMaxInputBytes : parse_byte_size(text, "--max-input-bytes");
+}
+
+std::uint64_t parse_byte_size(const std::string& text, const std::string& flag) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  std::string suffix(ptr, end);
+  for (char& ch : suffix) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (suffix.size() > 1 && suffix.back() == 'B') suffix.pop_back();
+  if (suffix.size() > 1 && suffix.back() == 'I') suffix.pop_back();
+  static const std::string kUnits = "KMGT";
+  const std::size_t unit = suffix.empty() ? std::string::npos : kUnits.find(suffix);
+  if (ptr == text.data() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      (!suffix.empty() && suffix != "B" && (suffix.size() != 1 || unit == std::string::npos)))
+    throw Error(fmt::format("{}: '{}' is not a size (a byte count such as 1048576, or 64M, 4G)",
+                            flag, text));
+  const int shift = unit == std::string::npos ? 0 : 10 * (static_cast<int>(unit) + 1);
+  if (ec == std::errc::result_out_of_range || (shift && value > (~std::uint64_t{0} >> shift)))
+    throw Error(fmt::format("{}: '{}' does not fit in 64 bits", flag, text));
+  value <<= shift;
+  if (value == 0) throw Error(fmt::format("{}: must be at least 1 byte", flag));
+  return value;
+}
+
+namespace {
+
+// The shared validator of make_integer_options_strict: plain decimal, in range, rewritten
+// canonically. CLI11 2.1 converts with strtoull/strtoll in base 0, which saturates on
+// overflow, wraps "-1" into 2^64 - 1 and reads "010" as octal.
+CLI::Validator strict_integer(bool is_signed) {
+  return CLI::Validator(
+      [is_signed](std::string& value) -> std::string {
+        const std::string range =
+            is_signed ? fmt::format("[{}, {}]", std::numeric_limits<std::int64_t>::min(),
+                                    std::numeric_limits<std::int64_t>::max())
+                      : fmt::format("[0, {}]", std::numeric_limits<std::uint64_t>::max());
+        std::string_view digits = value;
+        bool negative = false;
+        if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
+          negative = digits[0] == '-';
+          digits.remove_prefix(1);
+        }
+        const bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char ch) {
+          return ch >= '0' && ch <= '9';
+        });
+        if (!all_digits)
+          return fmt::format("'{}' is not a decimal integer", value);
+        if (negative && !is_signed)
+          return fmt::format("{} is out of range: must be in {}", value, range);
+        std::uint64_t magnitude = 0;
+        const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+        const std::uint64_t limit = !is_signed  ? std::numeric_limits<std::uint64_t>::max()
+                                    : negative ? std::uint64_t{1} << 63
+                                               : (std::uint64_t{1} << 63) - 1;
+        if (ec != std::errc() || ptr != digits.data() + digits.size() || magnitude > limit)
+          return fmt::format("{} is out of range: must be in {}", value, range);
+        value = (negative && magnitude ? "-" : "") + std::to_string(magnitude);
+        return {};
+      },
+      "", "strict integer");
+}
+
+void make_strict(CLI::App* app, const CLI::Validator& unsigned_check, const CLI::Validator& signed_check) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string type = opt->get_type_name();
+    // transform, not check: the validator rewrites the value, and transform puts it first,
+    // ahead of an option's own Range check.
+    if (type == "UINT") opt->transform(unsigned_check);
+    if (type == "INT") opt->transform(signed_check);
+  }
+  for (CLI::App* sub : app->get_subcommands({})) make_strict(sub, unsigned_check, signed_check);
+}
+
+}  // namespace
+
+void make_integer_options_strict(CLI::App& app) {
+  make_strict(&app, strict_integer(false), strict_integer(true));
 }
 
 namespace {

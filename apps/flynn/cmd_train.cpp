@@ -45,7 +45,9 @@ void run_train(const TrainOptions& o) {
     model.fit(data, bar.callback());
   }
   const double train_seconds = seconds_since(t_train);
+  const auto t_save = std::chrono::steady_clock::now();
   io::save_model(model, o.model);
+  const double save_seconds = seconds_since(t_save);
   // A device such as /dev/null has no size to report.
   std::error_code size_error;
   const auto model_bytes = std::filesystem::file_size(o.model, size_error);
@@ -59,7 +61,8 @@ void run_train(const TrainOptions& o) {
                       {"load_seconds", load_seconds},
                       {"train_seconds", train_seconds},
                       {"model", o.model},
-                      {"model_bytes", model_bytes}};
+                      {"model_bytes", model_bytes},
+                      {"save_seconds", save_seconds}};
   if (!o.test.empty()) {
     io::LoadOptions tl = load;
     tl.expected_features = data.n_features;
