@@ -145,6 +145,34 @@ TEST(ModelBounds, AModelFileIsReadOnlyAsFarAsItsHeaderSays) {
                              {"m.flynn", "input size limit"}));
 }
 
+// The count stream's own deflate encoder (counts_deflate.hpp), read back by zlib's
+// inflate inside parse_model: runs of every length around the match limits (1..3, 258,
+// 259, 260, 516, ...), multi-byte varints, the largest count, runs of non-zero bytes.
+TEST(ModelBounds, CountStreamRoundTripsEveryRunShape) {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint32_t> values;
+  const std::uint32_t specials[] = {0, 1, 2, 127, 128, 255, 256, 16383, 16384, 4294967295u};
+  for (std::uint32_t len : {1u, 2u, 3u, 4u, 257u, 258u, 259u, 260u, 261u, 516u, 517u, 100000u})
+    for (std::uint32_t v : specials) values.insert(values.end(), len % 7 == 0 ? 1 : len, v);
+  for (int i = 0; i < 20000; ++i) values.push_back(rng() % 3 ? 0 : static_cast<std::uint32_t>(rng() >> (rng() % 64)));
+  const std::uint32_t m = 1000;
+  values.resize((values.size() + m - 1) / m * m, 0);
+  FlyNN model = paper_model(1, m, 8);
+  Provenance dp;  // DP counts carry no row-sum rule, so any values are a valid model
+  dp.differentially_private = true;
+  dp.epsilon = 1;
+  dp.dp_T = 1;
+  dp.dp_parties = 1;
+  model.set_provenance(dp);
+  const std::size_t L = values.size() / m;
+  std::vector<std::string> names;
+  for (std::size_t l = 0; l < L; ++l) names.push_back("c" + std::to_string(l));
+  FlyNN wide(model.config(), LabelSet(names), ClassCounts(L, m, values), 1);
+  wide.set_provenance(dp);
+  const io::ModelContents mc = io::parse_model(io::serialize_model(wide), "m");
+  EXPECT_EQ(mc.counts.values(), values);
+}
+
 // Whatever training writes, the loader reads back: random configurations (every variant,
 // binary and decaying filters, DP provenance) and awkward labels.
 TEST(ModelBounds, RoundTripOverRandomConfigurationsAndLabels) {

@@ -36,10 +36,12 @@
 // the variant's signed-lifting flag). A paper-variant model with temperature 1 is written
 // as version 1, byte for byte as before variants existed.
 // Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
-// raw L·m·4 bytes. The same model always serialises to the same bytes. The deflate stream
-// uses zlib's run-length strategy (Z_RLE) since issue 13, for saving speed (a 2500-class
-// model: 1.2 s instead of 20 s at level 9, 8% larger); files written before, at level 9,
-// still read, and both decompress to the same varint stream.
+// raw L·m·4 bytes. The same model always serialises to the same bytes. Since issue 13 the
+// deflate stream is written by flynn's own run-length encoder (src/core/io/counts_deflate.hpp:
+// one fixed-Huffman block, runs as distance-1 matches), for saving speed: a 2500-class
+// model saves in a fraction of a second instead of 20 s at zlib level 9, for a somewhat
+// larger file. Files written before (zlib level 9) still read, and both decompress to the
+// same varint stream: only the compressed bytes differ.
 #include <cstdint>
 #include <string>
 #include <string_view>

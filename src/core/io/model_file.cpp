@@ -18,6 +18,7 @@
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/memory.hpp"
 #include "core/io/byte_codec.hpp"
+#include "core/io/counts_deflate.hpp"
 
 namespace flynn::io {
 
@@ -42,55 +43,6 @@ std::uint32_t crc32_of(std::string_view b) {
   return static_cast<std::uint32_t>(crc);
 }
 
-std::string encode_counts(const ClassCounts& counts) {
-  std::string raw;
-  raw.reserve(counts.values().size() + 64);
-  for (std::uint32_t v : counts.values()) {
-    while (v >= 0x80) {
-      raw.push_back(static_cast<char>((v & 0x7F) | 0x80));
-      v >>= 7;
-    }
-    raw.push_back(static_cast<char>(v));
-  }
-  return raw;
-}
-
-// zlib's run-length strategy: the varint stream is mostly runs of 0 (and 1, 2) bytes, so
-// matches at distance 1 capture nearly everything. On a 2500-class model (m = 65536,
-// 164 MB of varints) it takes 1.2 s against 20 s for level 9's lazy matching, for a file
-// 8% larger (905 KB vs 841 KB). The decompressed stream, and so the model, is unchanged;
-// only the compressed bytes differ from files written before (issue 13).
-std::string deflate_bytes(const std::string& raw) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, MAX_WBITS, 8, Z_RLE) != Z_OK)
-    throw Error("cannot compress model counts (zlib initialisation failed)");
-  struct Guard {
-    z_stream* z;
-    ~Guard() { deflateEnd(z); }
-  } guard{&zs};
-  std::string packed(deflateBound(&zs, static_cast<uLong>(raw.size())), '\0');
-  // zlib counts in uInt: feed and drain in pieces below 4 GiB.
-  constexpr std::size_t kPiece = std::size_t{1} << 30;
-  std::size_t in_pos = 0, out_pos = 0;
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    if (zs.avail_in == 0 && in_pos < raw.size()) {
-      const std::size_t n = std::min(raw.size() - in_pos, kPiece);
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data() + in_pos));
-      zs.avail_in = static_cast<uInt>(n);
-      in_pos += n;
-    }
-    const std::size_t room = std::min(packed.size() - out_pos, kPiece);
-    zs.next_out = reinterpret_cast<Bytef*>(packed.data() + out_pos);
-    zs.avail_out = static_cast<uInt>(room);
-    rc = deflate(&zs, in_pos == raw.size() ? Z_FINISH : Z_NO_FLUSH);
-    out_pos += room - zs.avail_out;
-    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-      throw Error("cannot compress model counts (zlib error)");
-  }
-  packed.resize(out_pos);
-  return packed;
-}
 
 // Inflates the packed counts in 64 KiB pieces and decodes their LEB128 varints, calling
 // sink(cell, value) for each of the `cells` values in order. Streaming keeps the varint
@@ -194,10 +146,10 @@ std::string serialize_model(const FlyNN& model) {
     body.bytes(name);
   }
   for (std::uint64_t r : model.counts().rows_per_class()) body.u64(r);
-  const std::string raw = encode_counts(model.counts());
-  const std::string packed = deflate_bytes(raw);
+  std::uint64_t raw_length = 0;
+  const std::string packed = detail::deflate_counts(model.counts(), raw_length);
   body.u8(kCountsVarintDeflate);
-  body.u64(raw.size());
+  body.u64(raw_length);
   body.u64(packed.size());
   body.bytes(packed);
 
@@ -351,11 +303,11 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
     r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
                        "than the input size limit of {} bytes (--max-input-bytes)",
                        L, c.m, counts_bytes, counts_bytes / double(1ULL << 30), max_input_bytes));
-  if (counts_bytes > detail::physical_memory_bytes())
+  if (counts_bytes > flynn::detail::physical_memory_bytes())
     r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
                        "than this machine's {:.1f} GiB",
                        L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
-                       detail::physical_memory_bytes() / double(1ULL << 30)));
+                       flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
   const std::string_view packed = r.bytes(packed_length, "packed counts");
 
   // One pass: the table is reserved (address space, no pages touched) and filled as the
@@ -442,11 +394,11 @@ FlyNN deserialize_model(std::string_view bytes, const std::string& source, int t
   // lifting matrix (m × s column indices) is built next.
   const std::uint64_t lifting_bytes = std::uint64_t(mc.config.m) * mc.config.s * 4;
   const std::uint64_t need = lifting_bytes + mc.counts.values().size() * 4;
-  if (need > detail::physical_memory_bytes())
+  if (need > flynn::detail::physical_memory_bytes())
     throw Error(fmt::format("{}: loading needs about {:.1f} GiB (m = {}, s = {}, {} classes), "
                             "more than this machine's {:.1f} GiB",
                             source, need / double(1ULL << 30), mc.config.m, mc.config.s,
-                            mc.labels.size(), detail::physical_memory_bytes() / double(1ULL << 30)));
+                            mc.labels.size(), flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
