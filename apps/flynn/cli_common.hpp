@@ -16,6 +16,7 @@
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/progress.hpp"
+#include "option_parsing.hpp"
 
 namespace flynn::cli {
 
@@ -52,13 +53,8 @@ struct InputLimitOption {
   std::uint64_t bytes() const;
 };
 
-/// Parses "123", "64K", "64M", "4G", "1T" (binary multiples, case-insensitive, an optional
-/// trailing "B"/"iB") into bytes. Throws flynn::Error naming `flag` when the text is not
-/// such a size, is 0, or does not fit in 64 bits.
-std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);
-
 /// Makes every integer option of `app` and of all its subcommands strict, with one shared
-/// validator: the value must be a plain decimal integer (an optional '+'; '-' only for
+/// validator (check_strict_integer, option_parsing.hpp): the value must be a plain decimal integer (an optional '+'; '-' only for
 /// signed options) within the 64-bit range of its kind, so "--seed 18446744073709551616"
 /// and "--seed -1" are errors naming the flag and the range instead of saturating or
 /// wrapping. The value is rewritten in canonical decimal before CLI11 converts it, so
