@@ -23,7 +23,7 @@ flynn::FlyNN rebuild(flynn::io::ModelContents mc) {
   flynn::FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), 1);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
-  model.set_temperature(mc.temperature);
+  if (mc.temperature) model.set_temperature(*mc.temperature);
   return model;
 }
 

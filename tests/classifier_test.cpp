@@ -67,8 +67,12 @@ TEST(FlyNN, HandComputedAlgorithm1) {
   EXPECT_DOUBLE_EQ(s[2], 2.0);
   EXPECT_DOUBLE_EQ(s[3], 0.5);
   EXPECT_EQ(model.predict(q), (std::vector<std::uint32_t>{0, 1}));
-  // Probabilities: softmax(-score/rho) → p_A(q1) = 1 / (1 + e^{-(2-.75)/2}).
-  const auto p = model.predict_proba(q);
+  // Probabilities: equal priors (2 rows each), so softmax(-score/(rho·t)) →
+  // p_A(q1) = 1 / (1 + e^{-(2-.75)/(2t)}), t = 0.054 by default, then a set t = 1.
+  auto p = model.predict_proba(q);
+  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-1.25 / (2 * Defaults::temperature))), 1e-12);
+  model.set_temperature(1.0);
+  p = model.predict_proba(q);
   EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-0.625)), 1e-12);
   EXPECT_NEAR(p[0] + p[1], 1.0, 1e-12);
   EXPECT_NEAR(p[2] + p[3], 1.0, 1e-12);

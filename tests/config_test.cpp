@@ -58,6 +58,20 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
   }
 }
 
+// The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
+// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper.
+TEST(HyperParams, DefaultRulesForMSAndRho) {
+  struct Case { std::uint32_t d, m, s, rho; };
+  for (const Case& k : {Case{4, 4096, 2, 256}, Case{13, 4096, 3, 78}, Case{16, 4096, 4, 64},
+                        Case{40, 10240, 12, 64}, Case{784, 131072, 64, 64}}) {
+    const FlyConfig c = HyperParams{}.resolve(k.d);
+    EXPECT_EQ(c.m, k.m) << k.d;
+    EXPECT_EQ(c.s, k.s) << k.d;
+    EXPECT_EQ(c.rho, k.rho) << k.d;
+    EXPECT_EQ(variant_name(c.variant), "zsign-q+paper");
+  }
+}
+
 TEST(HyperParams, InvalidValuesNameTheParameter) {
   HyperParams p;
   p.s = 30;

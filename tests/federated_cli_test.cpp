@@ -82,10 +82,45 @@ TEST(FederatedCli, SimulateWithDifferentialPrivacy) {
   EXPECT_NEAR(dp["epsilon_per_party"].get<double>(), 2.0 / 3, 1e-12);
   EXPECT_EQ(dp["T"], 30);
   EXPECT_EQ(dp["exponent"], "paper");
+  EXPECT_EQ(dp["unit"], "paper");               // the paper's split stays the default …
+  EXPECT_EQ(dp["postprocess"], "noise-units");  // … the measured post-processing is the CLI's
   for (const auto& p : j["parties_detail"]) EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 4u + 30 * 8);
   const auto info = test::run_cli("info --model " + dir.file("dp.model"));
   EXPECT_NE(info.out.find("differentially private release: epsilon=2, T=30, parties=3"), std::string::npos)
       << info.out;
+}
+
+// --dp-unit and --dp-postprocess on simulate and train (the gRPC commands share the
+// flags): the record unit spends the whole ε per party, the paper's unit stays the default
+// (the test above), and a post-processed release is reported.
+TEST(FederatedCli, DpUnitAndPostProcessingOnSimulateAndTrain) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 60, 6, 4);
+  const auto r = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 3 --m 256 --rho 8 --dp-epsilon 2 --dp-T 30 "
+      "--dp-unit record --dp-postprocess threshold --json", csv));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto dp = nlohmann::json::parse(r.out)["differential_privacy"];
+  EXPECT_NEAR(dp["epsilon_total"].get<double>(), 2.0, 1e-12);
+  EXPECT_NEAR(dp["epsilon_per_party"].get<double>(), 2.0, 1e-12);  // parallel composition
+  EXPECT_EQ(dp["unit"], "record");
+  EXPECT_EQ(dp["postprocess"], "threshold");
+  const auto text = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 3 --m 256 --rho 8 --dp-epsilon 2 --dp-T 30 --dp-unit record "
+      "--dp-postprocess noise-units", csv));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("epsilon spent 2 in total, 2 per party"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("record unit, parallel composition"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("release post-processed: noise-units"), std::string::npos) << text.out;
+  // `federated train` alone (one party: both units spend ε) takes the same flags.
+  const auto t = test::run_cli(fmt::format(
+      "federated train --data {} --labels c0,c1,c2 --model {} --m 256 --rho 8 --dp-epsilon 1 --dp-T 20 "
+      "--dp-unit record --dp-postprocess class-balance --json -q", csv, dir.file("solo.model")));
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const auto tj = nlohmann::json::parse(t.out)["differential_privacy"];
+  EXPECT_EQ(tj["unit"], "record");
+  EXPECT_EQ(tj["postprocess"], "class-balance");
+  EXPECT_NEAR(tj["epsilon_per_party"].get<double>(), 1.0, 1e-12);
 }
 
 TEST(FederatedCli, BadInputIsAClearError) {
@@ -100,6 +135,9 @@ TEST(FederatedCli, BadInputIsAClearError) {
       {"--dp-epsilon -1 --dp-T 4", "dp-epsilon = -1"},
       {"--dp-epsilon 1 --dp-T 100000000 --m 64", "dp-T = 100000000"},
       {"--dp-epsilon 1 --dp-T 5 --dp-exponent sharp", "dp-exponent: 'sharp'"},
+      {"--dp-epsilon 1 --dp-T 5 --dp-unit row", "dp-unit: 'row'"},
+      {"--dp-epsilon 1 --dp-T 5 --dp-postprocess clamp", "dp-postprocess: 'clamp'"},
+      {"--dp-unit record", "need --dp-epsilon and --dp-T"},
       {"--test " + narrow, "narrow.csv"},
       {"--labels c0,c1", "label 'c2' is not one of"},
       {"--rho 0", "rho = 0"},
@@ -173,6 +211,32 @@ TEST(FederatedCli, PrivacyStudyQuick) {
   EXPECT_EQ(lines(out + "/privacy_raw.csv"), 1u + 4 * (1 + 3 * 4));
   // DP noise is fresh on every computation, so equal DP points prove they were read back.
   EXPECT_EQ(raw_rows(out + "/privacy_raw.csv", "dp"), dp_before);
+}
+
+// Both units and two post-processings: 2 × 2 variants per (ε, T), each drawn as its own
+// curve family, with the 26-class group.
+TEST(FederatedCli, PrivacyStudyComparesUnitsAndPostProcessings) {
+  test::TempDir dir;
+  const std::string out = dir.file("ps");
+  const auto r = test::run_cli(fmt::format(
+      "reproduce privacy --out {} --quick --no-fashion --repetitions 1 --multiclass --dp-unit paper,record "
+      "--dp-postprocess none,threshold,none -q --json", out));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 5 groups × (1 non-private + 3 ε × 4 T × 2 units × 2 post-processings), plus the header.
+  EXPECT_EQ(lines(out + "/privacy_raw.csv"), 1u + 5 * (1 + 3 * 4 * 2 * 2));
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 5u);
+  EXPECT_EQ(j["variants"].size(), 4u);
+  EXPECT_EQ(j["groups"][4]["dataset"], "synthetic-26");
+  EXPECT_GT(j["groups"][4]["nonprivate"]["mean"].get<double>(), 0.5);  // chance is 1/26
+  EXPECT_EQ(j["groups"][0]["best"].size(), 3u * 4);
+  const std::string best = test::read_text(out + "/privacy_best.csv");
+  EXPECT_NE(best.find(",record,threshold,"), std::string::npos);
+  if (experiments::matplotlib_available())
+    EXPECT_GT(fs::file_size(fs::path(out) / "privacy_variants.png"), 1000u);
+  const auto bad = test::run_cli(fmt::format("reproduce privacy --out {} --quick --dp-unit row", out));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("dp-unit: 'row'"), std::string::npos) << bad.err;
 }
 
 TEST(FederatedCli, PrivacyStudyResumesAnInterruptedRunAndKeepsItsOldNames) {

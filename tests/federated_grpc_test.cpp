@@ -25,7 +25,9 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/federated/grpc.hpp"
+#include "flynn/federated/key_binding.hpp"
 #include "flynn/federated/party.hpp"
+#include "flynn/federated/secure_aggregation.hpp"
 #include "flynn/federated/split.hpp"
 #include "flynn/io/loaders.hpp"
 #include "test_support.hpp"
@@ -378,14 +380,15 @@ TEST(FederatedGrpc, DifferentConfigStopsEveryoneNamingTheField) {
     EXPECT_FALSE(exists(f.dir.file(file))) << file;
 }
 
-// DP over secure aggregation (dense masked release), with every party's budget ledger:
-// the first run is recorded, a second run beyond the budget is refused everywhere.
+// DP over secure aggregation (dense masked release), with every party's budget ledger and
+// the coordinator's post-processing: the first run is recorded, a second run beyond the
+// budget is refused everywhere.
 TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
   Federation f(3, "iid");
   auto run = [&](int round) {
     int port = 0;
     auto server = f.serve(3, {"--dp-epsilon", "2", "--dp-T", "40", "--dp-unit", "record",
-                              "--deadline", "30"}, &port);
+                              "--dp-postprocess", "threshold", "--deadline", "30"}, &port);
     EXPECT_GT(port, 0);
     std::vector<std::unique_ptr<Process>> joins;
     for (int p = 0; p < 3; ++p)
@@ -403,6 +406,8 @@ TEST(FederatedGrpc, DpReleaseWithLedgerAndRecordUnit) {
   EXPECT_NEAR(j["differential_privacy"]["epsilon_per_party"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(j["differential_privacy"]["epsilon_total"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(j["differential_privacy"]["ledger_spent"].get<double>(), 2.0, 1e-9);
+  // The coordinator's post-processing reached the parties (Settings.dp_postprocess).
+  EXPECT_EQ(j["differential_privacy"]["postprocess"], "threshold");
   EXPECT_EQ(test::read_text(f.dir.file("dp1_0.model")), test::read_text(f.dir.file("dp1_2.model")));
 
   auto [codes2, joins2] = run(2);
@@ -497,6 +502,95 @@ TEST(FederatedGrpc, CoordinatorSeesOnlyUniformlyRandomMaskedCounts) {
   const auto clear = counts_seen_by_coordinator(f, false);
   for (std::size_t p = 0; p < clear.size(); ++p)
     EXPECT_GT(byte_chi_square(clear[p]), 10 * kCritical) << "party " << p;
+}
+
+// ---- key binding: a coordinator cannot swap the parties' X25519 keys ------------------------
+
+TEST(KeyBinding, SignatureBindsTheKeyToTheCertificatesName) {
+  Federation f(3, "iid");
+  const std::string ca = test::read_text(f.pki + "/ca.pem");
+  const std::string cert = test::read_text(f.cert(party_name(1)) + ".pem");
+  const std::string key = test::read_text(f.cert(party_name(1)) + ".key");
+  const federated::X25519KeyPair x, other;
+  EXPECT_EQ(federated::certificate_common_name(cert), party_name(1));
+  const std::string sig = federated::sign_exchange_key(key, party_name(1), x.public_key());
+  EXPECT_NO_THROW(federated::verify_exchange_key(ca, cert, party_name(1), x.public_key(), sig));
+  const auto fails = [&](const std::string& c, const std::string& name, const std::string& k,
+                         std::string s, const std::string& want) {
+    try {
+      federated::verify_exchange_key(ca, c, name, k, s);
+      ADD_FAILURE() << "accepted: " << want;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  };
+  fails(cert, party_name(1), other.public_key(), sig, "not the one its certificate's key signed");
+  std::string flipped = sig;
+  flipped[flipped.size() / 2] ^= 1;
+  fails(cert, party_name(1), x.public_key(), flipped, "not the one its certificate's key signed");
+  // Another party's certificate cannot vouch for the name, nor sign for it.
+  const std::string cert0 = test::read_text(f.cert(party_name(0)) + ".pem");
+  fails(cert0, party_name(1), x.public_key(), sig, "its certificate names");
+  fails(cert0, party_name(0), x.public_key(), sig, "not the one its certificate's key signed");
+  // A certificate of another CA (e.g. the coordinator's own, self-made) is refused.
+  f.other_pki = f.dir.file("other");
+  make_pki(f.other_pki, {party_name(1)});
+  const std::string foreign = test::read_text(f.cert(party_name(1), f.other_pki) + ".pem");
+  const std::string foreign_sig = federated::sign_exchange_key(
+      test::read_text(f.cert(party_name(1), f.other_pki) + ".key"), party_name(1), x.public_key());
+  fails(foreign, party_name(1), x.public_key(), foreign_sig, "not issued by the federation's CA");
+  fails("", party_name(1), x.public_key(), sig, "missing or unreadable");
+}
+
+// A malicious coordinator (in this process, over real gRPC on loopback) replaces party 1's
+// X25519 key in the Welcome with a key of its own, which would let it derive the masks
+// party 1 shares with the others: every party detects it before masking, the round aborts
+// for everyone with the reason, and no party trains.
+TEST(FederatedGrpc, SwappedKeyAbortsTheRound) {
+  Federation f(3, "iid");
+  federated::CoordinatorOptions o;
+  o.listen = "127.0.0.1:0";
+  o.parties = 3;
+  o.tls = {f.pki + "/ca.pem", f.pki + "/server.pem", f.pki + "/server.key"};
+  o.deadline_seconds = 30;
+  o.settings.labels = LabelSet::parse_list(f.labels);
+  o.settings.hyper.m = 512;
+  o.settings.hyper.rho = 16;
+  o.settings.hyper.seed = 3;
+  const federated::X25519KeyPair attacker;
+  o.tamper_public_keys = [&](std::vector<std::string>& keys) { keys[1] = attacker.public_key(); };
+  federated::Coordinator coordinator(o);
+  std::vector<std::string> errors(3);
+  std::vector<int> trained(3, 0);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < 3; ++p)
+    threads.emplace_back([&, p] {
+      try {
+        federated::JoinOptions j;
+        j.server = fmt::format("127.0.0.1:{}", coordinator.port());
+        j.tls = {f.pki + "/ca.pem", f.cert(party_name(p)) + ".pem", f.cert(party_name(p)) + ".key"};
+        j.deadline_seconds = 30;
+        auto comm = federated::GrpcParty::join(j);
+        trained[p] = 1;  // never reached: the welcome is refused
+      } catch (const std::exception& e) {
+        errors[p] = e.what();
+      }
+    });
+  std::string coordinator_error;
+  try {
+    coordinator.run();
+  } catch (const federated::FederationError& e) {
+    coordinator_error = e.what();
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_NE(coordinator_error.find("substituting keys"), std::string::npos) << coordinator_error;
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(trained[p], 0) << p;
+    EXPECT_NE(errors[p].find("substituting keys"), std::string::npos) << p << ": " << errors[p];
+  }
+  // Party 1 sees its own key replaced; the others see a key its certificate did not sign.
+  EXPECT_NE(errors[1].find("another key or name than it sent"), std::string::npos) << errors[1];
+  EXPECT_NE(errors[0].find("party '" + party_name(1) + "' (rank 1)"), std::string::npos) << errors[0];
 }
 
 }  // namespace

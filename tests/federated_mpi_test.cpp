@@ -120,5 +120,24 @@ TEST_F(FederatedMpi, PrivateModelIdenticalOnEveryRank) {
   for (const auto& p : j["parties_detail"]) EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 404u);
 }
 
+// --dp-unit record over MPI: every rank spends the whole ε (parallel composition), the
+// post-processing is applied identically on every rank.
+TEST_F(FederatedMpi, RecordUnitAndPostProcessingOverMpi) {
+  const auto r = test::run_shell(
+      kMpirun + "-np 3 " +
+      train_args(fmt::format("--model {} --m 512 --rho 16 --dp-epsilon 1.5 --dp-T 50 --dp-unit record "
+                             "--dp-postprocess noise-units+class-balance --json",
+                             dir_.file("rec_{rank}.model"))));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string m0 = test::read_text(dir_.file("rec_0.model"));
+  EXPECT_EQ(m0, test::read_text(dir_.file("rec_1.model")));
+  EXPECT_EQ(m0, test::read_text(dir_.file("rec_2.model")));
+  const auto dp = nlohmann::json::parse(r.out)["differential_privacy"];
+  EXPECT_EQ(dp["unit"], "record");
+  EXPECT_EQ(dp["postprocess"], "noise-units+class-balance");
+  EXPECT_NEAR(dp["epsilon_per_party"].get<double>(), 1.5, 1e-12);
+  EXPECT_NEAR(dp["epsilon_total"].get<double>(), 1.5, 1e-12);
+}
+
 }  // namespace
 }  // namespace flynn

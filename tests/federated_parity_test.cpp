@@ -177,6 +177,12 @@ TEST(FederatedAgreement, DifferingFieldRefusesEveryParty) {
   for (auto& s : dp) s.dp = DpParams{1.0, 5};
   dp[1].dp->epsilon = 2.0;
   for (const auto& e : run_parties(ptrs, dp)) EXPECT_NE(e.find("its dp-epsilon differs"), std::string::npos) << e;
+  dp[1].dp->epsilon = 1.0;
+  dp[1].dp->unit = DpUnit::Record;
+  for (const auto& e : run_parties(ptrs, dp)) EXPECT_NE(e.find("its dp-unit differs"), std::string::npos) << e;
+  dp[1].dp->unit = DpUnit::Paper;
+  dp[1].dp->postprocess = DpPostprocess::Threshold;
+  for (const auto& e : run_parties(ptrs, dp)) EXPECT_NE(e.find("its dp-postprocess differs"), std::string::npos) << e;
   // A party that gives no seed accepts party 0's.
   std::vector<FederationSettings> seeds(3, base);
   seeds[1].hyper.seed.reset();

@@ -4,12 +4,14 @@
 // unchanged), temperature.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <string>
 
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/feature_stats.hpp"
+#include "flynn/fly_hasher.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/random.hpp"
 #include "flynn/row_encoder.hpp"
@@ -20,7 +22,7 @@ namespace {
 
 using test::blobs;
 
-const char* kVariants[] = {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign"};
+const char* kVariants[] = {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign", "zsign-q+paper", "zsign+paper"};
 
 // Blobs with features on very different scales and offsets: the data the variants are for.
 Dataset skewed_blobs(std::uint64_t seed, std::size_t per_class = 30) {
@@ -244,6 +246,44 @@ TEST_P(EachVariant, ModelFileRecordsVariantAndStatistics) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, EachVariant, ::testing::ValuesIn(kVariants));
 
+// A paper-half hash is the first half's hash (the encoded row, ⌊m/2⌋ units, ⌊ρ/2⌋ winners)
+// followed by the paper method's hash of the raw row with the derived seed, shifted by ⌊m/2⌋.
+TEST(Variant, PaperHalfJoinsTheTwoHalvesHashes) {
+  const Dataset data = skewed_blobs(21);
+  const FlyConfig c = variant_config("zsign-q+paper", 5, 9);
+  const std::array<FlyConfig, 2> halves = c.halves();
+  EXPECT_EQ(halves[0].m + halves[1].m, c.m);
+  EXPECT_EQ(halves[0].rho + halves[1].rho, c.rho);
+  EXPECT_EQ(halves[0].variant, parse_variant("zsign-q"));
+  EXPECT_TRUE(halves[1].variant.is_paper());
+  EXPECT_NE(halves[1].seed, c.seed);
+  const FeatureStats stats = FeatureSums::of(data).stats();
+  FlyHasher whole(c, 1), first(halves[0], 1);
+  const FlyHasher second(halves[1], 1);
+  whole.set_feature_stats(stats);
+  first.set_feature_stats(stats);
+  const std::vector<std::uint32_t> w = whole.hash(data.features.data(), data.n_rows, 2);
+  const std::vector<std::uint32_t> a = first.hash(data.features.data(), data.n_rows, 1);
+  const std::vector<std::uint32_t> b = second.hash(data.features.data(), data.n_rows, 1);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    for (std::uint32_t k = 0; k < halves[0].rho; ++k)
+      ASSERT_EQ(w[r * c.rho + k], a[r * halves[0].rho + k]);
+    for (std::uint32_t k = 0; k < halves[1].rho; ++k)
+      ASSERT_EQ(w[r * c.rho + halves[0].rho + k], b[r * halves[1].rho + k] + halves[0].m);
+  }
+  // Each half needs a winner and a loser; s may not exceed the raw row.
+  HyperParams h;
+  h.variant = parse_variant("zsign-q+paper");
+  h.m = 8;
+  h.rho = 1;
+  EXPECT_THROW(h.resolve(5), Error);
+  h.rho = 8;
+  EXPECT_THROW(h.resolve(5), Error);
+  Variant paper_twice;
+  paper_twice.paper_half = true;
+  EXPECT_THROW(paper_twice.validate(), Error);
+}
+
 TEST(Variant, StandardisationHelpsOnSkewedScales) {
   // Class signal in a small-scale feature, noise in a huge one: the paper's L2-normalised
   // hash sees only the huge feature; standardising recovers the signal.
@@ -280,7 +320,7 @@ TEST(Variant, StandardisationHelpsOnSkewedScales) {
   EXPECT_GT(thermo, 0.8);  // 8 threshold units per feature dilute s = 2 draws more
 }
 
-TEST(Temperature, StoredInVersion2AndScalesTheSoftmax) {
+TEST(Temperature, StoredInVersion2AndScalesThePriorWeightedSoftmax) {
   const Dataset data = skewed_blobs(14, 20);
   HyperParams h;
   h.m = 256;
@@ -290,16 +330,26 @@ TEST(Temperature, StoredInVersion2AndScalesTheSoftmax) {
   FlyNN model(h.resolve(5, 3), data.classes, 1);
   model.fit(data);
   const std::string v1 = io::serialize_model(model);
-  EXPECT_EQ(v1[8], 1);  // paper + temperature 1: version 1, as before
+  EXPECT_EQ(v1[8], 1);  // paper without a set temperature: version 1, as before
+  EXPECT_FALSE(model.has_temperature());
+  EXPECT_EQ(model.temperature(), Defaults::temperature);
+  EXPECT_FALSE(io::parse_model(v1, "mem").temperature.has_value());
   const std::vector<double> p1 = model.predict_proba(data);
   model.set_temperature(2.0);
   const std::vector<double> p2 = model.predict_proba(data);
   const std::vector<double> s = model.scores(data);
-  for (std::size_t r = 0; r < 3; ++r) {
-    double total = 0;
-    std::vector<double> expect(3);
-    for (int l = 0; l < 3; ++l) total += expect[l] = std::exp(-s[r * 3 + l] / (8 * 2.0));
-    for (int l = 0; l < 3; ++l) EXPECT_NEAR(p2[r * 3 + l], expect[l] / total, 1e-12);
+  // p_l ∝ π_l·exp(−score_l/(ρ·T)) with Laplace-smoothed class frequencies π.
+  const std::vector<std::uint64_t>& rows = model.counts().rows_per_class();
+  const double n = double(rows[0] + rows[1] + rows[2]);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    for (double t : {Defaults::temperature, 2.0}) {
+      double total = 0;
+      std::vector<double> expect(3);
+      for (int l = 0; l < 3; ++l)
+        total += expect[l] = (double(rows[l]) + 1) / (n + 3) * std::exp(-s[r * 3 + l] / (8 * t));
+      const std::vector<double>& p = t == 2.0 ? p2 : p1;
+      for (int l = 0; l < 3; ++l) EXPECT_NEAR(p[r * 3 + l], expect[l] / total, 1e-12);
+    }
   }
   EXPECT_NE(p1, p2);
   const std::string v2 = io::serialize_model(model);
@@ -307,6 +357,9 @@ TEST(Temperature, StoredInVersion2AndScalesTheSoftmax) {
   const io::ModelContents mc = io::parse_model(v2, "mem");
   EXPECT_EQ(mc.temperature, 2.0);
   EXPECT_TRUE(mc.config.variant.is_paper());
+  EXPECT_TRUE(io::deserialize_model(v2, "mem", 1).has_temperature());
+  model.clear_temperature();
+  EXPECT_EQ(io::serialize_model(model), v1);
   EXPECT_THROW(model.set_temperature(0.0), Error);
   EXPECT_THROW(model.set_temperature(-1.0), Error);
   EXPECT_THROW(model.set_temperature(std::nan("")), Error);

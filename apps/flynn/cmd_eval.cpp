@@ -88,7 +88,7 @@ void run_eval(const EvalOptions& o) {
                           {"out_of_fold_ece", cal->fit.ece},
                           {"heldout_log_loss", cal->heldout_log_loss},
                           {"heldout_ece", cal->heldout_ece},
-                          {"default_temperature", experiments::kDefaultTemperature},
+                          {"default_temperature", Defaults::temperature},
                           {"default_log_loss", cal->default_log_loss},
                           {"default_ece", cal->default_ece}};
     print_json(j);
@@ -103,7 +103,7 @@ void run_eval(const EvalOptions& o) {
     std::cout << fmt::format("probability temperature fitted on out-of-fold scores: {:.4g}; held-out "
                              "(cross-fitted) log-loss {:.4f}, ECE {:.4f}; default t = {:g}: {:.4f}, {:.4f}\n",
                              cal->fit.temperature, cal->heldout_log_loss, cal->heldout_ece,
-                             experiments::kDefaultTemperature, cal->default_log_loss, cal->default_ece);
+                             Defaults::temperature, cal->default_log_loss, cal->default_ece);
   if (o.knn)
     for (const experiments::KnnCvResult* r : {&knn.l2, &knn.standardized})
       std::cout << fmt::format("exact kNN ({}), best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}{}\n",

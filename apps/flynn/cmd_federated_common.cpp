@@ -12,27 +12,58 @@ namespace flynn::cli {
 
 using namespace flynn::federated;
 
-void DpOptions::add_to(CLI::App* cmd) {
+void DpOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
   const char* g = "Differential privacy";
-  eps_opt = cmd->add_option("--dp-epsilon", epsilon,
-                            "Total privacy budget epsilon of the federation (each party "
-                            "spends epsilon/parties); enables the DP release")
-                ->group(g);
+  eps_opt = cmd->add_option("--dp-epsilon", epsilon, epsilon_help)->group(g);
   t_opt = cmd->add_option("--dp-T", T, "Entries each party releases (with --dp-epsilon)")->group(g);
-  cmd->add_option("--dp-exponent", exponent,
-                  "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or "
-                  "'reference' eps'*c/(2T), see docs/federated.md")
-      ->group(g);
+  exp_opt = cmd->add_option("--dp-exponent", exponent,
+                            "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or "
+                            "'reference' eps'*c/(2T), see docs/federated.md")
+                ->group(g);
+  unit_opt = cmd->add_option("--dp-unit", unit,
+                             "How epsilon is split: 'paper' (each party spends epsilon/parties, "
+                             "default) or 'record' (each record lives at one party: parallel "
+                             "composition, each party spends epsilon); see docs/federated.md")
+                 ->group(g);
+  post_opt = cmd->add_option("--dp-postprocess", postprocess,
+                             "Post-processing of the aggregated release (free under DP): "
+                             "'noise-units' (default: the measured best), 'none' (the paper's "
+                             "model), 'threshold', 'class-balance', 'noise-units+class-balance'; "
+                             "see docs/federated.md")
+                 ->group(g);
 }
 
 std::optional<DpParams> DpOptions::params() const {
-  if (!eps_opt->count() && !t_opt->count()) return std::nullopt;
+  if (!eps_opt->count() && !t_opt->count()) {
+    if (exp_opt->count() || unit_opt->count() || post_opt->count())
+      throw Error("--dp-exponent, --dp-unit and --dp-postprocess need --dp-epsilon and --dp-T");
+    return std::nullopt;
+  }
   if (!eps_opt->count() || !t_opt->count())
     throw Error("--dp-epsilon and --dp-T go together: give both for a DP release");
   DpParams p;
   p.epsilon = epsilon;
   p.T = T;
   p.exponent = parse_dp_exponent(exponent);
+  p.unit = parse_dp_unit(unit);
+  p.postprocess = parse_dp_postprocess(postprocess);
+  p.validate();
+  return p;
+}
+
+std::optional<DpParams> DpOptions::override(std::optional<DpParams> base) const {
+  const bool any = eps_opt->count() || t_opt->count() || exp_opt->count() || unit_opt->count() ||
+                   post_opt->count();
+  if (!any) return base;
+  DpParams p = base.value_or(DpParams{});
+  if (!base && !(eps_opt->count() && t_opt->count()))
+    throw Error("the coordinator runs without DP: a party that wants DP must give both "
+                "--dp-epsilon and --dp-T (and the coordinator must agree)");
+  if (eps_opt->count()) p.epsilon = epsilon;
+  if (t_opt->count()) p.T = T;
+  if (exp_opt->count()) p.exponent = parse_dp_exponent(exponent);
+  if (unit_opt->count()) p.unit = parse_dp_unit(unit);
+  if (post_opt->count()) p.postprocess = parse_dp_postprocess(postprocess);
   p.validate();
   return p;
 }
@@ -58,10 +89,19 @@ void print_party_table(const std::vector<PartyReport>& reports,
 
 void print_privacy(const std::optional<PrivacyAccount>& a, const std::optional<DpParams>& dp) {
   if (!a || !dp) return;
+  const std::string composition =
+      dp->unit == DpUnit::Paper
+          ? fmt::format("Theorem 6, sequential: {} parties x {} picks x {:.6g} per pick", a->parties, a->T,
+                        a->per_pick)
+          : fmt::format("record unit, parallel composition: each of {} parties {} picks x {:.6g} per pick",
+                        a->parties, a->T, a->per_pick);
   std::cout << fmt::format(
       "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}, {} "
-      "exponent; Theorem 6: {} parties x {} picks x {:.6g} per pick)\n",
-      a->total, a->per_party, a->T, dp_exponent_name(dp->exponent), a->parties, a->T, a->per_pick);
+      "exponent, {} unit; {}){}\n",
+      a->total, a->per_party, a->T, dp_exponent_name(dp->exponent), dp_unit_name(dp->unit), composition,
+      dp->postprocess == DpPostprocess::None
+          ? ""
+          : fmt::format("; release post-processed: {}", dp_postprocess_name(dp->postprocess)));
 }
 
 CLI::App* federated_group(CLI::App& app) {

@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "cmd_federated_common.hpp"
 #include "federated_grpc_cli.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
@@ -34,7 +35,7 @@ struct JoinCliOptions {
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
-  FederatedDpFlags dp;
+  DpOptions dp;
 };
 
 // The coordinator's hyper-parameters with this party's flags, where given, on top: a
@@ -153,6 +154,7 @@ void join_command(const JoinCliOptions& o) {
                    {"epsilon_per_party", result.privacy->per_party},
                    {"T", result.privacy->T},
                    {"unit", dp_unit_name(settings.dp->unit)},
+                   {"postprocess", dp_postprocess_name(settings.dp->postprocess)},
                    {"ledger", o.ledger.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.ledger)},
                    {"ledger_spent", ledger ? nlohmann::json(ledger->spent()) : nlohmann::json(nullptr)}};
       print_json({{"command", "federated join"},

@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "cmd_federated_common.hpp"
 #include "federated_grpc_cli.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
@@ -30,7 +31,7 @@ struct ServeOptions {
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);
   CommonOptions common;
   HyperParamOptions hyper;
-  FederatedDpFlags dp;
+  DpOptions dp;
 };
 
 std::vector<std::string> split_names(const std::string& list) {

@@ -1,8 +1,8 @@
 // flynn predict: classify the rows of a data file with a saved model.
 #include <cmath>
+#include <iterator>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -12,9 +12,9 @@
 #include "flynn/error.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/csv_cells.hpp"
-#include "flynn/experiments/calibration.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/row_stream.hpp"
 #include "flynn/metrics.hpp"
 
 namespace flynn::cli {
@@ -24,35 +24,52 @@ namespace {
 struct PredictCmdOptions {
   std::string model, data, out, tie_break = "lowest";
   std::uint64_t tie_seed = 0;
+  std::size_t chunk_rows = io::ChunkLimits{}.max_rows;
   bool proba = false;
   CommonOptions common;
   DataOptions format;
 };
 
-void write_predictions(std::ostream& out, const FlyNN& model, const std::vector<std::uint32_t>& pred,
-                       const std::vector<double>& proba) {
-  const LabelSet& labels = model.labels();
+// The CSV header line of the predictions.
+void write_header(std::ostream& out, const FlyNN& model, bool proba) {
   out << "row,prediction";
-  if (!proba.empty())
-    for (const auto& name : labels.names()) out << "," << io::csv_field("p_" + name);
+  if (proba)
+    for (const auto& name : model.labels().names()) out << "," << io::csv_field("p_" + name);
   out << "\n";
-  for (std::size_t r = 0; r < pred.size(); ++r) {
-    out << r + 1 << "," << io::csv_field(labels.name(pred[r]));
-    if (!proba.empty())
-      for (std::size_t l = 0; l < labels.size(); ++l)
-        out << "," << fmt::format("{:.6g}", proba[r * labels.size() + l]);
-    out << "\n";
-  }
 }
 
-void run_predict(const PredictCmdOptions& o) {
-  if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
-  const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
-  io::LoadOptions load = o.format.load_options();
-  load.expected_features = model.config().input_dim;
-  load.require_labels = false;
-  const Dataset data = io::load_dataset(o.data, load);
+// The CSV lines of one chunk's predictions; `first_row` is the 1-based number of its
+// first row in the file. Formatted into one string and written at once.
+void write_predictions(std::ostream& out, const FlyNN& model, std::uint64_t first_row,
+                       const std::vector<std::uint32_t>& pred, const std::vector<double>& proba) {
+  const LabelSet& labels = model.labels();
+  std::string text;
+  for (std::size_t r = 0; r < pred.size(); ++r) {
+    fmt::format_to(std::back_inserter(text), "{},{}", first_row + r,
+                   io::csv_field(labels.name(pred[r])));
+    if (!proba.empty())
+      for (std::size_t l = 0; l < labels.size(); ++l)
+        fmt::format_to(std::back_inserter(text), ",{:.6g}", proba[r * labels.size() + l]);
+    text += '\n';
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
 
+// What predicting a file adds up to: row counts for the summary and, with --json and no
+// --out, the predicted names.
+struct PredictTally {
+  std::uint64_t rows = 0;
+  std::uint64_t correct = 0;  // labelled rows predicted right
+  std::uint64_t unknown = 0;  // labelled rows whose class the model does not know
+  std::vector<std::string> names;
+};
+
+// Reads the data chunk by chunk (io::RowStream), predicts each chunk and writes its lines
+// to `out` (none when null) before reading the next, so memory does not grow with the
+// number of rows. The tie-break stream is keyed by the row's index in the file, so the
+// results equal one prediction over all rows.
+PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const PredictCmdOptions& o,
+                            std::ostream* out, bool keep_names) {
   PredictOptions po;
   po.threads = o.common.threads;
   if (o.tie_break == "random") {
@@ -61,47 +78,67 @@ void run_predict(const PredictCmdOptions& o) {
     throw Error(fmt::format("--tie-break: '{}' is not one of lowest, random", o.tie_break));
   }
   po.tie_seed = o.tie_seed;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::uint32_t> pred;
+  PredictTally tally;
+  ProgressBar bar("predicting", !o.common.quiet);
+  if (out) write_header(*out, model, o.proba);
+  Dataset chunk;
   std::vector<double> proba;
-  {
-    ProgressBar bar("predicting", !o.common.quiet);
-    po.progress = bar.callback();
-    pred = model.predict(data, po);
-    if (o.proba) {
-      // Calibrated probabilities (experiments/calibration.hpp): the class frequencies weigh
-      // softmax(−score/(ρ·t)), t the model's (`flynn tune` fits it). A model file's t = 1
-      // means none was fitted (files from `train`, or older): then the default t, chosen on
-      // the held-out study's selection half.
-      po.progress = nullptr;
-      const double t = model.temperature() == 1.0 ? experiments::kDefaultTemperature : model.temperature();
-      proba = experiments::scores_to_probabilities(model.scores(data, po), model.labels().size(),
-                                                   model.config().rho, t,
-                                                   experiments::class_priors(model.counts().rows_per_class()));
+  while (rows.next(chunk)) {
+    po.first_row = tally.rows;
+    const std::vector<std::uint32_t> pred = model.predict(chunk, po);
+    // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn
+    // tune` fits one; otherwise the default).
+    if (o.proba) proba = model.predict_proba(chunk, po);
+    if (out) write_predictions(*out, model, tally.rows + 1, pred, proba);
+    if (keep_names)
+      for (auto p : pred) tally.names.push_back(model.labels().name(p));
+    if (chunk.has_labels) {
+      std::size_t unknown = 0;
+      const std::vector<std::uint32_t> truth = truth_ids(chunk, model.labels(), &unknown);
+      for (std::size_t r = 0; r < pred.size(); ++r) tally.correct += truth[r] == pred[r];
+      tally.unknown += unknown;
     }
+    tally.rows += chunk.n_rows;
+    // A failed write (full disk, closed pipe) ends the work now rather than at the end.
+    if (out && !*out) throw Error("writing to standard output failed (predictions)");
+    if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
+  }
+  return tally;
+}
+
+void run_predict(const PredictCmdOptions& o) {
+  if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
+  const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
+  io::LoadOptions load = o.format.load_options();
+  load.expected_features = model.config().input_dim;
+  load.require_labels = false;
+  io::ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+  // Opening reads the header, so a file that cannot be read fails before any output.
+  io::RowStream rows(o.data, load, limits);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  PredictTally tally;
+  if (!o.out.empty()) {
+    io::write_file_atomic(o.out, [&](std::ostream& s) { tally = predict_stream(rows, model, o, &s, false); });
+  } else if (!o.common.json) {
+    tally = predict_stream(rows, model, o, &std::cout, false);
+  } else {
+    tally = predict_stream(rows, model, o, nullptr, true);
   }
   const double seconds = seconds_since(t0);
 
   nlohmann::json j = {{"command", "predict"}, {"model", o.model},  {"data", o.data},
-                      {"rows", data.n_rows},  {"seconds", seconds}};
-  if (data.has_labels) {
-    std::size_t unknown = 0;
-    const std::vector<std::uint32_t> truth = truth_ids(data, model.labels(), &unknown);
-    const double acc = flynn::accuracy(truth, pred);
-    j["accuracy"] = acc;
-    // The count behind the fraction (exact: acc·n with n ≤ 2^53 rows).
-    j["correct"] = static_cast<std::size_t>(std::llround(acc * static_cast<double>(data.n_rows)));
-    if (unknown) j["rows_with_unknown_label"] = unknown;
+                      {"rows", tally.rows},   {"seconds", seconds}};
+  if (rows.has_labels()) {
+    j["accuracy"] = static_cast<double>(tally.correct) / static_cast<double>(tally.rows);
+    j["correct"] = tally.correct;
+    if (tally.unknown) j["rows_with_unknown_label"] = tally.unknown;
   }
   if (!o.out.empty()) {
-    io::write_file_atomic(o.out, [&](std::ostream& s) { write_predictions(s, model, pred, proba); });
     j["out"] = o.out;
-  } else if (!o.common.json) {
-    write_predictions(std::cout, model, pred, proba);
-  } else {
-    std::vector<std::string> names;
-    for (auto p : pred) names.push_back(model.labels().name(p));
-    j["predictions"] = names;
+  } else if (o.common.json) {
+    j["predictions"] = tally.names;
   }
   if (o.common.json) {
     print_json(j);
@@ -109,13 +146,12 @@ void run_predict(const PredictCmdOptions& o) {
   }
   // With predictions on stdout, the summary goes to stderr so the CSV stays clean.
   std::ostream& summary = o.out.empty() ? std::cerr : std::cout;
-  summary << fmt::format("predicted {} rows in {:.3f} s", data.n_rows, seconds);
+  summary << fmt::format("predicted {} rows in {:.3f} s", tally.rows, seconds);
   if (j.contains("accuracy"))
     summary << fmt::format(", accuracy {:.4f} ({}/{})", j["accuracy"].get<double>(),
-                           j["correct"].get<std::size_t>(), data.n_rows);
-  if (j.contains("rows_with_unknown_label"))
-    summary << fmt::format(" ({} rows have labels the model does not know)",
-                           j["rows_with_unknown_label"].get<std::size_t>());
+                           tally.correct, tally.rows);
+  if (tally.unknown)
+    summary << fmt::format(" ({} rows have labels the model does not know)", tally.unknown);
   summary << "\n";
 }
 
@@ -131,6 +167,11 @@ void add_predict_command(CLI::App& app) {
                   "Equal scores: 'lowest' (first class in the label list, default) or 'random' "
                   "(seeded, as the reference)");
   cmd->add_option("--tie-seed", o->tie_seed, "Seed for --tie-break random");
+  // Hidden: rows per chunk of the streamed input (memory tuning, and tests that check
+  // chunked results equal whole-file ones).
+  cmd->add_option("--chunk-rows", o->chunk_rows, "Rows read and predicted at a time")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
+      ->group("");
   o->format.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { run_predict(*o); });

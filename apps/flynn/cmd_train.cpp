@@ -2,6 +2,8 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -12,7 +14,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
-#include "flynn/metrics.hpp"
+#include "flynn/io/row_stream.hpp"
 
 namespace flynn::cli {
 
@@ -20,31 +22,179 @@ namespace {
 
 struct TrainOptions {
   std::string data, test, model, labels;
+  std::size_t chunk_rows = io::ChunkLimits{}.max_rows;
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
 };
 
-void run_train(const TrainOptions& o) {
+// A trained model and what the summary reports about its training data.
+struct Trained {
+  FlyNN model;
+  std::uint64_t rows = 0;
+  std::size_t n_features = 0;
+  double load_seconds = 0, train_seconds = 0;
+};
+
+// The untrained model for data of `n_features` features and these classes.
+FlyNN make_model(const TrainOptions& o, std::size_t n_features, const LabelSet& labels) {
+  const FlyConfig config =
+      o.hyper.params().resolve(static_cast<std::uint32_t>(n_features), labels.size());
+  return FlyNN(config, labels, o.common.threads);
+}
+
+// Data that can be read only once (a pipe, standard input): loaded whole, then fitted.
+Trained train_in_memory(const TrainOptions& o, const io::LoadOptions& load) {
   const auto t_load = std::chrono::steady_clock::now();
-  io::LoadOptions load = o.format.load_options();
-  io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
   Dataset data = io::load_dataset(o.data, load);
   if (!data.has_labels)
     throw Error(fmt::format("{}: training data needs a label column", o.data));
   data.require_trainable();
   const LabelSet labels = training_labels(o.labels, data);
-  const double load_seconds = seconds_since(t_load);
-
-  const FlyConfig config =
-      o.hyper.params().resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
-  FlyNN model(config, labels, o.common.threads);
+  Trained t{make_model(o, data.n_features, labels), data.n_rows, data.n_features,
+            seconds_since(t_load), 0};
   const auto t_train = std::chrono::steady_clock::now();
   {
     ProgressBar bar("training", !o.common.quiet);
-    model.fit(data, bar.callback());
+    t.model.fit(data, bar.callback());
   }
-  const double train_seconds = seconds_since(t_train);
+  t.train_seconds = seconds_since(t_train);
+  return t;
+}
+
+// What the first pass over a training file learns, all of it needed before counting: the
+// row count, the width, the classes and the exact feature sums (FeatureSums add up the
+// same in any order, so these equal the sums of the whole file).
+struct TrainingSurvey {
+  std::uint64_t rows = 0;
+  std::size_t n_features = 0;
+  bool fixed_width = true;  // false: LIBSVM chunks are as wide as their own largest index
+  std::set<std::string> class_names;
+  std::optional<FeatureSums> sums;  // only when the width is known from the start
+};
+
+TrainingSurvey survey(const TrainOptions& o, const io::LoadOptions& load,
+                      const io::ChunkLimits& limits, const std::optional<LabelSet>& fixed_labels,
+                      bool want_sums) {
+  io::RowStream rows(o.data, load, limits);
+  TrainingSurvey s;
+  s.n_features = rows.n_features();
+  s.fixed_width = s.n_features != 0;
+  if (want_sums && s.fixed_width) s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
+  ProgressBar bar("reading", !o.common.quiet);
+  Dataset chunk;
+  while (rows.next(chunk)) {
+    // --labels must name every class: refused here, naming the first row that is not.
+    if (fixed_labels && chunk.has_labels) chunk.class_ids_in(*fixed_labels);
+    s.class_names.insert(chunk.classes.names().begin(), chunk.classes.names().end());
+    if (s.sums)
+      for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
+    s.n_features = std::max(s.n_features, chunk.n_features);
+    s.rows += chunk.n_rows;
+    if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
+  }
+  if (!rows.has_labels())
+    throw Error(fmt::format("{}: training data needs a label column", o.data));
+  if (s.class_names.size() < 2) {
+    // Dataset::require_trainable's check and message, on a stand-in of the file's labels
+    // (built only on this error path).
+    Dataset all_one_class;
+    all_one_class.source = o.data;
+    all_one_class.has_labels = true;
+    all_one_class.n_rows = static_cast<std::size_t>(s.rows);
+    all_one_class.classes = LabelSet(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+    all_one_class.labels.assign(all_one_class.n_rows, 0);
+    all_one_class.require_trainable();
+  }
+  return s;
+}
+
+// A regular file, read twice in bounded chunks: a first pass for the classes, the width and
+// the feature statistics, a second that counts chunk by chunk (counts are sums). The model
+// equals fit() on the whole file: the same statistics from the same exact sums, the same
+// integer counts.
+Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
+  io::ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+  std::optional<LabelSet> fixed_labels;
+  if (!o.labels.empty()) fixed_labels = LabelSet::parse_list(o.labels);
+
+  const auto t_load = std::chrono::steady_clock::now();
+  TrainingSurvey s = survey(o, load, limits, fixed_labels, /*want_sums=*/true);
+  const LabelSet labels =
+      fixed_labels ? *fixed_labels
+                   : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+  Trained t{make_model(o, s.n_features, labels), s.rows, s.n_features, seconds_since(t_load), 0};
+
+  // LIBSVM without a fixed width: read again at the file's width, which makes every chunk
+  // as wide as load_dataset's rows.
+  io::LoadOptions counting = load;
+  if (!s.fixed_width) counting.expected_features = s.n_features;
+  const auto t_train = std::chrono::steady_clock::now();
+  if (t.model.config().variant.standardize) {
+    if (!s.sums) {
+      io::RowStream rows(o.data, counting, limits);
+      s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
+      Dataset chunk;
+      while (rows.next(chunk))
+        for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
+    }
+    t.model.set_feature_stats(s.sums->stats());
+  }
+  {
+    io::RowStream rows(o.data, counting, limits);
+    ProgressBar bar("training", !o.common.quiet);
+    Dataset chunk;
+    while (rows.next(chunk)) {
+      t.model.partial_fit(chunk);
+      if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
+    }
+  }
+  t.train_seconds = seconds_since(t_train);
+  return t;
+}
+
+// Accuracy on --test, read in chunks like `flynn predict`.
+nlohmann::json test_report(const TrainOptions& o, const FlyNN& model, const io::LoadOptions& load) {
+  io::LoadOptions tl = load;
+  tl.expected_features = model.config().input_dim;
+  tl.require_labels = false;
+  io::ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+  io::RowStream rows(o.test, tl, limits);
+  const auto t_pred = std::chrono::steady_clock::now();
+  PredictOptions po;
+  po.threads = o.common.threads;
+  ProgressBar bar("predicting", !o.common.quiet);
+  std::uint64_t n = 0, correct = 0;
+  Dataset chunk;
+  while (rows.next(chunk)) {
+    const auto predicted = model.predict(chunk, po);
+    if (chunk.has_labels) {
+      const auto truth = truth_ids(chunk, model.labels());
+      for (std::size_t r = 0; r < predicted.size(); ++r) correct += truth[r] == predicted[r];
+    }
+    n += chunk.n_rows;
+    if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
+  }
+  bar.finish();
+  nlohmann::json j = {{"data", o.test}, {"rows", n}, {"predict_seconds", seconds_since(t_pred)}};
+  if (rows.has_labels()) j["accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
+  return j;
+}
+
+void run_train(const TrainOptions& o) {
+  const io::LoadOptions load = o.format.load_options();
+  io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
+  // Only a regular file can be read twice; anything else (a pipe, standard input) is
+  // loaded into memory once.
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(o.data, ec);
+  const Trained t = regular ? train_streaming(o, load) : train_in_memory(o, load);
+  const FlyNN& model = t.model;
+  const FlyConfig& config = model.config();
+  const LabelSet& labels = model.labels();
+
   const auto t_save = std::chrono::steady_clock::now();
   io::save_model(model, o.model);
   const double save_seconds = seconds_since(t_save);
@@ -54,43 +204,29 @@ void run_train(const TrainOptions& o) {
 
   nlohmann::json j = {{"command", "train"},
                       {"data", o.data},
-                      {"rows", data.n_rows},
-                      {"features", data.n_features},
+                      {"rows", t.rows},
+                      {"features", t.n_features},
                       {"classes", labels.names()},
                       {"config", config_json(config)},
-                      {"load_seconds", load_seconds},
-                      {"train_seconds", train_seconds},
+                      {"load_seconds", t.load_seconds},
+                      {"train_seconds", t.train_seconds},
                       {"model", o.model},
                       {"model_bytes", model_bytes},
                       {"save_seconds", save_seconds}};
-  if (!o.test.empty()) {
-    io::LoadOptions tl = load;
-    tl.expected_features = data.n_features;
-    tl.require_labels = false;
-    const Dataset test = io::load_dataset(o.test, tl);
-    const auto t_pred = std::chrono::steady_clock::now();
-    PredictOptions po;
-    po.threads = o.common.threads;
-    ProgressBar bar("predicting", !o.common.quiet);
-    po.progress = bar.callback();
-    const auto predicted = model.predict(test, po);
-    bar.finish();
-    j["test"] = {{"data", o.test}, {"rows", test.n_rows}, {"predict_seconds", seconds_since(t_pred)}};
-    if (test.has_labels) j["test"]["accuracy"] = flynn::accuracy(truth_ids(test, labels), predicted);
-  }
+  if (!o.test.empty()) j["test"] = test_report(o, model, load);
   if (o.common.json) {
     print_json(j);
     return;
   }
   std::cout << fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s\n",
-                           data.n_rows, data.n_features, labels.size(), train_seconds)
+                           t.rows, t.n_features, labels.size(), t.train_seconds)
             << fmt::format("config: {}\n", config.describe())
             << fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
   if (j.contains("test")) {
-    const auto& t = j["test"];
-    std::cout << fmt::format("test: {} rows predicted in {:.3f} s", t["rows"].get<std::size_t>(),
-                             t["predict_seconds"].get<double>());
-    if (t.contains("accuracy")) std::cout << fmt::format(", accuracy {:.4f}", t["accuracy"].get<double>());
+    const auto& tj = j["test"];
+    std::cout << fmt::format("test: {} rows predicted in {:.3f} s", tj["rows"].get<std::size_t>(),
+                             tj["predict_seconds"].get<double>());
+    if (tj.contains("accuracy")) std::cout << fmt::format(", accuracy {:.4f}", tj["accuracy"].get<double>());
     std::cout << "\n";
   }
 }
@@ -103,6 +239,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "Output model file (written atomically)")->required();
   cmd->add_option("--labels", o->labels,
                   "Label list L1,L2,... fixing class ids (default: sorted labels of the data)");
+  // Hidden: rows per chunk of the streamed input (memory tuning, and tests that check
+  // chunked training equals whole-file training).
+  cmd->add_option("--chunk-rows", o->chunk_rows, "Rows read and counted at a time")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
+      ->group("");
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
   o->common.add_to(cmd);

@@ -38,16 +38,13 @@ nlohmann::json knn_json(const experiments::KnnCvResult& r) {
 
 // Accuracy, log-loss and ECE of the saved model on a labelled test file; labels the model
 // does not know count as errors (and are left out of log-loss and ECE, which need a class).
-nlohmann::json test_json(const FlyNN& model, double temperature, const Dataset& test, int threads) {
+nlohmann::json test_json(const FlyNN& model, const Dataset& test, int threads) {
   PredictOptions po;
   po.threads = threads;
   // Accuracy from predict() (its lowest-class tie rule, as `flynn predict` reports it).
   const std::vector<std::uint32_t> predicted = model.predict(test, po);
-  const std::vector<double> scores = model.scores(test, po);
   const std::size_t L = model.labels().size();
-  const std::vector<double> proba =
-      experiments::scores_to_probabilities(scores, L, model.config().rho, temperature,
-                                           experiments::class_priors(model.counts().rows_per_class()));
+  const std::vector<double> proba = model.predict_proba(test, po);
   nlohmann::json j = {{"rows", test.n_rows}};
   if (!test.has_labels) return j;
   std::vector<double> known_proba;
@@ -153,7 +150,7 @@ void run_tune(const TuneCmdOptions& o) {
                         {"out_of_fold_ece", c.fit.ece},
                         {"heldout_log_loss", c.heldout_log_loss},
                         {"heldout_ece", c.heldout_ece},
-                        {"default_temperature", experiments::kDefaultTemperature},
+                        {"default_temperature", Defaults::temperature},
                         {"default_log_loss", c.default_log_loss},
                         {"default_ece", c.default_ece}};
   }
@@ -164,7 +161,7 @@ void run_tune(const TuneCmdOptions& o) {
                 {"vote_fraction_log_loss", r.knn_log_loss},
                 {"vote_fraction_ece", r.knn_ece}};
   }
-  if (test) j["test"] = test_json(model, temperature, *test, o.common.threads);
+  if (test) j["test"] = test_json(model, *test, o.common.threads);
   j["seconds"] = seconds_since(t0);
   if (o.common.json) {
     print_json(j);
@@ -183,7 +180,7 @@ void run_tune(const TuneCmdOptions& o) {
     std::cout << fmt::format(
         "probability temperature: {:.4g}; held-out (cross-fitted) log-loss {:.4f}, ECE {:.4f}; "
         "default t = {:g}: {:.4f}, {:.4f}\n",
-        c.fit.temperature, c.heldout_log_loss, c.heldout_ece, experiments::kDefaultTemperature,
+        c.fit.temperature, c.heldout_log_loss, c.heldout_ece, Defaults::temperature,
         c.default_log_loss, c.default_ece);
   }
   if (r.knn) {
@@ -226,7 +223,7 @@ void add_tune_command(CLI::App& app) {
   cmd->add_flag("--knn", o->knn,
                 "Also report tuned kNN (L2-normalised and standardised, k in {1,...,64}) on the same folds");
   cmd->add_option("--variants", o->variants,
-                  std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign; "
+                  std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign,zsign-q+paper; "
                               "names: ") + variant_names() + ")");
   cmd->add_option("--design", o->design, "Search design: halving (default), halton, random");
   cmd->add_option("--search-seed", o->search_seed, "Seed of the search design and subsamples (default 0)");

@@ -2,6 +2,7 @@
 // The FlyNN classifier (Algorithm 1 of Ram & Sinha, AAAI 2022): one Fly Bloom Filter per
 // class over FlyHash codes, kept as integer counts.
 #include <cstdint>
+#include <optional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -28,6 +29,10 @@ enum class TieBreak {
 struct PredictOptions {
   TieBreak tie_break = TieBreak::LowestClass;
   std::uint64_t tie_seed = 0;  ///< for TieBreak::Random
+  /// For TieBreak::Random: the index of the first row passed in the tie-break stream.
+  /// A caller that predicts a file chunk by chunk passes the number of rows before each
+  /// chunk, so the choices equal those of one call on all rows.
+  std::uint64_t first_row = 0;
   int threads = 0;             ///< 0 = all cores
   ProgressFn progress;         ///< optional; counts rows
 };
@@ -46,7 +51,8 @@ struct Provenance {
 ///
 /// Scores: score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} with 0^0 = 1 (γ = 0 gives binary filters:
 /// the number of winners class l has never seen). predict() returns argmin_l score_l;
-/// predict_proba() returns softmax(−score/(ρ·T)) with the model's temperature T (default 1).
+/// predict_proba() returns calibrated probabilities (scores_to_probabilities: a softmax of
+/// −score/(ρ·T) weighted by the smoothed class frequencies) with the model's temperature T.
 /// Scores are summed in double over the winners in ascending unit order, so they are
 /// identical for identical counts.
 ///
@@ -92,11 +98,15 @@ class FlyNN {
   /// sizes do not match d; ignored by variants that do not standardise.
   void set_feature_stats(FeatureStats stats);
 
-  /// Probability temperature T > 0 used by predict_proba (default 1: softmax(−score/ρ),
-  /// the softmax of flynn before temperatures existed). Stored in the model file.
-  double temperature() const { return temperature_; }
+  /// Probability temperature T > 0 used by predict_proba: the one set (by `flynn tune`, or
+  /// read from a model file that stores one), else Defaults::temperature.
+  double temperature() const { return temperature_.value_or(Defaults::temperature); }
+  /// Whether a temperature was set (and is stored in the model file).
+  bool has_temperature() const { return temperature_.has_value(); }
   /// Throws flynn::Error unless t is finite and positive.
   void set_temperature(double t);
+  /// Back to Defaults::temperature (nothing stored).
+  void clear_temperature() { temperature_.reset(); }
 
   /// Threads for training and prediction (0 = all cores). Never changes results.
   void set_threads(int threads) { threads_ = threads; }
@@ -137,7 +147,9 @@ class FlyNN {
   std::vector<std::uint32_t> predict(const Dataset& data, const PredictOptions& options = {}) const;
   /// Scores, n × L row-major (lower = more familiar).
   std::vector<double> scores(const Dataset& data, const PredictOptions& options = {}) const;
-  /// Class probabilities softmax(−score/(ρ·temperature())), n × L row-major.
+  /// Class probabilities (scores_to_probabilities at temperature(), priors from the
+  /// training rows per class), n × L row-major. Where scores (nearly) tie, the class
+  /// frequencies order the probabilities, while predict() keeps its tie rule.
   std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
 
   // ---- The same operations on caller-held features (see DataView for lifetimes). The
@@ -191,7 +203,7 @@ class FlyNN {
   ClassCounts counts_;
   Provenance provenance_;
   FeatureStats stats_;
-  double temperature_ = 1.0;
+  std::optional<double> temperature_;  // unset: Defaults::temperature
   int threads_ = 0;
 };
 

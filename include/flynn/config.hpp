@@ -4,6 +4,7 @@
 //
 // This header is the single source of parameter names, defaults and allowed ranges; the
 // CLI, the model file and the docs take them from here.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,20 +46,40 @@ const char* preprocess_name(Preprocess p);
 ///      column in ascending order; 1 = −1). It is computed as an unsigned lifting over the
 ///      mirrored row [e, −e] (2w columns): column c with sign −1 becomes column w + c, so
 ///      the fast kernels run unchanged.
+///   5. paper_half: the model is two FlyHashes side by side, summed into one filter. The
+///      first ⌊m/2⌋ units (⌊ρ/2⌋ winners) hash the row encoded as in 1–4; the other
+///      m − ⌊m/2⌋ units (ρ − ⌊ρ/2⌋ winners) hash the raw row exactly as the paper's method
+///      does (with the config's preprocessing), from their own lifting matrix, seeded by
+///      FlyConfig::paper_half_seed(). Each half takes its own winner-take-all, so a hash
+///      still has ρ winners among m units and everything downstream (counts, filters,
+///      federation, DP, merge/forget) is unchanged; a class's score is the sum of the two
+///      halves' scores. The standardised half breaks the paper hash's shift invariance and
+///      scale dominance; the raw half keeps what standardising columns destroys (rows
+///      whose signal is their shape, e.g. hill-valley). docs/defaults.md has the study.
 struct Variant {
   bool standardize = false;       ///< z-score features with training statistics
   bool signed_lifting = false;    ///< ±1 weights in the lifting rows
   std::uint32_t thermometer = 0;  ///< 0 = off; K in [2, 64]: K threshold units per feature
   std::uint32_t quantize = 0;     ///< 0 = off; Q in [1, 1024]: z rounded to multiples of 1/Q
+  bool paper_half = false;        ///< half the units hash the raw row the paper's way (5.)
 
   /// |z| is clipped at this many standard deviations, so an outlier cannot dominate every
   /// unit it feeds (and quantised values stay small enough for the int16 kernel).
   static constexpr double kStandardClip = 6.0;
 
   /// True for the paper's method (nothing enabled).
-  bool is_paper() const { return !standardize && !signed_lifting && !thermometer && !quantize; }
+  bool is_paper() const {
+    return !standardize && !signed_lifting && !thermometer && !quantize && !paper_half;
+  }
+  /// The variant of the first half of a paper_half variant (paper_half cleared).
+  Variant first_half() const {
+    Variant v = *this;
+    v.paper_half = false;
+    return v;
+  }
   /// Throws flynn::Error naming the field: thermometer and quantize need standardize and
-  /// exclude each other; ranges as above.
+  /// exclude each other; paper_half needs some other part (its first half must differ
+  /// from the paper's method); ranges as above.
   void validate() const;
   bool operator==(const Variant&) const = default;
 };
@@ -71,6 +92,8 @@ struct Variant {
 ///   zsign-q      standardize + signed lifting + quantize 16 (integer kernels)
 ///   thermo       standardize + thermometer 8
 ///   thermo-sign  standardize + thermometer 8 + signed lifting
+///   zsign-q+paper  zsign-q on half the units, the paper's hash on the other half
+///   zsign+paper    zsign on half the units, the paper's hash on the other half
 /// Throws flynn::Error listing the names otherwise.
 Variant parse_variant(const std::string& name);
 /// The name parse_variant accepts for `v`, or a description such as
@@ -98,6 +121,16 @@ struct FlyConfig {
   /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify; with a
   /// variant, w (2w with signed lifting: the mirrored row).
   std::uint32_t hash_input_dim() const;
+
+  /// For a paper_half variant, the configs of its two halves: {m/2 units, ρ/2 winners, the
+  /// first-half variant, this seed} and {m − m/2 units, ρ − ρ/2 winners, the paper's
+  /// method, paper_half_seed()}; d, s, γ and preprocess are shared. Throws flynn::Error
+  /// for other variants.
+  std::array<FlyConfig, 2> halves() const;
+  /// The lifting-matrix seed of the second (paper) half:
+  /// SeededRng::keyed(seed, PaperHalfSeed, 0).next_u64(), so its columns do not repeat
+  /// the first half's.
+  std::uint64_t paper_half_seed() const;
 
   /// Throws flynn::Error naming the first invalid field and its allowed range. With
   /// n_classes = 0 it checks the fields only, so any valid model can be constructed and
@@ -128,11 +161,20 @@ struct Defaults {
   static constexpr std::uint32_t min_m = 4096;         ///< … at least 4096 units …
   static constexpr std::uint32_t max_m = 131072;       ///< … and at most 2^17
   static constexpr double connection_sparsity = 0.3;   ///< s = max(2, ⌊0.3·d⌋), …
-  static constexpr std::uint32_t max_s = 128;          ///< … at most 128
-  static constexpr std::uint32_t rho = 64;             ///< ρ (capped below m)
+  static constexpr std::uint32_t max_s = 64;           ///< … at most 64 (hashing costs m·s)
+  /// ρ = max(64, ⌊m/(4d)⌋), capped below m: 64 wherever m = 256·d; where m is held at its
+  /// 4096 floor (d < 16) ρ keeps the ratio ρ/m = 1/(4d) of that rule, so low-dimensional
+  /// data, whose units repeat the few distinct column sets, gets enough winners.
+  static constexpr std::uint32_t rho = 64;
+  static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
   static constexpr double gamma = 0.8;                 ///< γ
   static constexpr std::uint64_t seed = 5489;          ///< the reference's seed
   static constexpr Preprocess preprocess = Preprocess::Normalize;
+  /// Probability temperature t of an untuned model (scores_to_probabilities in
+  /// scoring.hpp): fitted once on the out-of-fold scores of the SELECTION half of the
+  /// OpenML sets (docs/evaluation.md, "Calibrated probabilities"), never on the validation
+  /// half; `flynn tune` fits one per dataset.
+  static constexpr double temperature = 0.054;
   /// The variant used when none is given (defined in config.cpp; docs/defaults.md).
   static Variant variant();
 };

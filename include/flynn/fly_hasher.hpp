@@ -1,5 +1,6 @@
 #pragma once
 // FlyHash h(x) = Γρ(M x): sparse binary lifting followed by winner-take-all.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -48,6 +49,10 @@ struct SparseLists;
 /// Variants (config().variant not paper): each raw row is first encoded by a RowEncoder
 /// (standardise, thermometer, quantise, mirror for signed lifting) and everything above
 /// applies to the encoded row: its paths, its preprocessing, its row salt.
+///
+/// Paper-half variants (Variant::paper_half): the hasher holds two hashers, one per half
+/// of FlyConfig::halves(); a row's winners are the first half's winners followed by the
+/// second half's, shifted by ⌊m/2⌋ (so still ascending).
 class FlyHasher {
  public:
   /// Builds the lifting matrix for `config` (validated) on `threads` threads.
@@ -57,7 +62,8 @@ class FlyHasher {
   FlyHasher& operator=(FlyHasher&&) noexcept;
 
   const FlyConfig& config() const { return config_; }
-  const LiftingMatrix& lifting() const { return lifting_; }
+  /// The lifting matrix (for a paper-half variant: the first half's).
+  const LiftingMatrix& lifting() const { return halves_[0] ? halves_[0]->lifting() : lifting_; }
   const Preprocessor& preprocessor() const { return preprocessor_; }
   std::uint32_t m() const { return config_.m; }
   std::uint32_t rho() const { return config_.rho; }
@@ -72,14 +78,26 @@ class FlyHasher {
   void set_feature_stats(const FeatureStats& stats);
   /// The encoder of a variant config (null for the paper's method, or while a
   /// standardising variant has no statistics).
-  const RowEncoder* encoder() const { return encoder_.get(); }
+  const RowEncoder* encoder() const {
+    return halves_[0] ? halves_[0]->encoder() : encoder_.get();
+  }
+  /// The hashers of a paper-half variant's two halves (null otherwise).
+  const FlyHasher* half(int i) const { return halves_[i].get(); }
 
   /// Enables (default) or disables the exact integer path; with it disabled every row
   /// takes the float path. For tests and benchmarks.
-  void set_integer_path(bool enabled) { integer_path_ = enabled; }
+  void set_integer_path(bool enabled) {
+    integer_path_ = enabled;
+    for (auto& h : halves_)
+      if (h) h->set_integer_path(enabled);
+  }
   bool integer_path() const { return integer_path_; }
   /// Enables (default) or disables the sparse path. For tests and benchmarks.
-  void set_sparse_path(bool enabled) { sparse_path_ = enabled; }
+  void set_sparse_path(bool enabled) {
+    sparse_path_ = enabled;
+    for (auto& h : halves_)
+      if (h) h->set_sparse_path(enabled);
+  }
   bool sparse_path() const { return sparse_path_; }
 
   /// Receives consecutive rows' hashes: rows [first_row, first_row + count), winners is
@@ -107,7 +125,7 @@ class FlyHasher {
   void hash(const DataView& rows, std::uint32_t* winners, int threads = 0,
             const ProgressFn& progress = {}) const;
 
-  /// Which kernel a row takes: "float", "uint8" (pixels: integers 0..255, summed in
+  /// Which kernel a row takes (for a paper-half variant: in the first half): "float", "uint8" (pixels: integers 0..255, summed in
   /// int16), "int16", "int32", "sparse-float" or "sparse-int".
   const char* row_path(const float* row) const;
 
@@ -123,6 +141,9 @@ class FlyHasher {
   template <typename T>
   void stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
                    const BlockSink& sink, const ProgressFn& progress) const;
+  // Paper-half variants: hashes both halves of each chunk of rows and joins their winners.
+  void stream_halves(const DataView& rows, int threads, const BlockSink& sink,
+                     const ProgressFn& progress) const;
   // The encoder, or throws when a variant needs one that is not there yet.
   const RowEncoder* require_encoder() const;
 
@@ -135,6 +156,7 @@ class FlyHasher {
   std::unique_ptr<kernels::SparseLists> sparse_;  // inverted lists, built on first use
   bool integer_path_ = true;
   bool sparse_path_ = true;
+  std::array<std::unique_ptr<FlyHasher>, 2> halves_;  // paper-half variants only
 };
 
 }  // namespace flynn

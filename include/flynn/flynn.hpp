@@ -16,6 +16,7 @@
 #include "flynn/fly_hasher.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/row_stream.hpp"
 #include "flynn/lifting_matrix.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/preprocess.hpp"

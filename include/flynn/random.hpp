@@ -51,6 +51,7 @@ enum class RngStream : std::uint64_t {
   Baseline = 8,        ///< baselines' own randomness (SBFC projection, LR/MLP init)
   SeedDraw = 9,        ///< drawing a fresh seed from a user seed
   LiftingSigns = 10,   ///< index = row of M (signed-lifting variants)
+  PaperHalfSeed = 11,  ///< index = 0: the seed of a paper-half variant's second half
 };
 
 /// Deterministic generator (SplitMix64). Cheap to copy; not thread-safe (use one per

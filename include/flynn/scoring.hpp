@@ -69,8 +69,23 @@ inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
   return static_cast<std::uint32_t>(best);
 }
 
-/// Softmax of −score/(ρ·temperature) over one row of L scores (numerically stable).
+/// Class frequencies with add-one (Laplace) smoothing, (n_l + 1)/(n + L), from the rows per
+/// class (ClassCounts::rows_per_class): positive for every class, so a class without rows
+/// never gets probability exactly 0. Throws flynn::Error for no classes.
+std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class);
+
+/// Calibrated probabilities of one row of L scores (FlyNN::predict_proba):
+///
+///   p_l = π_l·exp(−score_l / (ρ·t)) / Σ_k π_k·exp(−score_k / (ρ·t)),
+///
+/// computed from the lowest score so nothing overflows. The temperature t is relative to ρ
+/// (score/ρ ∈ [0, 1] whatever ρ is, so one t transfers across configurations; the default
+/// Defaults::temperature was fitted on the selection half of the OpenML sets). The priors π
+/// (class_priors) matter where scores tie, which with small γ is common: a tie carries no
+/// evidence, so the probabilities fall back to the class frequencies rather than 1/L.
+/// docs/evaluation.md, "Calibrated probabilities", has the study. Throws flynn::Error when
+/// t is not finite and positive, ρ = 0, or `priors` does not hold L positive values.
 void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,
-                             double* out, double temperature = 1.0);
+                             double temperature, const double* priors, double* out);
 
 }  // namespace flynn

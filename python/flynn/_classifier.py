@@ -68,10 +68,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
       gamma:      filter decay γ in [0, 1) (default 0.8; 0 = binary filters).
       seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
       preprocess: "normalize" (default: unit L2 norm), "none" or "densify".
-      variant:    the method: "zsign-q" (default: standardised features from the training
-                  rows' exact statistics, signed lifting rows, quantised rows), "paper" (the
-                  paper's exact FlyNN), "sign", "z", "zsign", "thermo", "thermo-sign"
-                  (docs/defaults.md). Standardising variants fix their statistics at the
+      variant:    the method: "zsign-q+paper" (default: half the units hash standardised
+                  features from the training rows' exact statistics with signed lifting
+                  rows and quantised rows, half the raw row as the paper does), "paper"
+                  (the paper's exact FlyNN), "sign", "z", "zsign", "zsign-q", "thermo",
+                  "thermo-sign", "zsign+paper" (docs/defaults.md). Standardising variants fix their statistics at the
                   first fit, so merge() needs models trained with the same statistics.
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
 
@@ -81,7 +82,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     Scores are Σ γ^count over the ρ winners of a row's hash, per class; lower = more
     familiar. predict returns the class of the lowest score (ties to the first class),
-    predict_proba softmax(−score/ρ), decision_function −score (binary: score of
+    predict_proba calibrated probabilities (prior-weighted softmax(−score/(ρ·t))),
+    decision_function −score (binary: score of
     classes_[0] − score of classes_[1], > 0 for classes_[1]).
     """
 
@@ -193,7 +195,9 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self._model.predict(X)]
 
     def predict_proba(self, X):
-        """Class probabilities softmax(−score/ρ), n × len(classes_)."""
+        """Calibrated class probabilities, n × len(classes_): the class frequencies weigh
+        softmax(−score/(ρ·t)), t the model's temperature (set by flynn.tune; 0.054 when
+        none was set). docs/evaluation.md, "Calibrated probabilities"."""
         X = self._check_X(X)
         return self._model.predict_proba(X)
 

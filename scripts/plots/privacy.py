@@ -4,6 +4,8 @@ group), and the best accuracy over T against epsilon.
 
 Usage: privacy.py SUMMARY.csv BEST.csv OUT_VS_T.png OUT_VS_EPSILON.png
   SUMMARY.csv and BEST.csv are the study's privacy_summary.csv and privacy_best.csv.
+When the study compared several privacy units / post-processings, these plots show the
+first one (the paper's when it was run); privacy_variants.py plots them all.
 """
 import matplotlib
 matplotlib.use('Agg')
@@ -11,6 +13,10 @@ import csv, sys, math
 import matplotlib.pyplot as plt
 summary, best, out_t, out_eps = sys.argv[1:5]
 rows = list(csv.DictReader(open(summary)))
+def variant(r): return (r.get('unit', 'paper'), r.get('postprocess', 'none'))
+dp_variants = [variant(r) for r in rows if r['method'] == 'dp']
+shown = ('paper', 'none') if ('paper', 'none') in dp_variants else (dp_variants[0] if dp_variants else None)
+rows = [r for r in rows if r['method'] != 'dp' or variant(r) == shown]
 groups = []
 for r in rows:
     if r['group'] not in groups: groups.append(r['group'])
@@ -42,7 +48,7 @@ for k in range(len(groups), nrows * cols): axes[k // cols][k % cols].axis('off')
 fig.tight_layout()
 fig.savefig(out_t, dpi=110)
 
-brows = list(csv.DictReader(open(best)))
+brows = [r for r in csv.DictReader(open(best)) if variant(r) == shown]
 kinds = []
 for r in brows:
     k = r['dataset'] + ' n=' + r['n_train']

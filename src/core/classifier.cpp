@@ -307,7 +307,8 @@ std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, s
     if (tied.size() == 1 || options.tie_break == TieBreak::LowestClass) {
       out[r] = tied.front();
     } else {
-      SeededRng rng = SeededRng::keyed(options.tie_seed, RngStream::PredictTieBreak, r);
+      SeededRng rng = SeededRng::keyed(options.tie_seed, RngStream::PredictTieBreak,
+                                        options.first_row + r);
       out[r] = tied[rng.uniform_below(tied.size())];
     }
   }
@@ -317,8 +318,10 @@ std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, s
 void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   std::vector<double> p(L);
+  const std::vector<double> priors = class_priors(counts_.rows_per_class());
+  const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
-    scores_to_probabilities(s.data() + r * L, L, config().rho, p.data(), temperature_);
+    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors.data(), p.data());
     std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
   }
 }

@@ -238,6 +238,12 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       lifting_(),
       sparse_(std::make_unique<kernels::SparseLists>()) {
   config_.validate();
+  if (config_.variant.paper_half) {
+    const std::array<FlyConfig, 2> parts = config_.halves();
+    for (int i = 0; i < 2; ++i) halves_[i] = std::make_unique<FlyHasher>(parts[i], threads);
+    row_width_ = config_.input_dim;  // both halves read the raw row
+    return;
+  }
   config_.check_memory(0);  // the lifting matrix, allocated next
   lifting_ = LiftingMatrix(config_.m, config_.s, config_.hash_input_dim(), config_.seed, threads,
                            config_.variant.signed_lifting);
@@ -248,6 +254,10 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
 }
 
 void FlyHasher::set_feature_stats(const FeatureStats& stats) {
+  if (halves_[0]) {
+    halves_[0]->set_feature_stats(stats);
+    return;
+  }
   if (!config_.variant.standardize) {
     if (!stats.empty() && stats.mean.size() != config_.input_dim)
       throw Error(fmt::format("feature statistics for {} features do not fit d = {}",
@@ -279,7 +289,47 @@ std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
 
 void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
                             const BlockSink& sink, const ProgressFn& progress) const {
+  if (halves_[0]) return stream_halves(DataView(rows, n, config_.input_dim), threads, sink, progress);
   stream_rows(rows, config_.input_dim, n, threads, sink, progress);
+}
+
+void FlyHasher::stream_halves(const DataView& rows, int threads, const BlockSink& sink,
+                              const ProgressFn& progress) const {
+  const std::size_t n = rows.n_rows();
+  if (n == 0) return;
+  const FlyHasher& first = *halves_[0];
+  const FlyHasher& second = *halves_[1];
+  const std::uint32_t rho = config_.rho, rho0 = first.rho(), rho1 = second.rho(), shift = first.m();
+  const int workers = resolve_threads(threads);
+  detail::ProgressTracker tracker(progress, n);
+  // Chunks of rows keep the two halves' winner buffers small (ρ words per row each) while
+  // each half still hashes many rows per call; a task of kTaskRows rows is joined and
+  // delivered by one worker, as stream_rows delivers its tasks.
+  const std::size_t chunk_rows = kTaskRows * static_cast<std::size_t>(std::max(workers, 4));
+  std::vector<std::uint32_t> w0, w1;
+  std::vector<std::vector<std::uint32_t>> joined(static_cast<std::size_t>(workers));
+  for (std::size_t start = 0; start < n; start += chunk_rows) {
+    const std::size_t count = std::min(chunk_rows, n - start);
+    const DataView part = rows.rows(start, count);
+    w0.resize(count * rho0);
+    w1.resize(count * rho1);
+    first.hash(part, w0.data(), workers);
+    second.hash(part, w1.data(), workers);
+    const std::size_t tasks = (count + kTaskRows - 1) / kTaskRows;
+    parallel_for(tasks, workers, [&](std::size_t task, int worker) {
+      const std::size_t lo = task * kTaskRows, rows_here = std::min(kTaskRows, count - lo);
+      std::vector<std::uint32_t>& out = joined[static_cast<std::size_t>(worker)];
+      out.resize(rows_here * rho);
+      for (std::size_t i = 0; i < rows_here; ++i) {
+        std::uint32_t* o = out.data() + i * rho;
+        std::copy_n(w0.data() + (lo + i) * rho0, rho0, o);
+        const std::uint32_t* b = w1.data() + (lo + i) * rho1;
+        for (std::uint32_t k = 0; k < rho1; ++k) o[rho0 + k] = b[k] + shift;
+      }
+      sink(worker, start + lo, rows_here, out.data());
+    });
+    tracker.advance(count);
+  }
 }
 
 void FlyHasher::hash_stream(const DataView& rows, int threads, const BlockSink& sink,
@@ -287,6 +337,7 @@ void FlyHasher::hash_stream(const DataView& rows, int threads, const BlockSink& 
   if (rows.n_cols() != config_.input_dim)
     throw Error(fmt::format("{} features per row, but the hasher expects d = {}", rows.n_cols(),
                             config_.input_dim));
+  if (halves_[0]) return stream_halves(rows, threads, sink, progress);
   if (rows.element_type() == ElementType::UInt8) {
     stream_rows(rows.bytes(), rows.row_stride(), rows.n_rows(), threads, sink, progress);
   } else {
@@ -389,6 +440,7 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
 }
 
 const char* FlyHasher::row_path(const float* raw) const {
+  if (halves_[0]) return halves_[0]->row_path(raw);
   std::vector<float> encoded;
   const float* row = raw;
   if (const RowEncoder* encoder = require_encoder()) {
@@ -408,6 +460,13 @@ const char* FlyHasher::row_path(const float* raw) const {
 }
 
 void FlyHasher::hash_row_reference(const float* raw, std::uint32_t* winners) const {
+  if (halves_[0]) {
+    halves_[0]->hash_row_reference(raw, winners);
+    const std::uint32_t rho0 = halves_[0]->rho();
+    halves_[1]->hash_row_reference(raw, winners + rho0);
+    for (std::uint32_t k = rho0; k < config_.rho; ++k) winners[k] += halves_[0]->m();
+    return;
+  }
   std::vector<float> encoded;
   const float* x = raw;
   if (const RowEncoder* encoder = require_encoder()) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
 namespace flynn {
 
 std::vector<double> filter_table(const ClassCounts& counts, double gamma) {
@@ -47,16 +51,29 @@ FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_
   }
 }
 
+std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class) {
+  if (rows_per_class.empty()) throw Error("class priors: no classes");
+  double n = 0.0;
+  for (std::uint64_t c : rows_per_class) n += static_cast<double>(c);
+  const double L = static_cast<double>(rows_per_class.size());
+  std::vector<double> p;
+  p.reserve(rows_per_class.size());
+  for (std::uint64_t c : rows_per_class) p.push_back((static_cast<double>(c) + 1.0) / (n + L));
+  return p;
+}
+
 void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t rho,
-                             double* out, double temperature) {
+                             double t, const double* priors, double* out) {
+  if (!(t > 0.0) || !std::isfinite(t))
+    throw Error(fmt::format("temperature {}: must be a finite positive number", t));
+  if (rho == 0) throw Error("probabilities: rho must be at least 1");
+  for (std::size_t l = 0; l < L; ++l)
+    if (!(priors[l] > 0.0) || !std::isfinite(priors[l]))
+      throw Error(fmt::format("probabilities: class prior {} is not positive", priors[l]));
+  const double inv = 1.0 / (static_cast<double>(rho) * t);
   const double best = *std::min_element(scores, scores + L);
-  // temperature 1 divides by ρ alone, exactly as before temperatures existed.
-  const double divisor = temperature == 1.0 ? double(rho) : rho * temperature;
   double total = 0.0;
-  for (std::size_t l = 0; l < L; ++l) {
-    out[l] = std::exp(-(scores[l] - best) / divisor);
-    total += out[l];
-  }
+  for (std::size_t l = 0; l < L; ++l) total += out[l] = priors[l] * std::exp(-(scores[l] - best) * inv);
   for (std::size_t l = 0; l < L; ++l) out[l] /= total;
 }
 

@@ -76,16 +76,6 @@ double expected_calibration_error(const std::vector<double>& proba, std::size_t 
   return ece / static_cast<double>(labels.size());
 }
 
-std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class) {
-  if (rows_per_class.empty()) throw Error("class priors: no classes");
-  double n = 0.0;
-  for (std::uint64_t c : rows_per_class) n += static_cast<double>(c);
-  const double L = static_cast<double>(rows_per_class.size());
-  std::vector<double> p;
-  for (std::uint64_t c : rows_per_class) p.push_back((static_cast<double>(c) + 1.0) / (n + L));
-  return p;
-}
-
 std::vector<double> class_priors(const std::vector<std::uint32_t>& labels, std::size_t L) {
   std::vector<std::uint64_t> rows(L, 0);
   for (std::uint32_t y : labels) {
@@ -102,16 +92,9 @@ std::vector<double> scores_to_probabilities(const std::vector<double>& scores, s
   if (L == 0 || scores.size() % L != 0)
     throw Error(fmt::format("probabilities: {} scores are not rows of {} classes", scores.size(), L));
   check_priors(priors, L);
-  const double inv = 1.0 / (static_cast<double>(rho) * t);
   std::vector<double> p(scores.size());
-  for (std::size_t r = 0; r < scores.size() / L; ++r) {
-    const double* s = scores.data() + r * L;
-    double* out = p.data() + r * L;
-    const double best = *std::min_element(s, s + L);
-    double total = 0.0;
-    for (std::size_t l = 0; l < L; ++l) total += out[l] = priors[l] * std::exp(-(s[l] - best) * inv);
-    for (std::size_t l = 0; l < L; ++l) out[l] /= total;
-  }
+  for (std::size_t r = 0; r < scores.size() / L; ++r)
+    flynn::scores_to_probabilities(scores.data() + r * L, L, rho, t, priors.data(), p.data() + r * L);
   return p;
 }
 
@@ -161,7 +144,7 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
   const std::vector<double> priors = class_priors(labels, L);
   CalibrationReport rep;
   rep.fit = fit_temperature(scores, L, rho, priors, labels);
-  const std::vector<double> p_default = scores_to_probabilities(scores, L, rho, kDefaultTemperature, priors);
+  const std::vector<double> p_default = scores_to_probabilities(scores, L, rho, Defaults::temperature, priors);
   rep.default_log_loss = log_loss(p_default, L, labels);
   rep.default_ece = expected_calibration_error(p_default, L, labels);
 
@@ -184,7 +167,7 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
     }
     if (test_rows.empty()) continue;
     // A fold that holds every row (k = 1 in effect) has nothing to fit on: use the default.
-    const double t = fit_labels.empty() ? kDefaultTemperature
+    const double t = fit_labels.empty() ? Defaults::temperature
                                         : fit_temperature(fit_scores, L, rho, priors, fit_labels).temperature;
     const std::vector<double> p = scores_to_probabilities(test_scores, L, rho, t, priors);
     for (std::size_t i = 0; i < test_rows.size(); ++i)

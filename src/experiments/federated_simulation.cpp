@@ -95,7 +95,12 @@ nlohmann::json privacy_account_json(const std::optional<PrivacyAccount>& a, cons
           {"T", a->T},
           {"parties", a->parties},
           {"exponent", dp_exponent_name(dp->exponent)},
-          {"composition", "Theorem 6: total = parties x T x (selection + noise) per pick"}};
+          {"unit", dp_unit_name(dp->unit)},
+          {"postprocess", dp_postprocess_name(dp->postprocess)},
+          {"composition", dp->unit == DpUnit::Paper
+                              ? "Theorem 6: total = parties x T x (selection + noise) per pick"
+                              : "record unit (disjoint parties), parallel composition: total = per party = T x "
+                                "(selection + noise) per pick"}};
 }
 
 }  // namespace flynn::experiments

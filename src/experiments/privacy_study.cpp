@@ -109,20 +109,31 @@ std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& tes
     out.push_back(p);
   }
   SecureRng rng;
+  const std::size_t cells = std::size_t(m) * L;
   for (double eps : spec.epsilons) {
     for (std::uint32_t T : spec.Ts) {
-      if (std::uint64_t(T) > std::uint64_t(m) * L) continue;
-      const DpMechanism mech(DpParams{eps, T, spec.exponent}, static_cast<std::uint32_t>(spec.parties));
-      std::vector<std::vector<DpEntry>> releases;
-      for (const ClassCounts& c : party_counts) releases.push_back(privatize(c, mech, rng));
-      const std::vector<std::uint32_t> dense = sum_releases(releases, std::size_t(m) * L);
-      PrivacyPoint p;
-      p.epsilon = eps;
-      p.T = T;
-      p.balanced_accuracy =
-          balanced_accuracy(truth, scorer.predict(SparseScorer::nonzero(dense), spec.config.gamma), L);
-      p.bytes_sent_per_party = 4 + std::uint64_t(T) * 8;
-      out.push_back(p);
+      if (std::uint64_t(T) > cells) continue;
+      for (DpUnit unit : spec.units) {
+        DpParams params{eps, T, spec.exponent};
+        params.unit = unit;
+        const DpMechanism mech(params, static_cast<std::uint32_t>(spec.parties));
+        std::vector<std::vector<DpEntry>> releases;
+        for (const ClassCounts& c : party_counts) releases.push_back(privatize(c, mech, rng));
+        const std::vector<std::uint32_t> released = sum_releases(releases, cells);
+        for (DpPostprocess how : spec.postprocesses) {
+          std::vector<std::uint32_t> dense = released;
+          postprocess_release(dense, m, L, mech.noise_scale, spec.config.gamma, how);
+          PrivacyPoint p;
+          p.epsilon = eps;
+          p.T = T;
+          p.unit = unit;
+          p.postprocess = how;
+          p.balanced_accuracy =
+              balanced_accuracy(truth, scorer.predict(SparseScorer::nonzero(dense), spec.config.gamma), L);
+          p.bytes_sent_per_party = 4 + std::uint64_t(T) * 8;
+          out.push_back(p);
+        }
+      }
     }
   }
   return out;

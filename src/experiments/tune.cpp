@@ -41,7 +41,9 @@ class StagedProgress {
 
 std::vector<Variant> tune_variants() {
   std::vector<Variant> out;
-  for (const char* name : {"paper", "sign", "z", "zsign", "thermo", "thermo-sign"}) out.push_back(parse_variant(name));
+  // The default variant (zsign-q+paper) is in the space, so tuning can keep what it does.
+  for (const char* name : {"paper", "sign", "z", "zsign", "thermo", "thermo-sign", "zsign-q+paper"})
+    out.push_back(parse_variant(name));
   return out;
 }
 

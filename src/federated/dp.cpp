@@ -50,6 +50,30 @@ DpUnit parse_dp_unit(const std::string& name) {
 
 const char* dp_unit_name(DpUnit u) { return u == DpUnit::Paper ? "paper" : "record"; }
 
+DpPostprocess parse_dp_postprocess(const std::string& name) {
+  for (DpPostprocess p : all_dp_postprocesses())
+    if (name == dp_postprocess_name(p)) return p;
+  throw Error(fmt::format(
+      "dp-postprocess: '{}' is not one of none, threshold, noise-units, class-balance, "
+      "noise-units+class-balance", name));
+}
+
+const char* dp_postprocess_name(DpPostprocess p) {
+  switch (p) {
+    case DpPostprocess::None: return "none";
+    case DpPostprocess::Threshold: return "threshold";
+    case DpPostprocess::NoiseUnits: return "noise-units";
+    case DpPostprocess::ClassBalance: return "class-balance";
+    case DpPostprocess::NoiseUnitsClassBalance: return "noise-units+class-balance";
+  }
+  return "none";
+}
+
+std::vector<DpPostprocess> all_dp_postprocesses() {
+  return {DpPostprocess::None, DpPostprocess::Threshold, DpPostprocess::NoiseUnits,
+          DpPostprocess::ClassBalance, DpPostprocess::NoiseUnitsClassBalance};
+}
+
 void DpParams::validate(std::uint64_t cells) const {
   if (!(std::isfinite(epsilon) && epsilon >= 1e-6 && epsilon <= 1e6))
     throw Error(fmt::format("dp-epsilon = {}: must be a number in [1e-6, 1e6]", epsilon));

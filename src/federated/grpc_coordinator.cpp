@@ -35,6 +35,7 @@ struct Slot {
   std::string name;
   int rank = -1;
   std::string public_key;
+  std::string certificate, key_signature;  // relayed; the parties check them
   Stream* stream = nullptr;
   std::mutex write_mutex;
   bool writable = true;  // false once its handler returned
@@ -131,6 +132,13 @@ struct Coordinator::State final : public pb::Coordinator::Service {
       slots[r]->rank = static_cast<int>(r);
       w.add_names(slots[r]->name);
       w.add_public_keys(slots[r]->public_key);
+      w.add_certificates(slots[r]->certificate);
+      w.add_key_signatures(slots[r]->key_signature);
+    }
+    if (options.tamper_public_keys) {
+      std::vector<std::string> keys(w.public_keys().begin(), w.public_keys().end());
+      options.tamper_public_keys(keys);
+      for (std::size_t r = 0; r < keys.size(); ++r) w.set_public_keys(static_cast<int>(r), keys[r]);
     }
     std::vector<std::pair<std::shared_ptr<Slot>, pb::CoordinatorMessage>> out;
     for (const auto& s : slots) {
@@ -318,6 +326,8 @@ struct Coordinator::State final : public pb::Coordinator::Service {
     auto me = std::make_shared<Slot>();
     me->name = name;
     me->public_key = first.join().public_key();
+    me->certificate = first.join().certificate();
+    me->key_signature = first.join().key_signature();
     me->stream = stream;
     me->wire.bytes_received += first.ByteSizeLong();
     ++me->wire.messages_received;

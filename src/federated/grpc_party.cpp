@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/federated/key_binding.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/secure_aggregation.hpp"
 #include "flynn/io/model_file.hpp"
@@ -217,6 +218,9 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   ssl.pem_root_certs = read_pem(options.tls.ca, "CA certificate (--ca)");
   ssl.pem_cert_chain = read_pem(options.tls.cert, "party certificate (--cert)");
   ssl.pem_private_key = read_pem(options.tls.key, "party private key (--key)");
+  // The X25519 key, signed with the TLS key for the certificate's CN (key_binding.hpp).
+  const std::string my_cn = certificate_common_name(ssl.pem_cert_chain);
+  const std::string key_signature = sign_exchange_key(ssl.pem_private_key, my_cn, s->keys.public_key());
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
@@ -234,6 +238,8 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   pb::PartyMessage hello;
   hello.mutable_join()->set_protocol(kGrpcProtocolVersion);
   hello.mutable_join()->set_public_key(s->keys.public_key());
+  hello.mutable_join()->set_certificate(ssl.pem_cert_chain);
+  hello.mutable_join()->set_key_signature(key_signature);
   std::unique_ptr<GrpcParty> party(new GrpcParty(std::move(s)));
   State& st = *party->state_;
   st.write(hello);
@@ -256,6 +262,31 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   }
   if (st.secure) {
     const std::vector<std::string> keys(w.public_keys().begin(), w.public_keys().end());
+    // Before any mask is derived: every key is the one its party signed (a coordinator
+    // that swapped keys could otherwise derive masks and unmask counts). A failure is also
+    // reported to the coordinator, which stops every party with this reason.
+    try {
+      if (w.certificates_size() != st.size || w.key_signatures_size() != st.size)
+        throw FederationError("the coordinator's welcome carries no certificates and key signatures: "
+                              "secure aggregation cannot check the parties' keys");
+      if (keys[st.rank] != st.keys.public_key() || st.names[st.rank] != my_cn)
+        throw FederationError(fmt::format(
+            "the coordinator's welcome gives this party ('{}', rank {}) another key or name than "
+            "it sent: refusing to mask (the coordinator may be substituting keys)", my_cn, st.rank));
+      for (int r = 0; r < st.size; ++r) {
+        if (r == st.rank) continue;
+        try {
+          verify_exchange_key(ssl.pem_root_certs, w.certificates(r), st.names[r], keys[r], w.key_signatures(r));
+        } catch (const Error& e) {
+          throw FederationError(fmt::format(
+              "party '{}' (rank {}): {}; refusing to mask with its key (the coordinator may be "
+              "substituting keys)", st.names[r], r, e.what()));
+        }
+      }
+    } catch (const FederationError& e) {
+      party->fail(e.what());
+      throw;
+    }
     st.masker.emplace(st.rank, st.keys, keys, w.session_id());
   }
   return party;

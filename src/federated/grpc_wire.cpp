@@ -43,6 +43,7 @@ pb::Settings to_proto(const SharedSettings& s) {
     p.set_dp_t(s.dp->T);
     p.set_dp_exponent(dp_exponent_name(s.dp->exponent));
     p.set_dp_unit(dp_unit_name(s.dp->unit));
+    p.set_dp_postprocess(dp_postprocess_name(s.dp->postprocess));
   }
   return p;
 }
@@ -68,6 +69,7 @@ SharedSettings from_proto(const pb::Settings& p) {
     dp.T = p.dp_t();
     dp.exponent = parse_dp_exponent(p.dp_exponent());
     dp.unit = parse_dp_unit(p.dp_unit());
+    if (!p.dp_postprocess().empty()) dp.postprocess = parse_dp_postprocess(p.dp_postprocess());
     s.dp = dp;
   }
   return s;

@@ -1,5 +1,7 @@
 #include "flynn/federated/party.hpp"
 
+#include "flynn/federated/dp_postprocess.hpp"
+
 #include <time.h>
 
 #include <bit>
@@ -210,6 +212,9 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
     f.emplace_back("dp-T", std::to_string(dp->T));
     f.emplace_back("dp-exponent", dp_exponent_name(dp->exponent));
     f.emplace_back("dp-unit", dp_unit_name(dp->unit));
+    // Only when used, so the paper's runs agree with parties that predate the option.
+    if (dp->postprocess != DpPostprocess::None)
+      f.emplace_back("dp-postprocess", dp_postprocess_name(dp->postprocess));
   }
   return f;
 }
@@ -424,6 +429,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       throw FederationError(e.what());
     }
   }
+  // Post-processing of the release (free under DP: it reads only the aggregated sum and
+  // public parameters), the same on every party, so the models stay identical.
+  if (dp)
+    postprocess_release(aggregated.values(), config.m, labels.size(), mechanism->noise_scale,
+                        config.gamma, settings.dp->postprocess);
   times.aggregate = since(t);
   const Traffic aggregate_traffic = comm.traffic() - control;
   times.training = since(t_start);

@@ -24,6 +24,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "flynn/config.hpp"
+#include "flynn/scoring.hpp"
+
 namespace flynn::experiments {
 
 /// Probability floor used by log_loss: log(1e-15) ≈ −34.5 bounds the loss of one row when a
@@ -49,25 +52,19 @@ double expected_calibration_error(const std::vector<double>& proba, std::size_t 
                                   const std::vector<std::uint32_t>& labels,
                                   std::size_t bins = kEceBins);
 
-/// Class frequencies with add-one (Laplace) smoothing, (n_l + 1)/(n + L), from the rows per
-/// class (ClassCounts::rows_per_class, or label counts): positive for every class, so a class
-/// that has no rows never gets probability exactly 0. Throws flynn::Error for no classes.
-std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class);
+/// Class frequencies with add-one (Laplace) smoothing: flynn::class_priors (scoring.hpp).
+using flynn::class_priors;
 /// The same from labels (each < n_classes).
 std::vector<double> class_priors(const std::vector<std::uint32_t>& labels, std::size_t n_classes);
 
-/// Calibrated probabilities π_l·exp(−score_l/(ρ·t)) / Σ_k … of n rows of L scores (n × L
-/// row-major, like the scores), computed from the lowest score so nothing overflows. Throws
+/// flynn::scores_to_probabilities (scoring.hpp) over n rows of L scores (n × L row-major,
+/// like the scores). Throws
 /// flynn::Error when t ≤ 0, ρ = 0, the scores are not a whole number of rows or `priors`
 /// does not hold L positive values.
 std::vector<double> scores_to_probabilities(const std::vector<double>& scores, std::size_t n_classes,
                                             std::uint32_t rho, double temperature,
                                             const std::vector<double>& priors);
 
-/// The temperature flynn uses when `tune` has not chosen one: fitted once on the out-of-fold
-/// scores of the SELECTION half of the OpenML sets (docs/evaluation.md, "Calibrated
-/// probabilities"), never on the validation half.
-inline constexpr double kDefaultTemperature = 0.054;
 
 /// Search range of fit_temperature (relative temperature t).
 inline constexpr double kMinTemperature = 1e-3;
@@ -95,7 +92,7 @@ struct CalibrationReport {
   /// applied to fold f's rows; log-loss and ECE over all rows. No row's probability uses a t
   /// fitted on that row, so these estimate the calibration on new data.
   double heldout_log_loss = 0.0, heldout_ece = 0.0;
-  /// kDefaultTemperature on the same scores (what an untuned model gives).
+  /// Defaults::temperature on the same scores (what an untuned model gives).
   double default_log_loss = 0.0, default_ece = 0.0;
 };
 

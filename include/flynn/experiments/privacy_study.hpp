@@ -16,6 +16,7 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/federated/dp.hpp"
+#include "flynn/federated/dp_postprocess.hpp"
 
 namespace flynn::experiments {
 
@@ -57,6 +58,11 @@ struct PrivacyTrialSpec {
   std::vector<double> epsilons;       ///< ε grid (total budget)
   std::vector<std::uint32_t> Ts;      ///< T grid (values above m·L are skipped)
   federated::DpExponent exponent = federated::DpExponent::Paper;
+  /// Privacy units to release under (each gets its own releases: the noise differs).
+  std::vector<federated::DpUnit> units = {federated::DpUnit::Paper};
+  /// Post-processings scored on each release (the same noisy release for every mode, so
+  /// their differences are paired, not noise).
+  std::vector<federated::DpPostprocess> postprocesses = {federated::DpPostprocess::None};
   std::uint64_t split_seed = 0;       ///< IID split of the training rows among parties
 };
 
@@ -65,13 +71,15 @@ struct PrivacyTrialSpec {
 struct PrivacyPoint {
   double epsilon = 0;
   std::uint32_t T = 0;
+  federated::DpUnit unit = federated::DpUnit::Paper;                  ///< (DP points)
+  federated::DpPostprocess postprocess = federated::DpPostprocess::None;  ///< (DP points)
   double balanced_accuracy = 0;
   std::uint64_t bytes_sent_per_party = 0;  ///< the aggregation message one party sends
 };
 
 /// Runs one trial: builds the parties' counts from `train` (IID split), hashes `test`
-/// once, evaluates the non-private model and every (ε, T) of the grid (each party releases
-/// with fresh SecureRng noise). `test` labels must use `train`'s class list. Throws
+/// once, evaluates the non-private model and every (ε, T, unit) of the grid (each party
+/// releases with fresh SecureRng noise) under every post-processing, in that nesting order. `test` labels must use `train`'s class list. Throws
 /// flynn::Error on invalid inputs.
 std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& test,
                                         const PrivacyTrialSpec& spec);

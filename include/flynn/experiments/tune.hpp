@@ -25,8 +25,9 @@
 
 namespace flynn::experiments {
 
-/// The variants `flynn tune` searches by default: every named variant of config.hpp except
-/// zsign-q (zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
+/// The variants `flynn tune` searches by default: paper, sign, z, zsign, thermo,
+/// thermo-sign and the default zsign-q+paper (zsign-q alone and zsign+paper are left out:
+/// zsign-q is zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
 std::vector<Variant> tune_variants();
 
 /// What tune_flynn does beyond the search.
@@ -53,8 +54,8 @@ struct TuneResult {
   /// Tuned kNN's out-of-fold vote fractions (its best k) judged like FlyNN's probabilities.
   double knn_log_loss = 0.0, knn_ece = 0.0;
   double seconds = 0.0;                 ///< wall time of tune_flynn
-  /// The temperature to store in the model: the fitted one, else kDefaultTemperature.
-  double temperature() const { return calibration ? calibration->fit.temperature : kDefaultTemperature; }
+  /// The temperature to store in the model: the fitted one, else Defaults::temperature.
+  double temperature() const { return calibration ? calibration->fit.temperature : Defaults::temperature; }
 };
 
 /// Stages tune_flynn reports through `progress`, in units of rows processed: the search's

@@ -77,12 +77,33 @@ enum class DpUnit : std::uint8_t {
 DpUnit parse_dp_unit(const std::string& name);
 const char* dp_unit_name(DpUnit u);
 
+/// How the aggregated release is post-processed before it becomes the model
+/// (dp_postprocess.hpp says what each mode does and why it is free under DP).
+enum class DpPostprocess : std::uint8_t {
+  None = 0,          ///< the paper's model: the released sum as is
+  Threshold = 1,     ///< values below the noise scale b become 0
+  NoiseUnits = 2,    ///< values rescaled to units of the noise: γ^v' ≈ e^(−v/b)
+  ClassBalance = 3,  ///< every class's total familiarity brought to the smallest non-zero one
+  NoiseUnitsClassBalance = 4,  ///< NoiseUnits, then ClassBalance on the rescaled counts
+};
+
+/// "none", "threshold", "noise-units", "class-balance" or "noise-units+class-balance";
+/// throws flynn::Error naming the valid choices otherwise.
+DpPostprocess parse_dp_postprocess(const std::string& name);
+/// The name parse_dp_postprocess accepts for `p`.
+const char* dp_postprocess_name(DpPostprocess p);
+/// Every mode, in enum order (for studies that compare them).
+std::vector<DpPostprocess> all_dp_postprocesses();
+
 /// What a user asks for.
 struct DpParams {
   double epsilon = 1.0;   ///< total budget ε of the whole federation (> 0)
   std::uint32_t T = 0;    ///< entries each party releases (1 ≤ T ≤ m·L)
   DpExponent exponent = DpExponent::Paper;
   DpUnit unit = DpUnit::Paper;  ///< how ε is split among the parties (see DpUnit)
+  /// What every party does to the aggregated release before it becomes the model (free:
+  /// post-processing). None, the paper's model, by default.
+  DpPostprocess postprocess = DpPostprocess::None;
 
   /// Throws flynn::Error naming the parameter when ε is not in [1e-6, 1e6] or T = 0,
   /// or T > m·L (when `cells` > 0: the party's m·L entries).

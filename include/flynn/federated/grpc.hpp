@@ -11,9 +11,13 @@
 //     the coordinator refuses a session without a CN, with a CN not on the allow-list,
 //     with a CN that already joined, or after the federation is full. Plaintext peers
 //     and certificates from another CA fail the TLS handshake.
-//   * Join: the party sends its X25519 public key. When τ parties have joined, each gets a
-//     Welcome: its rank (CNs sorted), every party's CN and public key, a session id,
-//     the deadline, whether secure aggregation is on and the federation's settings.
+//   * Join: the party sends its X25519 public key, its certificate and the signature of the
+//     key by its certificate's key (key_binding.hpp). When τ parties have joined, each gets
+//     a Welcome: its rank (CNs sorted), every party's CN, public key, certificate and
+//     signature, a session id, the deadline, whether secure aggregation is on and the
+//     federation's settings. With secure aggregation every party checks each other party's
+//     key against its certificate (issued by the CA, CN as named) before masking anything,
+//     so a coordinator that swaps keys aborts the round instead of learning a party's counts.
 //   * Collectives: the party protocol (party.hpp) runs unchanged; each broadcast,
 //     all-gather and all-reduce becomes one Contribution per party and one Result to
 //     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
@@ -90,6 +94,10 @@ struct CoordinatorOptions {
   /// Called with every Contribution payload the coordinator receives (rank, collective
   /// number, operation name, bytes): tests check what the coordinator can see.
   std::function<void(int, std::uint64_t, const std::string&, std::string_view)> observe;
+  /// Tests only: plays a malicious coordinator by editing the parties' X25519 public keys
+  /// (by rank) just before the Welcome is sent. The parties must detect it (their keys are
+  /// signed with their certificates' keys) and abort.
+  std::function<void(std::vector<std::string>&)> tamper_public_keys;
 };
 
 /// One party as the coordinator saw it.

@@ -27,6 +27,9 @@
 //   a UTF-8 byte-order mark at the start is ignored, a missing final newline is fine.
 // - Blank (whitespace-only) lines are skipped wherever they appear.
 // - Dataset::row_origin holds the 1-based line of each row (the record number for IDX).
+//
+// load_dataset reads a whole file; io::RowStream (row_stream.hpp) reads the same formats
+// in bounded chunks of rows with the same parsers, values and messages.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -4,7 +4,7 @@
 // Layout (all integers little-endian):
 //   magic        8 bytes  "FLYNNMDL"
 //   version      u32      format version: 1, or 2 when the model has a variant other than
-//                         paper or a temperature other than 1 (this build reads both)
+//                         paper or a set temperature (this build reads both)
 //   body_length  u64      bytes of the body that follows
 //   body:
 //     d, m, s, rho              u32 × 4
@@ -16,10 +16,10 @@
 //     dp_epsilon                f64  (0 unless DP)
 //     dp_T, dp_parties          u32 × 2 (0 unless DP)
 //     -- version 2 only: --
-//     variant flags             u8   (bit 0 standardize, bit 1 signed lifting)
+//     variant flags             u8   (bit 0 standardize, bit 1 signed lifting, bit 2 paper half)
 //     thermometer K             u16  (0 = off)
 //     quantize Q                u16  (0 = off)
-//     temperature               f64  (> 0; predict_proba's softmax(−score/(ρ·T)))
+//     temperature               f64  (> 0: set by tune; 0: not set, Defaults::temperature)
 //     has_stats                 u8   (1 when the variant standardises)
 //     d × { f32 mean, f32 scale }    when has_stats
 //     -- both versions: --
@@ -33,8 +33,8 @@
 //   crc32        u32      CRC-32 (zlib) of everything before it
 //
 // The lifting matrix is not stored: it is rebuilt from (seed, m, s, d', hash_version, and
-// the variant's signed-lifting flag). A paper-variant model with temperature 1 is written
-// as version 1, byte for byte as before variants existed.
+// the variant's signed-lifting and paper-half flags). A paper-variant model without a set
+// temperature is written as version 1, byte for byte as before variants existed.
 // Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
 // raw L·m·4 bytes. The same model always serialises to the same bytes. Since issue 13 the
 // deflate stream is written by flynn's own run-length encoder (src/core/io/counts_deflate.hpp:
@@ -43,6 +43,7 @@
 // larger file. Files written before (zlib level 9) still read, and both decompress to the
 // same varint stream: only the compressed bytes differ.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,7 +63,7 @@ struct ModelContents {
   ClassCounts counts;
   Provenance provenance;
   FeatureStats stats;         ///< standardising variants only
-  double temperature = 1.0;   ///< probability temperature (version 1 files: 1)
+  std::optional<double> temperature;  ///< probability temperature, when the file sets one
 };
 
 /// The file's bytes for a model.

@@ -6,6 +6,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/row_parser.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -188,11 +189,57 @@ bool keyword_is(std::string_view line, std::string_view kw) {
                                     line[kw.size()] == '\'' || line[kw.size()] == '"');
 }
 
-}  // namespace
+// The ARFF parser (RowParser protocol, see row_parser.hpp). begin() reads the header up
+// to @data and chooses the class attribute; read_rows() parses dense and sparse rows.
+class ArffParser final : public RowParser {
+ public:
+  ArffParser(const LoadOptions& options, std::string source)
+      : options_(options), source_(std::move(source)) {}
 
-Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
+  void begin(LineScanner& lines, bool at_end) override;
+  bool has_labels() const override { return labelled_; }
+  std::size_t fixed_width() const override { return n_features_; }
+  void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
+  std::size_t chunk_rows() const override { return chunk_.n_rows; }
+  Dataset take_chunk(std::uint64_t max_values) override;
+  void end() override {
+    if (total_rows_ == 0) throw Error(source_ + ": no data rows after @data");
+  }
+
+ private:
+  [[noreturn]] void missing(std::uint64_t no, std::size_t col, std::size_t attr) const;
+  // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
+  void store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v, float* row);
+  void reset_chunk();
+
+  const LoadOptions& options_;
+  std::string source_;
+  std::vector<Attribute> attrs_;
+  std::size_t cls_ = 0;               // the class attribute; attrs_.size() when none
+  std::vector<std::size_t> feat_pos_;  // position of each attribute in the feature row
+  bool labelled_ = false;
+  std::size_t n_features_ = 0;
+  std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
+  std::uint64_t cells_ = 0;       // dense values of the current chunk
+  Dataset chunk_;
+  LabelInterner interner_;
+  std::vector<std::string_view> fields_;
+  std::string scratch_;
+};
+
+void ArffParser::reset_chunk() {
+  chunk_ = Dataset{};
+  chunk_.source = source_;
+  chunk_.n_features = n_features_;
+  chunk_.has_labels = labelled_;
+  interner_ = LabelInterner{};
+  cells_ = 0;
+}
+
+void ArffParser::begin(LineScanner& lines, bool at_end) {
   using Kind = LabelColumn::Kind;
-  LineScanner lines(text);
+  const std::string& source = source_;
+  const LoadOptions& options = options_;
   std::string_view line;
   std::vector<Attribute> attrs;
   std::unordered_map<std::string, std::uint64_t> declared;  // attribute name → line
@@ -227,10 +274,10 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
                   quote_text(t));
     }
   }
+  if (!in_data && !at_end) throw NeedMoreText{};
   if (!any_content) throw Error(source + ": empty file");
   if (!in_data) throw Error(source + ": no @data section");
   if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
-
   // ---- which attribute is the class
   const std::size_t nattr = attrs.size();
   const LabelColumn& lc = options.label_column;
@@ -295,56 +342,65 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
   for (std::size_t j = 0, p = 0; j < nattr; ++j)
     if (j != cls) feat_pos[j] = p++;
 
-  Dataset ds;
-  ds.source = source;
-  ds.n_features = labelled ? nattr - 1 : nattr;
-  ds.has_labels = labelled;
-  LabelInterner interner;
-  std::string scratch;
 
-  auto missing = [&](std::uint64_t no, std::size_t col, std::size_t attr) {
-    throw Error(where(source, no, col) + "missing value '?' for attribute " +
-                quote_text(attrs[attr].name) + " (missing values are not supported)");
-  };
-  // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
-  auto store = [&](std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
-                   float* row) {
-    if (v == "?") missing(no, col, j);
-    if (j == cls) {
-      const Attribute& a = attrs[j];
-      const std::string_view name = unquote(v, scratch);
-      if (name.empty()) throw Error(where(source, no, col) + "empty class value");
-      if (a.type == AttrType::Nominal) {
-        if (a.values.find(name) == a.values.end()) {
-          throw Error(where(source, no, col) + "class value " + quote_text(name) +
-                      " is not declared for attribute " + quote_text(a.name) + " " +
-                      declared_list(a));
-        }
-      } else if (a.type == AttrType::Numeric) {
-        float tmp;
-        const NumStatus st = parse_float(name, tmp);
-        if (st != NumStatus::Ok) throw_bad_number(source, no, col, name, st);
+  attrs_ = std::move(attrs);
+  cls_ = cls;
+  feat_pos_ = std::move(feat_pos);
+  labelled_ = labelled;
+  n_features_ = labelled ? nattr - 1 : nattr;
+  total_rows_ = 0;
+  reset_chunk();
+}
+
+void ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t attr) const {
+  throw Error(where(source_, no, col) + "missing value '?' for attribute " +
+              quote_text(attrs_[attr].name) + " (missing values are not supported)");
+}
+
+void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
+                       float* row) {
+  const std::string& source = source_;
+  std::string& scratch = scratch_;
+  if (v == "?") missing(no, col, j);
+  if (j == cls_) {
+    const Attribute& a = attrs_[j];
+    const std::string_view name = unquote(v, scratch);
+    if (name.empty()) throw Error(where(source, no, col) + "empty class value");
+    if (a.type == AttrType::Nominal) {
+      if (a.values.find(name) == a.values.end()) {
+        throw Error(where(source, no, col) + "class value " + quote_text(name) +
+                    " is not declared for attribute " + quote_text(a.name) + " " +
+                    declared_list(a));
       }
-      ds.labels.push_back(interner.intern(name));
-      return;
+    } else if (a.type == AttrType::Numeric) {
+      float tmp;
+      const NumStatus st = parse_float(name, tmp);
+      if (st != NumStatus::Ok) throw_bad_number(source, no, col, name, st);
     }
-    const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
-    float x;
-    const NumStatus st = parse_float(t, x);
-    if (st != NumStatus::Ok) throw_bad_number(source, no, col, t, st);
-    row[feat_pos[j]] = x;
-  };
+    chunk_.labels.push_back(interner_.intern(name));
+    return;
+  }
+  const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
+  float x;
+  const NumStatus st = parse_float(t, x);
+  if (st != NumStatus::Ok) throw_bad_number(source, no, col, t, st);
+  row[feat_pos_[j]] = x;
+}
 
-  // ---- data
-  std::vector<std::string_view> fields;
-  std::uint64_t cells = 0;
-  const std::uint64_t max_cells = options.max_values ? options.max_values : sparse_value_limit(text.size());
-  while (lines.next(line)) {
+void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) {
+  const std::string& source = source_;
+  const std::size_t nattr = attrs_.size();
+  const std::size_t cls = cls_;
+  const bool labelled = labelled_;
+  Dataset& ds = chunk_;
+  std::vector<std::string_view>& fields = fields_;
+  std::string_view line;
+  while (ds.n_rows < max_rows && lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == '%') continue;
     const std::uint64_t no = lines.line_number();
-    cells += ds.n_features;
-    if (cells > max_cells) checked_cells(ds.n_rows + 1, ds.n_features, max_cells, source);
+    cells_ += ds.n_features;
+    if (cells_ > max_values) checked_cells(ds.n_rows + 1, ds.n_features, max_values, source);
     ds.features.resize(ds.features.size() + ds.n_features, 0.0f);
     float* row = ds.features.data() + ds.n_rows * ds.n_features;
     if (t.front() == '{') {
@@ -382,7 +438,7 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
       }
       if (labelled && !has_class) {
         throw Error(where(source, no) + "sparse row omits the class attribute " +
-                    quote_text(attrs[cls].name));
+                    quote_text(attrs_[cls].name));
       }
     } else {
       if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
@@ -396,9 +452,29 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
     ds.row_origin.push_back(no);
     ++ds.n_rows;
   }
-  if (ds.n_rows == 0) throw Error(source + ": no data rows after @data");
-  if (labelled) ds.classes = interner.finish(ds.labels);
-  return ds;
+}
+
+Dataset ArffParser::take_chunk(std::uint64_t) {
+  if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
+  total_rows_ += chunk_.n_rows;
+  Dataset out = std::move(chunk_);
+  reset_chunk();
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const std::string& source) {
+  return std::make_unique<ArffParser>(options, source);
+}
+
+}  // namespace detail
+
+Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
+  ArffParser parser(options, source);
+  return parse_text(parser, text, options);
 }
 
 }  // namespace flynn::io

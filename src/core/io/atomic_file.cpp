@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <sstream>
+#include <functional>
+#include <ostream>
+#include <streambuf>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -51,10 +54,14 @@ std::string resolve_links(const std::string& path) {
   throw Error(fmt::format("{}: too many levels of symbolic links", path));
 }
 
+// What a caller writes: `produce` hands its bytes, piece by piece, to the sink it is given.
+using Sink = std::function<void(std::string_view)>;
+using Producer = std::function<void(const Sink&)>;
+
 // Character devices and FIFOs are written in place: replacing /dev/null or a named pipe
 // by a regular file would break whatever else uses it.
 // A FIFO is opened without blocking, so a pipe nobody reads is an error, not a hang.
-void write_in_place(const std::string& path, const std::string& target, std::string_view bytes) {
+void write_in_place(const std::string& path, const std::string& target, const Producer& produce) {
   const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENXIO) throw Error(fmt::format("{}: a FIFO that no process is reading", path));
@@ -66,16 +73,51 @@ void write_in_place(const std::string& path, const std::string& target, std::str
     ::close(fd);
     fail(path, "cannot set blocking mode", err);
   }
-  write_all(fd, bytes, path, [&](const char* what, int err) {
+  try {
+    produce([&](std::string_view bytes) {
+      write_all(fd, bytes, path, [&](const char* what, int err) { fail(path, what, err); });
+    });
+  } catch (...) {
     ::close(fd);
-    fail(path, what, err);
-  });
+    throw;
+  }
   if (::close(fd) != 0) fail(path, "close failed", errno);
 }
 
-}  // namespace
+// An output stream buffer that hands full 64 KiB blocks (and the rest at sync) to a
+// sink, so a text output of any length is written without being held in memory.
+class SinkBuf final : public std::streambuf {
+ public:
+  explicit SinkBuf(const Sink& sink) : sink_(sink), buf_(std::size_t{1} << 16) {
+    setp(buf_.data(), buf_.data() + buf_.size());
+  }
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
+ protected:
+  int_type overflow(int_type c) override {
+    drain();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override {
+    drain();
+    return 0;
+  }
+
+ private:
+  void drain() {
+    const std::size_t n = static_cast<std::size_t>(pptr() - pbase());
+    if (n) sink_(std::string_view(pbase(), n));
+    setp(buf_.data(), buf_.data() + buf_.size());
+  }
+  const Sink& sink_;
+  std::vector<char> buf_;
+};
+
+// write_file_atomic for any producer (see the header for the rules).
+void write_atomically(const std::string& path, const Producer& produce) {
   if (path.empty()) throw Error("output path is empty");
   const std::string target = resolve_links(path);
 
@@ -84,7 +126,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   if (exists) {
     if (S_ISDIR(existing.st_mode)) throw Error(fmt::format("{}: is a directory", path));
     if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode))
-      return write_in_place(path, target, bytes);
+      return write_in_place(path, target, produce);
     if (!S_ISREG(existing.st_mode))
       throw Error(fmt::format("{}: is not a regular file, a character device or a FIFO; "
                               "refusing to replace it", path));
@@ -110,7 +152,15 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     mode &= ~mask;
   }
   if (::fchmod(fd, mode) != 0) cleanup_fail("chmod failed", errno);
-  write_all(fd, bytes, path, cleanup_fail);
+  try {
+    produce([&](std::string_view bytes) {
+      write_all(fd, bytes, path, [&](const char* what, int err) { fail(path, what, err); });
+    });
+  } catch (...) {  // a write error, or the producer's own: leave nothing behind
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
   if (::fsync(fd) != 0) cleanup_fail("fsync failed", errno);
   if (::close(fd) != 0) {
     const int err = errno;
@@ -132,11 +182,23 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   }
 }
 
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes) {
+  write_atomically(path, [&](const Sink& sink) { sink(bytes); });
+}
+
 void write_file_atomic(const std::string& path,
                        const std::function<void(std::ostream&)>& fill) {
-  std::ostringstream out;
-  fill(out);
-  write_file_atomic(path, out.str());
+  write_atomically(path, [&](const Sink& sink) {
+    SinkBuf buf(sink);
+    std::ostream out(&buf);
+    // The sink's errors (flynn::Error from a failed write) propagate instead of merely
+    // setting badbit.
+    out.exceptions(std::ios::badbit);
+    fill(out);
+    out.flush();
+  });
 }
 
 void ensure_output_is_not_an_input(const std::string& path, const std::vector<std::string>& inputs,

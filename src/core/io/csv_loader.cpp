@@ -6,6 +6,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/row_parser.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -129,11 +130,55 @@ std::string delimiter_name(char d) {
   return std::string("'") + d + "'";
 }
 
-}  // namespace
+// The CSV parser (RowParser protocol, see row_parser.hpp). begin() decides the delimiter,
+// the column count, the label column and whether line 1 is a header; read_rows() parses
+// data lines.
+class CsvParser final : public RowParser {
+ public:
+  CsvParser(const LoadOptions& options, std::string source)
+      : options_(options), source_(std::move(source)) {}
 
-Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
+  void begin(LineScanner& lines, bool at_end) override;
+  bool has_labels() const override { return labelled_; }
+  std::size_t fixed_width() const override { return n_features_; }
+  void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
+  std::size_t chunk_rows() const override { return chunk_.n_rows; }
+  Dataset take_chunk(std::uint64_t max_values) override;
+  void end() override {
+    if (total_rows_ == 0) throw Error(source_ + ": no data rows (only a header line)");
+  }
+
+ private:
+  // Appends one data row (its fields split) to the chunk.
+  void parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no);
+  void reset_chunk();
+
+  const LoadOptions& options_;
+  std::string source_;
+  char delim_ = ',';
+  std::size_t ncols_ = 0;
+  std::size_t label_idx_ = 0;  // the label column's 0-based index; ncols_ when unlabelled
+  bool labelled_ = false;
+  std::size_t n_features_ = 0;
+  std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
+  Dataset chunk_;
+  LabelInterner interner_;
+  std::vector<std::string_view> fields_;
+  std::string scratch_;
+};
+
+void CsvParser::reset_chunk() {
+  chunk_ = Dataset{};
+  chunk_.source = source_;
+  chunk_.n_features = n_features_;
+  chunk_.has_labels = labelled_;
+  interner_ = LabelInterner{};
+}
+
+void CsvParser::begin(LineScanner& lines, bool at_end) {
   using Kind = LabelColumn::Kind;
-  LineScanner lines(text);
+  const std::string& source = source_;
+  const LoadOptions& options = options_;
   std::string_view line;
 
   // First non-blank line: decides the delimiter, the column count and the header.
@@ -144,7 +189,10 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
       break;
     }
   }
-  if (!found) throw Error(source + ": empty file");
+  if (!found) {
+    if (!at_end) throw NeedMoreText{};
+    throw Error(source + ": empty file");
+  }
   const std::uint64_t first_line_no = lines.line_number();
   const std::string_view first_line = line;
 
@@ -223,17 +271,20 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
       LineScanner peek = lines;
       std::string_view next;
       std::vector<std::string_view> f2;
+      bool peeked = false;
       while (peek.next(next)) {
         if (is_blank(next)) continue;
         split_line(next, delim, f2, source, peek.line_number());
         header =
             label_idx < f2.size() && looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
+        peeked = true;
         break;
       }
+      if (!peeked && !at_end) throw NeedMoreText{};
     }
   }
 
-  std::string scratch;
+  std::string& scratch = scratch_;
   if (labelled && lc.kind == Kind::Name) {
     std::size_t hits = 0;
     for (std::size_t j = 0; j < ncols; ++j) {
@@ -251,55 +302,83 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
     }
   }
 
-  Dataset ds;
-  ds.source = source;
-  ds.n_features = labelled ? ncols - 1 : ncols;
-  ds.has_labels = labelled;
-  {
-    // Reserve: at most one row per line, and every value takes at least two bytes.
-    const std::size_t est_rows =
-        static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    const std::size_t est_values = std::min(est_rows * ds.n_features, text.size() / 2 + ncols);
-    ds.features.reserve(est_values);
-    ds.row_origin.reserve(std::min(est_rows, text.size() / 2 + 1));
-    if (labelled) ds.labels.reserve(ds.row_origin.capacity());
-  }
-
-  LabelInterner interner;
-  std::vector<std::string_view> fields;
-  fields.reserve(ncols);
-  auto parse_row = [&](const std::vector<std::string_view>& f, std::uint64_t line_no) {
-    if (f.size() != ncols) {
-      throw Error(where(source, line_no) + std::to_string(f.size()) +
-                  (f.size() == 1 ? " field" : " fields") + ", expected " + std::to_string(ncols) +
-                  " (ragged row)");
-    }
-    for (std::size_t j = 0; j < ncols; ++j) {
-      if (j == label_idx) {
-        const std::string_view name = unquote(f[j], scratch);
-        if (name.empty()) throw Error(where(source, line_no, j + 1) + "empty label");
-        ds.labels.push_back(interner.intern(name));
-        continue;
-      }
-      const std::string_view t = number_text(f[j]);
-      float v;
-      const NumStatus st = parse_float(t, v);
-      if (st != NumStatus::Ok) throw_bad_number(source, line_no, j + 1, t, st);
-      ds.features.push_back(v);
-    }
-    ds.row_origin.push_back(line_no);
-    ++ds.n_rows;
-  };
-
+  delim_ = delim;
+  ncols_ = ncols;
+  label_idx_ = label_idx;
+  labelled_ = labelled;
+  n_features_ = labelled ? ncols - 1 : ncols;
+  total_rows_ = 0;
+  reset_chunk();
+  fields_.reserve(ncols);
   if (!header) parse_row(first, first_line_no);
-  while (lines.next(line)) {
-    if (is_blank(line)) continue;
-    split_line(line, delim, fields, source, lines.line_number());
-    parse_row(fields, lines.line_number());
+}
+
+void CsvParser::parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no) {
+  if (f.size() != ncols_) {
+    throw Error(where(source_, line_no) + std::to_string(f.size()) +
+                (f.size() == 1 ? " field" : " fields") + ", expected " + std::to_string(ncols_) +
+                " (ragged row)");
   }
-  if (ds.n_rows == 0) throw Error(source + ": no data rows (only a header line)");
-  if (labelled) ds.classes = interner.finish(ds.labels);
-  return ds;
+  for (std::size_t j = 0; j < ncols_; ++j) {
+    if (j == label_idx_) {
+      const std::string_view name = unquote(f[j], scratch_);
+      if (name.empty()) throw Error(where(source_, line_no, j + 1) + "empty label");
+      chunk_.labels.push_back(interner_.intern(name));
+      continue;
+    }
+    const std::string_view t = number_text(f[j]);
+    float v;
+    const NumStatus st = parse_float(t, v);
+    if (st != NumStatus::Ok) throw_bad_number(source_, line_no, j + 1, t, st);
+    chunk_.features.push_back(v);
+  }
+  chunk_.row_origin.push_back(line_no);
+  ++chunk_.n_rows;
+}
+
+void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t) {
+  {
+    // Reserve: at most one row per line (and max_rows), and every value takes at least
+    // two bytes.
+    const std::string_view rest = lines.rest();
+    const std::size_t room = max_rows - std::min(max_rows, chunk_.n_rows);
+    const std::size_t est_rows = std::min<std::size_t>(
+        room, static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1);
+    const std::size_t est_values = std::min(est_rows * n_features_, rest.size() / 2 + ncols_);
+    chunk_.features.reserve(chunk_.features.size() + est_values);
+    const std::size_t est_lines = std::min(est_rows, rest.size() / 2 + 1);
+    chunk_.row_origin.reserve(chunk_.row_origin.size() + est_lines);
+    if (labelled_) chunk_.labels.reserve(chunk_.labels.size() + est_lines);
+  }
+  std::string_view line;
+  while (chunk_.n_rows < max_rows && lines.next(line)) {
+    if (is_blank(line)) continue;
+    split_line(line, delim_, fields_, source_, lines.line_number());
+    parse_row(fields_, lines.line_number());
+  }
+}
+
+Dataset CsvParser::take_chunk(std::uint64_t) {
+  if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
+  total_rows_ += chunk_.n_rows;
+  Dataset out = std::move(chunk_);
+  reset_chunk();
+  return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std::string& source) {
+  return std::make_unique<CsvParser>(options, source);
+}
+
+}  // namespace detail
+
+Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
+  CsvParser parser(options, source);
+  return parse_text(parser, text, options);
 }
 
 }  // namespace flynn::io

@@ -4,41 +4,77 @@
 #include <string>
 #include <vector>
 
+#include "core/io/row_parser.hpp"
+#include "core/io/text_scanner.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
-#include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
 
 using namespace detail;
 
-Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const std::string& source) {
-  LineScanner lines(text);
+namespace {
+
+// The LIBSVM parser (RowParser protocol, see row_parser.hpp). Rows are kept sparse while
+// a chunk is read and expanded to dense when it is handed out, once its width is known:
+// LoadOptions::expected_features, or else the largest index of the chunk (for a whole
+// text, of the file).
+class LibsvmParser final : public RowParser {
+ public:
+  LibsvmParser(const LoadOptions& options, std::string source)
+      : options_(options),
+        source_(std::move(source)),
+        index_limit_(options.expected_features
+                         ? static_cast<std::uint64_t>(*options.expected_features)
+                         : std::numeric_limits<std::uint32_t>::max()) {}
+
+  void begin(LineScanner&, bool) override {}
+  bool has_labels() const override { return true; }
+  std::size_t fixed_width() const override {
+    return options_.expected_features ? *options_.expected_features : 0;
+  }
+  void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
+  std::size_t chunk_rows() const override { return origin_.size(); }
+  Dataset take_chunk(std::uint64_t max_values) override;
+  void end() override {
+    if (!any_content_) throw Error(source_ + ": empty file");
+    if (total_rows_ == 0) throw Error(source_ + ": no data rows");
+    if (widest_ == 0) throw Error(source_ + ": no feature in any row");
+  }
+
+ private:
+  const LoadOptions& options_;
+  std::string source_;
+  std::uint64_t index_limit_;
+  bool any_content_ = false;
+  std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
+  std::uint64_t widest_ = 0;      // the widest chunk handed out
+  // The current chunk, sparse: entries of all its rows, expanded to dense by take_chunk.
+  std::vector<std::uint32_t> idx_;
+  std::vector<float> val_;
+  std::vector<std::size_t> row_end_;  // end offset into idx_/val_ per row
+  std::vector<std::uint64_t> origin_;
+  std::vector<std::uint32_t> labels_;
+  LabelInterner interner_;
+  std::uint64_t max_index_ = 0;  // of the current chunk
+};
+
+void LibsvmParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t) {
+  const std::string& source = source_;
   std::string_view line;
-
-  // Sparse entries of all rows, expanded to dense once n_features is known.
-  std::vector<std::uint32_t> idx;
-  std::vector<float> val;
-  std::vector<std::size_t> row_end;  // end offset into idx/val per row
-  std::vector<std::uint64_t> origin;
-  std::vector<std::uint32_t> labels;
-  LabelInterner interner;
-  std::uint64_t max_index = 0;
-  const std::uint64_t index_limit = options.expected_features
-                                        ? static_cast<std::uint64_t>(*options.expected_features)
-                                        : std::numeric_limits<std::uint32_t>::max();
-  bool any_content = false;
-
   auto is_sep = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (lines.next(line)) {
-    if (!is_blank(line)) any_content = true;
+  while (origin_.size() < max_rows) {
+    const LineScanner before = lines;  // to give a line back when the chunk is full
+    if (!lines.next(line)) break;
+    if (!is_blank(line)) any_content_ = true;
     if (const void* hash = std::memchr(line.data(), '#', line.size())) {
       line = line.substr(0, static_cast<std::size_t>(static_cast<const char*>(hash) - line.data()));
     }
     const std::uint64_t no = lines.line_number();
+    const std::size_t entries_before = idx_.size();
     std::size_t i = 0, field = 0;
     const std::size_t n = line.size();
-    std::uint64_t prev = 0;
+    std::uint64_t prev = 0, line_max = 0;
     bool has_label = false;
     while (true) {
       while (i < n && is_sep(line[i])) ++i;
@@ -54,7 +90,7 @@ Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const st
           throw Error(where(source, no, field) + "missing label: the line starts with " +
                       quote_text(tok) + " (expected 'label index:value ...')");
         }
-        labels.push_back(interner.intern(tok));  // the interner normalises the spelling
+        labels_.push_back(interner_.intern(tok));  // the interner normalises the spelling
         has_label = true;
         continue;
       }
@@ -84,46 +120,81 @@ Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const st
                     (k == prev ? " is repeated" : " after " + std::to_string(prev)) +
                     ": indices must be strictly ascending");
       }
-      if (k > index_limit) {
+      if (k > index_limit_) {
         throw Error(where(source, no, field) + "feature index " + std::to_string(k) +
-                    " exceeds the model's " + std::to_string(index_limit) + " features");
+                    " exceeds the model's " + std::to_string(index_limit_) + " features");
       }
       prev = k;
       float v;
       const NumStatus st = parse_float(value, v);
       if (st != NumStatus::Ok) throw_bad_number(source, no, field, value, st);
       if (v != 0.0f) {
-        idx.push_back(static_cast<std::uint32_t>(k - 1));
-        val.push_back(v);
+        idx_.push_back(static_cast<std::uint32_t>(k - 1));
+        val_.push_back(v);
       }
-      if (k > max_index) max_index = k;
+      if (k > line_max) line_max = k;
     }
     if (!has_label) continue;  // blank or comment-only line
-    row_end.push_back(idx.size());
-    origin.push_back(no);
+    // Without a fixed width, a row that would widen the chunk past its dense budget
+    // starts the next chunk instead.
+    const std::uint64_t width = std::max(max_index_, line_max);
+    if (!options_.expected_features && !origin_.empty() &&
+        (origin_.size() + 1) * width > chunk_cells_) {
+      idx_.resize(entries_before);
+      val_.resize(entries_before);
+      labels_.pop_back();
+      lines = before;
+      break;
+    }
+    max_index_ = width;
+    row_end_.push_back(idx_.size());
+    origin_.push_back(no);
   }
-  if (!any_content) throw Error(source + ": empty file");
-  if (origin.empty()) throw Error(source + ": no data rows");
+}
 
+Dataset LibsvmParser::take_chunk(std::uint64_t max_values) {
   Dataset ds;
-  ds.source = source;
-  ds.n_rows = origin.size();
-  ds.n_features =
-      options.expected_features ? *options.expected_features : static_cast<std::size_t>(max_index);
-  if (ds.n_features == 0) throw Error(source + ": no feature in any row");
-  const std::uint64_t limit = options.max_values ? options.max_values : sparse_value_limit(text.size());
-  const std::uint64_t cells = checked_cells(ds.n_rows, ds.n_features, limit, source);
+  ds.source = source_;
+  ds.n_rows = origin_.size();
+  ds.n_features = options_.expected_features ? *options_.expected_features
+                                             : static_cast<std::size_t>(max_index_);
+  const std::uint64_t cells = checked_cells(ds.n_rows, ds.n_features, max_values, source_);
   ds.features.assign(static_cast<std::size_t>(cells), 0.0f);
   std::size_t e = 0;
   for (std::size_t r = 0; r < ds.n_rows; ++r) {
     float* row = ds.row(r);
-    for (; e < row_end[r]; ++e) row[idx[e]] = val[e];
+    for (; e < row_end_[r]; ++e) row[idx_[e]] = val_[e];
   }
   ds.has_labels = true;
-  ds.labels = std::move(labels);
-  ds.classes = interner.finish(ds.labels);
-  ds.row_origin = std::move(origin);
+  ds.labels = std::move(labels_);
+  ds.classes = interner_.finish(ds.labels);
+  ds.row_origin = std::move(origin_);
+  total_rows_ += ds.n_rows;
+  if (ds.n_features > widest_) widest_ = ds.n_features;
+  idx_.clear();
+  val_.clear();
+  row_end_.clear();
+  origin_.clear();
+  labels_.clear();
+  interner_ = LabelInterner{};
+  max_index_ = 0;
   return ds;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::unique_ptr<RowParser> make_libsvm_parser(const LoadOptions& options,
+                                              const std::string& source) {
+  return std::make_unique<LibsvmParser>(options, source);
+}
+
+}  // namespace detail
+
+Dataset parse_libsvm(std::string_view text, const LoadOptions& options, const std::string& source) {
+  LibsvmParser parser(options, source);
+  return parse_text(parser, text, options);
 }
 
 }  // namespace flynn::io

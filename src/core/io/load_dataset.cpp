@@ -4,6 +4,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/row_parser.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -55,30 +56,6 @@ std::string conventional_labels_name(const std::string& images_path) {
     return (p.parent_path() / out).string();
   }
   return "";
-}
-
-bool looks_like_idx(std::string_view bytes) {
-  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0 || bytes[3] == 0) return false;
-  switch (static_cast<unsigned char>(bytes[2])) {
-    case 0x08:
-    case 0x09:
-    case 0x0B:
-    case 0x0C:
-    case 0x0D:
-    case 0x0E: return true;
-    default: return false;
-  }
-}
-
-bool looks_like_arff(std::string_view text) {
-  LineScanner lines(text);
-  std::string_view line;
-  while (lines.next(line)) {
-    const std::string_view t = trim(line);
-    if (t.empty() || t.front() == '%') continue;
-    return istarts_with(t, "@relation");
-  }
-  return false;
 }
 
 }  // namespace
@@ -155,51 +132,89 @@ std::string idx_labels_path_for(const std::string& images_path) {
   return "";
 }
 
-Dataset load_dataset(const std::string& path, const LoadOptions& options) {
-  Format format = options.format == Format::Auto ? detect_format(path) : options.format;
-  const std::string bytes = read_file(path, options.max_input_bytes);
-  if (options.format == Format::Auto && format == Format::Csv) {
-    if (looks_like_idx(bytes))
-      format = Format::Idx;
-    else if (looks_like_arff(bytes))
-      format = Format::Arff;
+namespace detail {
+
+namespace {
+
+bool looks_like_idx(std::string_view bytes) {
+  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0 || bytes[3] == 0) return false;
+  switch (static_cast<unsigned char>(bytes[2])) {
+    case 0x08:
+    case 0x09:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x0E: return true;
+    default: return false;
   }
-  switch (format) {
-    case Format::Csv: return parse_csv(bytes, options, path);
-    case Format::Arff: return parse_arff(bytes, options, path);
-    case Format::Libsvm: return parse_libsvm(bytes, options, path);
-    case Format::Idx: {
-      std::string labels_path = options.idx_labels;
-      if (labels_path.empty()) labels_path = idx_labels_path_for(path);
-      Dataset ds;
-      if (labels_path.empty()) {
-        if (options.require_labels) {
-          const std::string conv = conventional_labels_name(path);
-          throw Error(path + ": no labels file for these IDX images" +
-                      (conv.empty()
-                           ? std::string(" (the name does not follow the MNIST convention)")
-                           : " (looked for " + conv + " and its " +
-                                 (ends_with(lower(conv), ".gz") ? "uncompressed" : ".gz") +
-                                 " spelling)") +
-                      "; name the labels file explicitly (load option idx_labels)");
-        }
-        ds = parse_idx(bytes, {}, path);
-      } else {
-        const std::string label_bytes = read_file(labels_path, options.max_input_bytes);
-        if (label_bytes.empty()) throw Error(labels_path + ": empty file");
-        ds = parse_idx(bytes, label_bytes, path, labels_path);
-      }
-      if (options.expected_features && ds.n_features != *options.expected_features) {
-        throw Error(path + ": " + std::to_string(ds.n_features) +
-                    " values per record, model expects " +
-                    std::to_string(*options.expected_features) + " features");
-      }
-      return ds;
+}
+
+}  // namespace
+
+Format sniff_format(std::string_view head, bool at_end) {
+  if (!at_end && head.size() < 4) throw NeedMoreText{};
+  if (looks_like_idx(head)) return Format::Idx;
+  // Only complete lines count while the text goes on: a partial line could still turn
+  // out to be "@relation".
+  if (!at_end) {
+    const std::size_t nl = head.rfind('\n');
+    head = nl == std::string_view::npos ? std::string_view{} : head.substr(0, nl + 1);
+  }
+  LineScanner lines(head);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (t.empty() || t.front() == '%') continue;
+    return istarts_with(t, "@relation") ? Format::Arff : Format::Csv;
+  }
+  if (!at_end) throw NeedMoreText{};
+  return Format::Csv;
+}
+
+Format resolve_format(const std::string& path, Format requested, std::string_view head,
+                      bool at_end) {
+  if (requested != Format::Auto) return requested;
+  const Format by_name = detect_format(path);
+  return by_name == Format::Csv ? sniff_format(head, at_end) : by_name;
+}
+
+Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOptions& options) {
+  std::string labels_path = options.idx_labels;
+  if (labels_path.empty()) labels_path = idx_labels_path_for(path);
+  Dataset ds;
+  if (labels_path.empty()) {
+    if (options.require_labels) {
+      const std::string conv = conventional_labels_name(path);
+      throw Error(path + ": no labels file for these IDX images" +
+                  (conv.empty()
+                       ? std::string(" (the name does not follow the MNIST convention)")
+                       : " (looked for " + conv + " and its " +
+                             (ends_with(lower(conv), ".gz") ? "uncompressed" : ".gz") +
+                             " spelling)") +
+                  "; name the labels file explicitly (load option idx_labels)");
     }
-    case Format::Auto: break;
+    ds = parse_idx(bytes, {}, path);
+  } else {
+    const std::string label_bytes = read_file(labels_path, options.max_input_bytes);
+    if (label_bytes.empty()) throw Error(labels_path + ": empty file");
+    ds = parse_idx(bytes, label_bytes, path, labels_path);
   }
-  FLYNN_ASSERT(false);
-  return {};
+  if (options.expected_features && ds.n_features != *options.expected_features) {
+    throw Error(path + ": " + std::to_string(ds.n_features) +
+                " values per record, model expects " +
+                std::to_string(*options.expected_features) + " features");
+  }
+  return ds;
+}
+
+}  // namespace detail
+
+Dataset load_dataset(const std::string& path, const LoadOptions& options) {
+  const std::string bytes = read_file(path, options.max_input_bytes);
+  const Format format = resolve_format(path, options.format, bytes, /*at_end=*/true);
+  if (format == Format::Idx) return load_idx(path, bytes, options);
+  std::unique_ptr<RowParser> parser = make_row_parser(format, options, path);
+  return parse_text(*parser, bytes, options);
 }
 
 }  // namespace flynn::io

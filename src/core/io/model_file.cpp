@@ -119,13 +119,14 @@ std::string serialize_model(const FlyNN& model) {
   body.f64(p.differentially_private ? p.epsilon : 0.0);
   body.u32(p.differentially_private ? p.dp_T : 0);
   body.u32(p.differentially_private ? p.dp_parties : 0);
-  const bool version2 = !c.variant.is_paper() || model.temperature() != 1.0;
+  const bool version2 = !c.variant.is_paper() || model.has_temperature();
   if (version2) {
     body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
-                                      (c.variant.signed_lifting ? 2 : 0)));
+                                      (c.variant.signed_lifting ? 2 : 0) |
+                                      (c.variant.paper_half ? 4 : 0)));
     body.u16(static_cast<std::uint16_t>(c.variant.thermometer));
     body.u16(static_cast<std::uint16_t>(c.variant.quantize));
-    body.f64(model.temperature());
+    body.f64(model.has_temperature() ? model.temperature() : 0.0);
     const FeatureStats& st = model.feature_stats();
     const bool has_stats = c.variant.standardize;
     if (has_stats && (st.mean.size() != c.input_dim || st.scale.size() != c.input_dim))
@@ -228,14 +229,18 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   }
   if (version >= 2) {
     const std::uint8_t vflags = r.u8("variant flags");
-    if (vflags > 3) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
+    if (vflags > 7) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
     c.variant.standardize = vflags & 1;
     c.variant.signed_lifting = vflags & 2;
+    c.variant.paper_half = vflags & 4;
     c.variant.thermometer = r.u16("thermometer levels");
     c.variant.quantize = r.u16("quantize steps");
-    mc.temperature = r.f64("temperature");
-    if (!(mc.temperature > 0.0) || !std::isfinite(mc.temperature))
-      r.fail(fmt::format("temperature {} is not a finite positive number", mc.temperature));
+    const double t = r.f64("temperature");
+    if (t != 0.0) {
+      if (!(t > 0.0) || !std::isfinite(t))
+        r.fail(fmt::format("temperature {} is neither 0 (not set) nor a finite positive number", t));
+      mc.temperature = t;
+    }
     const std::uint8_t has_stats = r.u8("feature statistics flag");
     if (has_stats != (c.variant.standardize ? 1 : 0))
       r.fail(fmt::format("feature statistics flag {} does not match the variant", has_stats));
@@ -402,7 +407,7 @@ FlyNN deserialize_model(std::string_view bytes, const std::string& source, int t
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
-  model.set_temperature(mc.temperature);
+  if (mc.temperature) model.set_temperature(*mc.temperature);
   return model;
 }
 

@@ -18,7 +18,12 @@ std::string_view strip_bom(std::string_view text) {
   return text;
 }
 
-LineScanner::LineScanner(std::string_view text) : text_(strip_bom(text)) {}
+LineScanner::LineScanner(std::string_view text) : LineScanner(text, 0, true) {}
+
+LineScanner::LineScanner(std::string_view text, std::uint64_t lines_before, bool at_start)
+    : text_(at_start ? strip_bom(text) : text), line_(lines_before) {
+  skipped_ = text.size() - text_.size();
+}
 
 bool LineScanner::next(std::string_view& line) {
   if (pos_ >= text_.size()) return false;

@@ -17,14 +17,26 @@ namespace flynn::io::detail {
 /// leading UTF-8 BOM is skipped; line numbers are 1-based.
 class LineScanner {
  public:
+  /// Scans a whole text: a leading BOM is skipped, the first line is line 1.
   explicit LineScanner(std::string_view text);
+  /// Scans one block of a longer text (RowStream): `lines_before` lines precede it (the
+  /// first line of the block is number lines_before + 1) and a BOM is skipped only when
+  /// `at_start` (the block begins the text).
+  LineScanner(std::string_view text, std::uint64_t lines_before, bool at_start);
   /// The next physical line; false at the end of the text.
   bool next(std::string_view& line);
   /// 1-based number of the line last returned by next().
   std::uint64_t line_number() const { return line_; }
+  /// Bytes of the text given to the constructor consumed so far (a skipped BOM included).
+  std::size_t consumed() const { return skipped_ + pos_; }
+  /// The text not yet returned by next().
+  std::string_view rest() const { return text_.substr(pos_); }
+  /// Whether next() would return false.
+  bool done() const { return pos_ >= text_.size(); }
 
  private:
   std::string_view text_;
+  std::size_t skipped_ = 0;  // BOM bytes before text_
   std::size_t pos_ = 0;
   std::uint64_t line_ = 0;
 };

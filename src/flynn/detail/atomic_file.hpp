@@ -25,7 +25,10 @@ namespace flynn::io {
 void write_file_atomic(const std::string& path, std::string_view bytes);
 
 /// Atomically replaces `path` with what `fill` writes to the stream (for text outputs
-/// such as prediction CSVs and reports). Throws flynn::Error naming the path.
+/// such as prediction CSVs and reports). The text goes to the temporary file in 64 KiB
+/// blocks as it is written, so an output of any size needs no more memory; when `fill`
+/// throws, the target is left as it was (a device or FIFO has received what was written
+/// so far). Throws flynn::Error naming the path.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
 /// Throws flynn::Error when the output `path` is the same file as one of `inputs` (same

@@ -1,0 +1,89 @@
+#pragma once
+// Internal: the text formats' parsers (CSV, ARFF, LIBSVM), each split into a header step
+// and a rows step so that one parser serves both whole-file loading (parse_csv & co.:
+// the whole text is one chunk) and chunked reading (RowStream: the rows arrive block by
+// block). Not part of the public API.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/io/text_scanner.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/io/loaders.hpp"
+
+namespace flynn::io::detail {
+
+/// Thrown by RowParser::begin when the header continues past the lines it was given and
+/// the text goes on: the caller reads more text and calls begin() again from the start.
+struct NeedMoreText {};
+
+/// One text format's parser. Protocol: begin() once (the header); then, per chunk,
+/// read_rows() as often as needed (each call parses lines until the chunk is full or the
+/// lines run out) and take_chunk(); finally end() (whole-file checks such as "no data
+/// rows"). Parsing a whole text is exactly that with a single chunk (parse_text).
+class RowParser {
+ public:
+  virtual ~RowParser() = default;
+
+  /// Reads the header from the start of the text (CSV: the first non-blank line and the
+  /// header decision, which may peek at the next line; ARFF: everything up to @data;
+  /// LIBSVM: nothing). `at_end`: `lines` holds the rest of the text, so running out of
+  /// lines is the file's end rather than NeedMoreText. May put the first row into the
+  /// current chunk (a CSV without header). Calling it again starts over.
+  virtual void begin(LineScanner& lines, bool at_end) = 0;
+  /// Whether rows carry a class label (known after begin()).
+  virtual bool has_labels() const = 0;
+  /// Features per row, known after begin(); 0 when each chunk is as wide as its largest
+  /// feature index (LIBSVM without LoadOptions::expected_features).
+  virtual std::size_t fixed_width() const = 0;
+  /// Parses data lines into the current chunk until it holds `max_rows` rows or `lines`
+  /// ends. `max_values` bounds the dense values a chunk may hold (the hostile-input
+  /// limit, LoadOptions::max_values); exceeding it is an error.
+  virtual void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) = 0;
+  /// Rows in the current chunk.
+  virtual std::size_t chunk_rows() const = 0;
+  /// Hands out the current chunk (labels as ids into the sorted set of the chunk's class
+  /// names, row_origin filled) and starts an empty one.
+  virtual Dataset take_chunk(std::uint64_t max_values) = 0;
+  /// Checks made once the whole text has been read (e.g. "no data rows").
+  virtual void end() = 0;
+  /// Stops a chunk of unknown width before a row would take it past `cells` dense values
+  /// (RowStream's memory bound; fixed-width chunks are bounded by their row count).
+  void set_chunk_cells(std::uint64_t cells) { chunk_cells_ = cells; }
+
+ protected:
+  std::uint64_t chunk_cells_ = std::numeric_limits<std::uint64_t>::max();
+};
+
+std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std::string& source);
+std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const std::string& source);
+std::unique_ptr<RowParser> make_libsvm_parser(const LoadOptions& options, const std::string& source);
+/// The parser for a text format (Csv, Arff or Libsvm).
+std::unique_ptr<RowParser> make_row_parser(Format format, const LoadOptions& options,
+                                           const std::string& source);
+
+/// The hostile-input bound on dense values for an input of `input_bytes`:
+/// options.max_values, or sparse_value_limit(input_bytes) when that is 0.
+std::uint64_t value_limit(const LoadOptions& options, std::uint64_t input_bytes);
+
+/// For a file that Format::Auto calls CSV by its name: Idx when `head` starts with an IDX
+/// magic (00 00 type ndims with a known type), Arff when its first non-blank, non-'%' line
+/// starts with "@relation" (any case), else Csv. `head` is the start of the (decompressed)
+/// content, all of it when `at_end`; throws NeedMoreText when it is too short to decide.
+Format sniff_format(std::string_view head, bool at_end);
+/// The format to read `path` with: `requested` unless Auto; else detect_format(path),
+/// refined by sniff_format(head, at_end) when the name says CSV.
+Format resolve_format(const std::string& path, Format requested, std::string_view head,
+                      bool at_end);
+
+/// Reads IDX images whose (decompressed) bytes are `bytes`, with the labels file of
+/// LoadOptions::idx_labels or idx_labels_path_for(path) (see load_dataset).
+Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOptions& options);
+
+/// Parses a whole text as one chunk: what parse_csv, parse_arff and parse_libsvm return.
+Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& options);
+
+}  // namespace flynn::io::detail
