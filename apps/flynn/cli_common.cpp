@@ -2,18 +2,21 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "option_parsing.hpp"
 
 namespace flynn::cli {
 
 void CommonOptions::add_to(CLI::App* app, bool with_json) {
   app->add_option("--threads", threads, "Worker threads (0 = all cores); never changes results")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()));
   app->add_flag("--quiet,-q", quiet, "No progress indicator");
   if (with_json) app->add_flag("--json", json, "Print a machine-readable JSON summary on stdout");
 }
@@ -72,6 +75,7 @@ void DataOptions::add_to(CLI::App* app) {
   app->add_option("--idx-labels", idx_labels,
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
+  input_limit.add_to(app);
 }
 
 io::LoadOptions DataOptions::load_options() const {
@@ -95,7 +99,46 @@ io::LoadOptions DataOptions::load_options() const {
     throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", delimiter));
   }
   o.idx_labels = idx_labels;
+  o.max_input_bytes = input_limit.bytes();
   return o;
+}
+
+void InputLimitOption::add_to(CLI::App* app) {
+  app->add_option("--max-input-bytes", text,
+                  fmt::format("Largest input (decompressed data, model file, decoded model "
+                              "counts) in bytes, suffixes K M G T (default {} = 4G)",
+                              io::kDefaultMaxInputBytes))
+      ->group("Data format");
+}
+
+std::uint64_t InputLimitOption::bytes() const {
+  return text.empty() ? io::kDefaultMaxInputBytes : parse_byte_size(text, "--max-input-bytes");
+}
+
+namespace {
+
+// The shared validator of make_integer_options_strict (check_strict_integer).
+CLI::Validator strict_integer(bool is_signed) {
+  return CLI::Validator(
+      [is_signed](std::string& value) { return check_strict_integer(value, is_signed); }, "",
+      "strict integer");
+}
+
+void make_strict(CLI::App* app, const CLI::Validator& unsigned_check, const CLI::Validator& signed_check) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string type = opt->get_type_name();
+    // transform, not check: the validator rewrites the value, and transform puts it first,
+    // ahead of an option's own Range check.
+    if (type == "UINT") opt->transform(unsigned_check);
+    if (type == "INT") opt->transform(signed_check);
+  }
+  for (CLI::App* sub : app->get_subcommands({})) make_strict(sub, unsigned_check, signed_check);
+}
+
+}  // namespace
+
+void make_integer_options_strict(CLI::App& app) {
+  make_strict(&app, strict_integer(false), strict_integer(true));
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/progress.hpp"
+#include "option_parsing.hpp"
 
 namespace flynn::cli {
 
@@ -41,15 +42,39 @@ struct HyperParamOptions {
   HyperParams params() const;
 };
 
-/// How to read a data file: --format, --label-col, --header, --delimiter, --idx-labels.
+/// --max-input-bytes: the cap on what one input may hold once decompressed (data files,
+/// model files and a model's decoded counts), so /dev/zero, an endless pipe, a gzip bomb or
+/// a forged size field ends in an error naming the limit instead of exhausting memory.
+/// Accepts a byte count with an optional binary suffix: 1048576, 512K, 64M, 4G, 1T.
+struct InputLimitOption {
+  std::string text;  ///< as given; empty = io::kDefaultMaxInputBytes
+  void add_to(CLI::App* app);
+  /// The limit in bytes; throws flynn::Error naming the flag on a malformed or zero value.
+  std::uint64_t bytes() const;
+};
+
+/// Makes every integer option of `app` and of all its subcommands strict, with one shared
+/// validator (check_strict_integer, option_parsing.hpp): the value must be a plain decimal integer (an optional '+'; '-' only for
+/// signed options) within the 64-bit range of its kind, so "--seed 18446744073709551616"
+/// and "--seed -1" are errors naming the flag and the range instead of saturating or
+/// wrapping. The value is rewritten in canonical decimal before CLI11 converts it, so
+/// "010" means ten (not octal eight). Narrower targets (32-bit options) are then range
+/// checked by CLI11's conversion. Call once, after every subcommand is registered.
+void make_integer_options_strict(CLI::App& app);
+
+/// How to read a data file: --format, --label-col, --header, --delimiter, --idx-labels,
+/// --max-input-bytes.
 struct DataOptions {
   std::string format = "auto";
   std::string label_col = "last";
   std::string header = "auto";
   std::string delimiter;
   std::string idx_labels;
+  InputLimitOption input_limit;  ///< --max-input-bytes (also bounds model files read)
   void add_to(CLI::App* app);
   io::LoadOptions load_options() const;
+  /// The --max-input-bytes limit, for the model files a command reads.
+  std::uint64_t max_input_bytes() const { return input_limit.bytes(); }
 };
 
 /// --out (the output folder or file of every command that writes one), plus the older

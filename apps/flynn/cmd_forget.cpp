@@ -19,7 +19,7 @@ struct ForgetOptions {
 };
 
 void run_forget(const ForgetOptions& o) {
-  FlyNN model = io::load_model(o.model, o.common.threads);
+  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
   const Dataset data = load_labelled_rows(model, o.data, o.format, "forget");
   {
     ProgressBar bar("forgetting", !o.common.quiet);

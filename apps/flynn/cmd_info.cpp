@@ -1,9 +1,7 @@
 // flynn info: what a model file holds.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -19,15 +17,13 @@ namespace {
 struct InfoOptions {
   std::string model;
   bool json = false;
+  InputLimitOption input_limit;  ///< --max-input-bytes
 };
 
 void run_info(const InfoOptions& o) {
-  std::ifstream f(o.model, std::ios::binary);
-  if (!f) throw Error(fmt::format("{}: cannot open model file", o.model));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string bytes = ss.str();
-  const io::ModelContents mc = io::parse_model(bytes, o.model);
+  const std::uint64_t limit = o.input_limit.bytes();
+  const std::string bytes = io::read_model_file(o.model, limit);
+  const io::ModelContents mc = io::parse_model(bytes, o.model, limit);
   const ClassCounts& counts = mc.counts;
   const std::size_t L = mc.labels.size();
   nlohmann::json classes = nlohmann::json::array();
@@ -79,6 +75,7 @@ void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's configuration, classes and counts");
   cmd->add_option("--model", o->model, "Model file")->required();
+  o->input_limit.add_to(cmd);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o] { run_info(*o); });
 }

@@ -20,14 +20,15 @@ struct MergeOptions {
   std::vector<std::string> models;
   std::string out;
   CommonOptions common;
+  InputLimitOption input_limit;  ///< --max-input-bytes for the models read
 };
 
 void run_merge(const MergeOptions& o) {
   if (o.models.size() < 2)
     throw Error(fmt::format("merge needs at least two models, got {}", o.models.size()));
-  FlyNN merged = io::load_model(o.models[0], o.common.threads);
+  FlyNN merged = io::load_model(o.models[0], o.common.threads, o.input_limit.bytes());
   for (std::size_t i = 1; i < o.models.size(); ++i) {
-    const FlyNN other = io::load_model(o.models[i], o.common.threads);
+    const FlyNN other = io::load_model(o.models[i], o.common.threads, o.input_limit.bytes());
     try {
       merged.merge(other);
     } catch (const Error& e) {
@@ -45,6 +46,7 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("models", o->models, "Model files A B ... (at least two)")->required();
   cmd->add_option("--out", o->out, "Merged model file (written atomically)")->required();
   o->common.add_to(cmd);
+  o->input_limit.add_to(cmd);
   cmd->callback([o] { run_merge(*o); });
 }
 

@@ -108,7 +108,7 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
 
 void run_predict(const PredictCmdOptions& o) {
   if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
-  const FlyNN model = io::load_model(o.model, o.common.threads);
+  const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
   io::LoadOptions load = o.format.load_options();
   load.expected_features = model.config().input_dim;
   load.require_labels = false;

@@ -195,7 +195,9 @@ void run_train(const TrainOptions& o) {
   const FlyConfig& config = model.config();
   const LabelSet& labels = model.labels();
 
+  const auto t_save = std::chrono::steady_clock::now();
   io::save_model(model, o.model);
+  const double save_seconds = seconds_since(t_save);
   // A device such as /dev/null has no size to report.
   std::error_code size_error;
   const auto model_bytes = std::filesystem::file_size(o.model, size_error);
@@ -209,7 +211,8 @@ void run_train(const TrainOptions& o) {
                       {"load_seconds", t.load_seconds},
                       {"train_seconds", t.train_seconds},
                       {"model", o.model},
-                      {"model_bytes", model_bytes}};
+                      {"model_bytes", model_bytes},
+                      {"save_seconds", save_seconds}};
   if (!o.test.empty()) j["test"] = test_report(o, model, load);
   if (o.common.json) {
     print_json(j);

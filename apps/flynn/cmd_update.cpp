@@ -22,7 +22,7 @@ struct UpdateOptions {
 };
 
 void run_update(const UpdateOptions& o) {
-  FlyNN model = io::load_model(o.model, o.common.threads);
+  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
   if (model.provenance().differentially_private)
     throw Error(fmt::format("{}: cannot update a differentially private model: rows added "
                             "without noise would not be covered by its epsilon",

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
 #include "flynn/version.hpp"
@@ -41,10 +42,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("flynn ") + flynn::version_string);
   flynn::cli::add_registered_commands(app);
+  flynn::cli::make_integer_options_strict(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and --version exit 0; every usage error (an unknown flag, a value out of range)
+    // exits 1 like every other clean error, not with CLI11's 100-range codes.
+    return app.exit(e) == 0 ? 0 : 1;
   } catch (const flynn::Cancelled&) {
     std::fprintf(stderr, "flynn: cancelled\n");
     return 1;

@@ -13,6 +13,10 @@ class ClassCounts {
   ClassCounts() = default;
   /// All-zero counts for n_classes × m units.
   ClassCounts(std::size_t n_classes, std::uint32_t m);
+  /// Counts for n_classes × m units taken from `values` (class-major, n_classes × m of
+  /// them; throws flynn::Error otherwise), with zero rows per class. Lets a loader fill a
+  /// reserved vector as it decodes instead of zero-filling a table first.
+  ClassCounts(std::size_t n_classes, std::uint32_t m, std::vector<std::uint32_t> values);
 
   std::size_t n_classes() const { return n_classes_; }
   std::uint32_t m() const { return m_; }

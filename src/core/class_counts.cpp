@@ -12,6 +12,13 @@ namespace flynn {
 ClassCounts::ClassCounts(std::size_t n_classes, std::uint32_t m)
     : n_classes_(n_classes), m_(m), counts_(n_classes * m, 0), rows_(n_classes, 0) {}
 
+ClassCounts::ClassCounts(std::size_t n_classes, std::uint32_t m, std::vector<std::uint32_t> values)
+    : n_classes_(n_classes), m_(m), counts_(std::move(values)), rows_(n_classes, 0) {
+  if (counts_.size() != n_classes * m)
+    throw Error("class counts: " + std::to_string(counts_.size()) + " values for " +
+                std::to_string(n_classes) + " classes × m = " + std::to_string(m));
+}
+
 std::uint64_t ClassCounts::total_rows() const {
   std::uint64_t t = 0;
   for (auto r : rows_) t += r;

@@ -12,15 +12,22 @@ namespace flynn {
 std::vector<double> filter_table(const ClassCounts& counts, double gamma) {
   const std::size_t L = counts.n_classes();
   const std::uint32_t m = counts.m();
-  // γ^c for every count that occurs, computed once.
+  // γ^c computed once per count value, for the counts up to a small bound: the table of
+  // powers is sized by what the counts need, never by the largest count alone (one count
+  // of 2^28 in a file must not allocate 2 GB). Larger counts, which are rare, call pow
+  // directly; the values are the same either way.
+  constexpr std::uint32_t kTabulated = 1u << 16;
   const std::uint32_t max_count = counts.max_count();
-  std::vector<double> power(std::size_t(max_count) + 1);
-  for (std::uint32_t c = 0; c <= max_count; ++c)
+  const std::uint32_t top = std::min(max_count, kTabulated);
+  std::vector<double> power(std::size_t(top) + 1);
+  for (std::uint32_t c = 0; c <= top; ++c)
     power[c] = c == 0 ? 1.0 : std::pow(gamma, static_cast<double>(c));
   std::vector<double> table(std::size_t(m) * L);
   for (std::size_t l = 0; l < L; ++l) {
     const std::uint32_t* c = counts.of_class(l);
-    for (std::uint32_t i = 0; i < m; ++i) table[std::size_t(i) * L + l] = power[c[i]];
+    for (std::uint32_t i = 0; i < m; ++i)
+      table[std::size_t(i) * L + l] =
+          c[i] <= top ? power[c[i]] : std::pow(gamma, static_cast<double>(c[i]));
   }
   return table;
 }

@@ -127,6 +127,13 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options = {});
 /// longer than `max_bytes`.
 std::string read_file(const std::string& path, std::uint64_t max_bytes = kDefaultMaxInputBytes);
 
+/// Reads a whole file as it is stored (no gzip decoding): regular files, pipes, devices.
+/// Throws flynn::Error naming the file when it cannot be opened, is a directory, cannot be
+/// read, or holds more than `max_bytes` (checked before reading a regular file, and while
+/// reading anything else, so /dev/zero stops at the limit).
+std::string read_file_bytes(const std::string& path,
+                            std::uint64_t max_bytes = kDefaultMaxInputBytes);
+
 /// Decompresses gzip bytes (one or more members; trailing zero padding allowed). Throws
 /// flynn::Error naming `source` on corrupt, truncated or trailing-garbage input, and when
 /// the output would exceed `max_bytes`.
