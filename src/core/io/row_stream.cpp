@@ -91,7 +91,14 @@ struct RowStream::Impl {
         lines = attempt;
         return;
       } catch (const NeedMoreText&) {
-        if (!read_more()) eof = true, complete = buf.size();
+        // The header is parsed again from its start after each read, so the text read
+        // before the next attempt at least doubles: the re-parsing of a long header (an
+        // ARFF file with a million attributes) then costs at most about twice its size,
+        // not its size squared over the block size.
+        const std::size_t target = 2 * buf.size();
+        bool any = false;
+        while (!eof && buf.size() < target) any |= read_more();
+        if (!any) eof = true, complete = buf.size();
       }
     }
   }
