@@ -29,15 +29,23 @@ struct PredictCmdOptions {
   DataOptions format;
 };
 
-void write_predictions(std::ostream& out, const FlyNN& model, const std::vector<std::uint32_t>& pred,
-                       const std::vector<double>& proba) {
+// The first column: the data's row ids (named after its id column, or "id") when it has
+// them, else the 1-based row number.
+void write_predictions(std::ostream& out, const FlyNN& model, const Dataset& data,
+                       const std::vector<std::uint32_t>& pred, const std::vector<double>& proba) {
   const LabelSet& labels = model.labels();
-  out << "row,prediction";
+  const bool ids = !data.row_ids.empty();
+  out << (ids ? io::csv_field(data.schema.id_name.empty() ? "id" : data.schema.id_name) : "row")
+      << ",prediction";
   if (!proba.empty())
     for (const auto& name : labels.names()) out << "," << io::csv_field("p_" + name);
   out << "\n";
   for (std::size_t r = 0; r < pred.size(); ++r) {
-    out << r + 1 << "," << io::csv_field(labels.name(pred[r]));
+    if (ids)
+      out << io::csv_field(data.row_ids[r]);
+    else
+      out << r + 1;
+    out << "," << io::csv_field(labels.name(pred[r]));
     if (!proba.empty())
       for (std::size_t l = 0; l < labels.size(); ++l)
         out << "," << fmt::format("{:.6g}", proba[r * labels.size() + l]);
@@ -48,9 +56,7 @@ void write_predictions(std::ostream& out, const FlyNN& model, const std::vector<
 void run_predict(const PredictCmdOptions& o) {
   if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
   const FlyNN model = io::load_model(o.model, o.common.threads);
-  io::LoadOptions load = o.format.load_options();
-  load.expected_features = model.config().input_dim;
-  load.require_labels = false;
+  const io::LoadOptions load = model_load_options(o.format.load_options(), model);
   const Dataset data = io::load_dataset(o.data, load);
 
   PredictOptions po;
@@ -94,14 +100,15 @@ void run_predict(const PredictCmdOptions& o) {
     if (unknown) j["rows_with_unknown_label"] = unknown;
   }
   if (!o.out.empty()) {
-    io::write_file_atomic(o.out, [&](std::ostream& s) { write_predictions(s, model, pred, proba); });
+    io::write_file_atomic(o.out, [&](std::ostream& s) { write_predictions(s, model, data, pred, proba); });
     j["out"] = o.out;
   } else if (!o.common.json) {
-    write_predictions(std::cout, model, pred, proba);
+    write_predictions(std::cout, model, data, pred, proba);
   } else {
     std::vector<std::string> names;
     for (auto p : pred) names.push_back(model.labels().name(p));
     j["predictions"] = names;
+    if (!data.row_ids.empty()) j["ids"] = data.row_ids;
   }
   if (o.common.json) {
     print_json(j);

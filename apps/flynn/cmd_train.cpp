@@ -44,6 +44,7 @@ void run_train(const TrainOptions& o) {
     ProgressBar bar("training", !o.common.quiet);
     model.fit(data, bar.callback());
   }
+  model.set_table_schema(data.schema);
   const double train_seconds = seconds_since(t_train);
   io::save_model(model, o.model);
   // A device such as /dev/null has no size to report.
@@ -60,10 +61,15 @@ void run_train(const TrainOptions& o) {
                       {"train_seconds", train_seconds},
                       {"model", o.model},
                       {"model_bytes", model_bytes}};
+  if (!data.schema.empty()) {
+    j["table"] = {{"columns", data.schema.columns.size()}, {"named", data.schema.named}};
+    std::size_t categorical = 0;
+    for (const auto& c : data.schema.columns) categorical += c.categorical();
+    j["table"]["categorical_columns"] = categorical;
+    if (!data.schema.id_name.empty()) j["table"]["id_column"] = data.schema.id_name;
+  }
   if (!o.test.empty()) {
-    io::LoadOptions tl = load;
-    tl.expected_features = data.n_features;
-    tl.require_labels = false;
+    const io::LoadOptions tl = model_load_options(load, model);
     const Dataset test = io::load_dataset(o.test, tl);
     const auto t_pred = std::chrono::steady_clock::now();
     PredictOptions po;

@@ -1,4 +1,5 @@
 // ARFF parser (see loaders.hpp for what is accepted).
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -302,14 +303,48 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
   LabelInterner interner;
   std::string scratch;
 
-  auto missing = [&](std::uint64_t no, std::size_t col, std::size_t attr) {
+  // Prediction: the model's table. Attributes are matched by position; when the model
+  // has names they must be these attributes' names, in this order.
+  const TableSchema* model_schema = options.schema;
+  if (model_schema && model_schema->named && !model_schema->empty()) {
+    for (std::size_t j = 0, k = 0; j < nattr && k < model_schema->columns.size(); ++j) {
+      if (j == cls) continue;
+      const TableColumn& c = model_schema->columns[k++];
+      if (c.categorical())
+        throw Error(source + ": the model one-hot encodes column " + quote_text(c.name) +
+                    "; ARFF rows cannot be read for it (use CSV)");
+      if (c.name != attrs[j].name)
+        throw Error(where(source, attrs[j].line) + "attribute " + quote_text(attrs[j].name) +
+                    " is where the model expects feature " + quote_text(c.name) +
+                    " (ARFF attributes are matched by position)");
+    }
+  }
+  const std::vector<float>* fill =
+      model_schema && !model_schema->fill.empty() ? &model_schema->fill : nullptr;
+  // A missing feature value '?' (LoadOptions::missing): an error, 0, the model's mean at
+  // prediction, or NaN until the training means are known.
+  auto missing = [&](std::uint64_t no, std::size_t col, std::size_t attr) -> float {
+    if (attr == cls)
+      throw Error(where(source, no, col) + "missing value '?' for the class attribute " +
+                  quote_text(attrs[attr].name));
+    if (options.missing == MissingPolicy::Zero) return 0.0f;
+    if (options.missing == MissingPolicy::Mean) {
+      if (fill) return (*fill)[feat_pos[attr]];
+      if (!model_schema || !options.impute) return std::numeric_limits<float>::quiet_NaN();
+      throw Error(where(source, no, col) + "missing value '?' for attribute " +
+                  quote_text(attrs[attr].name) +
+                  ", and the model stores no training means to fill it with; use --missing zero");
+    }
     throw Error(where(source, no, col) + "missing value '?' for attribute " +
-                quote_text(attrs[attr].name) + " (missing values are not supported)");
+                quote_text(attrs[attr].name) + " (--missing error; use --missing mean or zero to fill it)");
   };
   // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
   auto store = [&](std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
                    float* row) {
-    if (v == "?") missing(no, col, j);
+    if (v == "?") {
+      row[feat_pos[j]] = missing(no, col, j);
+      return;
+    }
     if (j == cls) {
       const Attribute& a = attrs[j];
       const std::string_view name = unquote(v, scratch);
@@ -398,6 +433,18 @@ Dataset parse_arff(std::string_view text, const LoadOptions& options, const std:
   }
   if (ds.n_rows == 0) throw Error(source + ": no data rows after @data");
   if (labelled) ds.classes = interner.finish(ds.labels);
+  if (!model_schema) {
+    // Training: the attribute names are the feature names (stored in the model, so that
+    // CSV tables are matched by them too), and the means fill the missing values.
+    ds.schema.named = true;
+    for (std::size_t j = 0; j < nattr; ++j)
+      if (j != cls) ds.schema.columns.push_back({attrs[j].name, {}});
+    if (labelled) ds.schema.label_name = attrs[cls].name;
+    if (options.missing == MissingPolicy::Mean && options.impute)
+      complete_table(ds, ImputationSums::of(ds));
+  } else if (!model_schema->empty()) {
+    ds.schema = *model_schema;
+  }
   return ds;
 }
 

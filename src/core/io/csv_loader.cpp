@@ -131,6 +131,33 @@ std::string delimiter_name(char d) {
 
 }  // namespace
 
+namespace {
+
+// The text of every field of a row (unquoted; scratch holds the un-doubled quotes).
+void cells_of(const std::vector<std::string_view>& fields, std::vector<std::string>& scratch,
+              std::vector<std::string_view>& cells) {
+  if (scratch.size() < fields.size()) scratch.resize(fields.size());
+  cells.resize(fields.size());
+  for (std::size_t j = 0; j < fields.size(); ++j) cells[j] = unquote(fields[j], scratch[j]);
+}
+
+// Text in a table cell for the header heuristic: not a number (NaN/Inf count as numbers,
+// so that they are reported as such rather than taken for a header) and not missing.
+bool is_text_cell(std::string_view field) {
+  float tmp;
+  const std::string_view t = number_text(field);
+  return !is_missing_cell(t) && !looks_numeric(parse_float(t, tmp));
+}
+
+// Whether some column option names a column (then the file must have a header).
+bool options_use_names(const LoadOptions& o) {
+  using Kind = LabelColumn::Kind;
+  return o.label_column.kind == Kind::Name || o.id_column.kind == Kind::Name ||
+         o.feature_columns.uses_names() || o.ignore_columns.uses_names();
+}
+
+}  // namespace
+
 Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
   using Kind = LabelColumn::Kind;
   LineScanner lines(text);
@@ -147,158 +174,207 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
   if (!found) throw Error(source + ": empty file");
   const std::uint64_t first_line_no = lines.line_number();
   const std::string_view first_line = line;
+  const LineScanner after_first = lines;
 
   const char delim = options.delimiter ? options.delimiter : detect_delimiter(first_line);
   std::vector<std::string_view> first;
   split_line(first_line, delim, first, source, first_line_no);
   const std::size_t ncols = first.size();
-
-  const LabelColumn& lc = options.label_column;
-  bool labelled = lc.kind != Kind::None;
-  if (options.expected_features) {
-    const std::size_t d = *options.expected_features;
-    if (ncols == d) {
-      if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
-        throw Error(where(source, first_line_no) + std::to_string(ncols) +
-                    " columns, the model expects " + std::to_string(d) +
-                    " features: no room for the label column that was given");
-      }
-      labelled = false;
-    } else if (ncols == d + 1 && lc.kind != Kind::None) {
-      labelled = true;
-    } else {
-      throw Error(where(source, first_line_no) + std::to_string(ncols) +
-                  " columns, model expects " + std::to_string(d) + " features" +
-                  (lc.kind == Kind::None
-                       ? std::string(" (label column 'none')")
-                       : " (or " + std::to_string(d + 1) + " with a label column)"));
-    }
+  std::vector<std::string> first_names(ncols);
+  {
+    std::string scratch;
+    for (std::size_t j = 0; j < ncols; ++j) first_names[j] = std::string(unquote(first[j], scratch));
   }
-  if (labelled && ncols < 2) {
-    throw Error(where(source, first_line_no) + "1 column (delimiter " + delimiter_name(delim) +
-                "): need at least one feature column besides the label column");
-  }
-
-  // The label column's 0-based index; ncols when unlabelled. Name is resolved after the
-  // header has been identified.
-  std::size_t label_idx = ncols;
-  if (labelled) {
-    if (lc.kind == Kind::Last) {
-      label_idx = ncols - 1;
-    } else if (lc.kind == Kind::Index) {
-      const long k = lc.index;
-      const long n = static_cast<long>(ncols);
-      if (k == 0 || k > n || k < -n) {
-        throw Error(where(source, first_line_no) + "label column " + std::to_string(k) +
-                    " is out of range (" + std::to_string(ncols) + " columns)");
-      }
-      label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
-    }
-  }
+  const TableSchema* model_schema = options.schema;  // non-null: prediction
+  const bool predicting = model_schema != nullptr;
 
   // Header decision.
+  const LabelColumn& lc = options.label_column;
   bool header = false;
-  if (lc.kind == Kind::Name && labelled) {
+  if (options_use_names(options)) {
     if (options.header == LoadOptions::Header::No) {
-      throw Error(source + ": the label column is given by name (" + quote_text(lc.name) +
-                  ") but the file is read without a header");
+      throw Error(source + ": " +
+                  (lc.kind == Kind::Name ? "the label column is given by name (" + quote_text(lc.name) + ")"
+                                         : std::string("a column is given by name")) +
+                  " but the file is read without a header");
     }
     header = true;
   } else if (options.header == LoadOptions::Header::Yes) {
     header = true;
   } else if (options.header == LoadOptions::Header::Auto) {
-    bool feature_text = false, label_text = false;
-    float tmp;
-    for (std::size_t j = 0; j < ncols; ++j) {
-      const bool numeric = looks_numeric(parse_float(number_text(first[j]), tmp));
-      if (numeric) continue;
-      if (j == label_idx)
-        label_text = true;
-      else
-        feature_text = true;
-    }
-    header = feature_text;
-    if (!feature_text && label_text) {
-      // "1,2,class" vs "1,2,cat": a header iff the next row's label is a number.
-      LineScanner peek = lines;
+    const bool model_named = predicting && model_schema->named && !model_schema->empty();
+    bool all_model_names = model_named;
+    if (model_named)
+      for (const TableColumn& c : model_schema->columns)
+        if (std::find(first_names.begin(), first_names.end(), c.name) == first_names.end())
+          all_model_names = false;
+    if (all_model_names) {
+      header = true;
+    } else {
+      // Which columns are not features for this test: those given by number (a name
+      // implies a header, decided above), and the label column where it is known.
+      std::vector<bool> excluded(ncols, false);
+      for (const auto& it : options.ignore_columns.items)
+        for (std::size_t j = it.first; j <= it.last && j <= ncols; ++j)
+          if (j >= 1) excluded[j - 1] = true;
+      if (options.id_column.kind == Kind::Index) {
+        const long k = options.id_column.index, n = static_cast<long>(ncols);
+        if (k != 0 && k <= n && k >= -n) excluded[static_cast<std::size_t>(k > 0 ? k - 1 : n + k)] = true;
+      }
+      std::size_t others = 0;
+      for (std::size_t j = 0; j < ncols; ++j) others += !excluded[j];
+      std::size_t label_idx = ncols;
+      const std::size_t expected = predicting && !model_schema->empty()
+                                       ? model_schema->columns.size()
+                                       : options.expected_features.value_or(ncols + 1);
+      if (lc.kind == Kind::Last && others != expected) {
+        label_idx = ncols - 1;
+      } else if (lc.kind == Kind::Index) {
+        const long k = lc.index, n = static_cast<long>(ncols);
+        if (k != 0 && k <= n && k >= -n) label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
+      }
+      std::vector<std::size_t> text_cols;
+      for (std::size_t j = 0; j < ncols; ++j)
+        if (!excluded[j] && j != label_idx && is_text_cell(first[j])) text_cols.push_back(j);
+      // The next data line, if any.
+      LineScanner peek = after_first;
       std::string_view next;
       std::vector<std::string_view> f2;
+      bool has_next = false;
       while (peek.next(next)) {
         if (is_blank(next)) continue;
         split_line(next, delim, f2, source, peek.line_number());
-        header =
-            label_idx < f2.size() && looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
+        has_next = true;
         break;
+      }
+      float tmp;
+      if (!text_cols.empty()) {
+        // Text on line 1 is a header unless the same columns hold text on line 2 as well
+        // (categorical or id columns of a headerless table).
+        header = true;
+        if (has_next && f2.size() == ncols &&
+            std::all_of(text_cols.begin(), text_cols.end(),
+                        [&](std::size_t j) { return is_text_cell(f2[j]); }))
+          header = false;
+      } else if (label_idx < ncols &&
+                 !looks_numeric(parse_float(number_text(first[label_idx]), tmp))) {
+        // "1,2,class" vs "1,2,cat": a header iff the next row's label is a number.
+        header = has_next && label_idx < f2.size() &&
+                 looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
       }
     }
   }
 
-  std::string scratch;
-  if (labelled && lc.kind == Kind::Name) {
-    std::size_t hits = 0;
-    for (std::size_t j = 0; j < ncols; ++j) {
-      if (unquote(first[j], scratch) == lc.name) {
-        if (hits++ == 0) label_idx = j;
-      }
-    }
-    if (hits == 0) {
-      throw Error(where(source, first_line_no) + "no column named " + quote_text(lc.name) +
-                  " in the header");
-    }
-    if (hits > 1) {
-      throw Error(where(source, first_line_no) + "column name " + quote_text(lc.name) +
-                  " appears " + std::to_string(hits) + " times in the header");
-    }
+  const std::vector<std::string> no_names;
+  const std::vector<std::string>& names = header ? first_names : no_names;
+  const TableLayout layout = resolve_table_layout(names, ncols, options, source, first_line_no);
+  const bool labelled = layout.labelled();
+  if (labelled && ncols < 2) {
+    throw Error(where(source, first_line_no) + "1 column (delimiter " + delimiter_name(delim) +
+                "): need at least one feature column besides the label column");
   }
 
   Dataset ds;
   ds.source = source;
-  ds.n_features = labelled ? ncols - 1 : ncols;
   ds.has_labels = labelled;
-  {
-    // Reserve: at most one row per line, and every value takes at least two bytes.
-    const std::size_t est_rows =
-        static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    const std::size_t est_values = std::min(est_rows * ds.n_features, text.size() / 2 + ncols);
-    ds.features.reserve(est_values);
-    ds.row_origin.reserve(std::min(est_rows, text.size() / 2 + 1));
-    if (labelled) ds.labels.reserve(ds.row_origin.capacity());
+  // The schema rows are encoded with: the model's at prediction, else the one learned here
+  // (numeric columns first; categorical ones once text shows up in a column).
+  const bool model_columns = predicting && !model_schema->empty();
+  TableSchema schema = model_columns ? *model_schema : numeric_schema(layout, names);
+  if (model_columns) {
+    schema.id_name = layout.id != TableLayout::npos && header ? names[layout.id] : std::string();
   }
 
   LabelInterner interner;
-  std::vector<std::string_view> fields;
+  std::vector<std::string_view> fields, cells;
+  std::vector<std::string> scratch;
   fields.reserve(ncols);
-  auto parse_row = [&](const std::vector<std::string_view>& f, std::uint64_t line_no) {
+  auto check_ragged = [&](const std::vector<std::string_view>& f, std::uint64_t line_no) {
     if (f.size() != ncols) {
       throw Error(where(source, line_no) + std::to_string(f.size()) +
                   (f.size() == 1 ? " field" : " fields") + ", expected " + std::to_string(ncols) +
                   " (ragged row)");
     }
-    for (std::size_t j = 0; j < ncols; ++j) {
-      if (j == label_idx) {
-        const std::string_view name = unquote(f[j], scratch);
-        if (name.empty()) throw Error(where(source, line_no, j + 1) + "empty label");
-        ds.labels.push_back(interner.intern(name));
-        continue;
-      }
-      const std::string_view t = number_text(f[j]);
-      float v;
-      const NumStatus st = parse_float(t, v);
-      if (st != NumStatus::Ok) throw_bad_number(source, line_no, j + 1, t, st);
-      ds.features.push_back(v);
+  };
+  // Every data row, in order: (cells, line).
+  auto for_each_row = [&](auto&& visit) {
+    if (!header) {
+      cells_of(first, scratch, cells);
+      visit(cells, first_line_no);
     }
-    ds.row_origin.push_back(line_no);
-    ++ds.n_rows;
+    LineScanner rows = after_first;
+    std::string_view l;
+    while (rows.next(l)) {
+      if (is_blank(l)) continue;
+      split_line(l, delim, fields, source, rows.line_number());
+      check_ragged(fields, rows.line_number());
+      cells_of(fields, scratch, cells);
+      visit(cells, rows.line_number());
+    }
+  };
+  auto encode_all = [&](TableRowEncoder::Mode mode) {
+    const TableRowEncoder encoder(layout, schema, options.missing, source, mode);
+    const std::size_t d = encoder.n_features();
+    ds.n_features = d;
+    ds.n_rows = 0;
+    ds.features.clear();
+    ds.labels.clear();
+    ds.row_origin.clear();
+    ds.row_ids.clear();
+    interner = LabelInterner();
+    // Reserve: at most one row per line, and every value takes at least two bytes.
+    const std::size_t est_rows =
+        static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    ds.features.reserve(std::min(est_rows * d, text.size() / 2 + d));
+    ds.row_origin.reserve(std::min(est_rows, text.size() / 2 + 1));
+    if (labelled) ds.labels.reserve(ds.row_origin.capacity());
+    for_each_row([&](const std::vector<std::string_view>& c, std::uint64_t line_no) {
+      if (labelled) {
+        const std::string_view name = c[layout.label];
+        if (name.empty()) throw Error(where(source, line_no, layout.label + 1) + "empty label");
+        ds.labels.push_back(interner.intern(name));
+      }
+      if (layout.id != TableLayout::npos) ds.row_ids.emplace_back(c[layout.id]);
+      const std::size_t at = ds.features.size();
+      ds.features.resize(at + d);
+      encoder.encode(c, line_no, ds.features.data() + at);
+      ds.row_origin.push_back(line_no);
+      ++ds.n_rows;
+    });
   };
 
-  if (!header) parse_row(first, first_line_no);
-  while (lines.next(line)) {
-    if (is_blank(line)) continue;
-    split_line(line, delim, fields, source, lines.line_number());
-    parse_row(fields, lines.line_number());
+  if (!header) check_ragged(first, first_line_no);
+  if (predicting) {
+    // impute = false: missing cells the model has no means for stay NaN for the caller.
+    encode_all(options.impute || !schema.fill.empty() ? TableRowEncoder::Mode::Prediction
+                                                      : TableRowEncoder::Mode::Training);
+  } else {
+    try {
+      encode_all(TableRowEncoder::Mode::Discovering);
+    } catch (const TextInNumericColumn&) {
+      // Some feature column holds text: find the categorical columns and their
+      // categories in one pass, then encode again with them.
+      TableSchemaBuilder builder(layout, names, source);
+      for_each_row([&](const std::vector<std::string_view>& c, std::uint64_t line_no) {
+        builder.observe(c, line_no);
+      });
+      schema = builder.finish();
+      encode_all(TableRowEncoder::Mode::Training);
+    }
   }
   if (ds.n_rows == 0) throw Error(source + ": no data rows (only a header line)");
   if (labelled) ds.classes = interner.finish(ds.labels);
+
+  if (model_columns) {
+    ds.schema = std::move(schema);
+  } else if (!predicting) {
+    ds.schema = std::move(schema);
+    if (options.missing == MissingPolicy::Mean) {
+      if (options.impute) complete_table(ds, ImputationSums::of(ds));
+    } else if (!schema_worth_keeping(ds.schema, 0)) {
+      ds.schema = {};
+    }
+  }
   return ds;
 }
 
