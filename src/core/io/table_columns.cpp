@@ -357,6 +357,10 @@ void TableRowEncoder::encode(std::span<const std::string_view> cells, std::uint6
     float* o = out + offsets_[k];
     const std::size_t width = offsets_[k + 1] - offsets_[k];
     const bool categorical = !categories_[k].empty();
+    NumStatus st = NumStatus::Ok;
+    // Numbers first: the common cell costs one parse, and only what is not a number is
+    // compared with the missing-value spellings.
+    if (!categorical && (st = parse_float(t, *o)) == NumStatus::Ok) continue;
     if (is_missing_cell(t)) {
       if (policy_ == MissingPolicy::Error)
         throw Error(where(source_, line, j + 1) + "missing value " + quote_text(t) +
@@ -381,8 +385,6 @@ void TableRowEncoder::encode(std::span<const std::string_view> cells, std::uint6
       if (it != categories_[k].end()) o[it->second] = 1.0f;  // unseen: all-zero block
       continue;
     }
-    const NumStatus st = parse_float(t, *o);
-    if (st == NumStatus::Ok) continue;
     if (st == NumStatus::NotNumber) {
       if (mode_ == Mode::Discovering) throw TextInNumericColumn{};
       throw Error(where(source_, line, j + 1) + quote_text(t) +
