@@ -208,6 +208,19 @@ TEST(Categorical, AnIdentifierColumnIsRefusedWithTheFlagsToUse) {
   EXPECT_EQ(csv(text, o).n_features, 1u);
 }
 
+TEST(Categorical, OneHotSizeIsBoundedByTheInput) {
+  // 40 text columns of 50 categories each: 2000 features per row, 400000 values.
+  std::string text;
+  for (int r = 0; r < 200; ++r) {
+    for (int c = 0; c < 40; ++c) text += "v" + std::to_string((r + c) % 50) + ",";
+    text += (r % 2 ? "a\n" : "b\n");
+  }
+  LoadOptions o;
+  o.max_values = 100000;
+  EXPECT_TRUE(contains(csv_error(text, o), "after one-hot encoding the text columns is too large"));
+  EXPECT_EQ(csv(text).n_features, 2000u);  // within the default bound for its size
+}
+
 // ---- names at prediction ------------------------------------------------------------------------
 
 TEST(NameMatching, ReordersColumnsAndNamesWhatIsMissingOrUnknown) {

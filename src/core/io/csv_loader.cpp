@@ -355,10 +355,22 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
       // Some feature column holds text: find the categorical columns and their
       // categories in one pass, then encode again with them.
       TableSchemaBuilder builder(layout, names, source);
+      std::uint64_t rows = 0;
       for_each_row([&](const std::vector<std::string_view>& c, std::uint64_t line_no) {
         builder.observe(c, line_no);
+        ++rows;
       });
       schema = builder.finish();
+      // One-hot blocks are the one place where a table's dense size can outgrow its text
+      // (many text columns with many categories): bounded like sparse rows.
+      const std::uint64_t limit = options.max_values ? options.max_values : sparse_value_limit(text.size());
+      if (rows * schema.n_features() > limit) {
+        throw Error(source + ": " + std::to_string(rows) + " rows x " +
+                    std::to_string(schema.n_features()) +
+                    " features after one-hot encoding the text columns is too large to load (limit " +
+                    std::to_string(limit) + " values for this input); leave text columns out with "
+                    "--ignore-cols");
+      }
       encode_all(TableRowEncoder::Mode::Training);
     }
   }
