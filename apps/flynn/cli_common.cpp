@@ -72,6 +72,21 @@ void DataOptions::add_to(CLI::App* app) {
   app->add_option("--idx-labels", idx_labels,
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
+  app->add_option("--id-col", id_col,
+                  "Row id column (name or 1-based number): never a feature, passed through to "
+                  "the predictions")
+      ->group(g);
+  app->add_option("--feature-cols", feature_cols,
+                  "Only these columns are features: names, 1-based numbers or ranges (3-7), "
+                  "comma-separated")
+      ->group(g);
+  app->add_option("--ignore-cols", ignore_cols,
+                  "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
+      ->group(g);
+  app->add_option("--missing", missing,
+                  "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
+                  "in the model), zero, or error")
+      ->group(g);
 }
 
 io::LoadOptions DataOptions::load_options() const {
@@ -95,7 +110,30 @@ io::LoadOptions DataOptions::load_options() const {
     throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", delimiter));
   }
   o.idx_labels = idx_labels;
+  if (!id_col.empty()) {
+    try {
+      o.id_column = io::LabelColumn::parse(id_col);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--id-col: {}", e.what()));
+    }
+  }
+  o.feature_columns = io::ColumnSelector::parse(feature_cols, "--feature-cols");
+  o.ignore_columns = io::ColumnSelector::parse(ignore_cols, "--ignore-cols");
+  o.missing = parse_missing_policy(missing);
   return o;
+}
+
+io::LoadOptions DataOptions::party_load_options() const {
+  io::LoadOptions o = load_options();
+  o.impute = false;
+  return o;
+}
+
+io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model) {
+  options.expected_features = model.config().input_dim;
+  options.schema = &model.table_schema();
+  options.require_labels = false;
+  return options;
 }
 
 namespace {
