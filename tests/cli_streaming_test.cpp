@@ -168,6 +168,55 @@ TEST_F(CliStreaming, APredictionErrorLeavesNoOutputFile) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// Messy tables (an id column, missing cells, a text column) streamed: the model equals the
+// whole-file one, and predictions carry the ids at every chunk size.
+TEST_F(CliStreaming, MessyTablesStreamLikeWholeFiles) {
+  const Dataset d = test::blobs(3, 40, 4, 11);
+  std::string plain = "key,a,b,c,d,class\n", text = "key,a,b,city,d,class\n";
+  const char* cities[] = {"Oslo", "Rome", "Lima"};
+  for (std::size_t r = 0; r < d.n_rows; ++r) {
+    std::string cells[4];
+    for (std::size_t j = 0; j < 4; ++j) cells[j] = fmt::format("{:.3g}", d.row(r)[j]);
+    // Missing cells in several spellings, some rows with two.
+    if (r % 6 == 1) cells[1] = "NA";
+    if (r % 9 == 2) cells[0] = "";
+    if (r % 11 == 3) cells[3] = "?";
+    const std::string key = fmt::format("r{}", r + 1), label = d.classes.name(d.labels[r]);
+    plain += fmt::format("{},{},{},{},{},{}\n", key, cells[0], cells[1], cells[2], cells[3], label);
+    text += fmt::format("{},{},{},{},{},{}\n", key, cells[0], cells[1], cities[(r + d.labels[r]) % 3],
+                        cells[3], label);
+  }
+  const std::string plain_csv = dir_.file("plain.csv"), text_csv = dir_.file("text.csv");
+  write_text(plain_csv, plain);
+  write_text(text_csv, text);
+  for (const std::string& data : {plain_csv, text_csv}) {
+    const std::string whole = whole_file_model(data, "--id-col key");
+    ASSERT_FALSE(whole.empty());
+    for (int chunk : {1, 7}) EXPECT_EQ(streamed_model(data, "--id-col key", chunk), whole) << data << " " << chunk;
+    // The mean-filled model keeps its table (format 3): the streamed first pass found the means.
+    const FlyNN fly = io::load_model(dir_.file(fmt::format("s{}.flynn", n_)));
+    ASSERT_FALSE(fly.table_schema().empty()) << data;
+    EXPECT_EQ(fly.table_schema().fill.size(), fly.config().input_dim) << data;
+  }
+  // Prediction with the model's schema: names matched, missing cells filled, ids written.
+  const std::string model = dir_.file("messy.flynn");
+  ASSERT_EQ(run_cli("train --quiet --id-col key --data " + plain_csv + " --model " + model).exit_code, 0);
+  std::string expected;
+  for (int chunk : {1000, 1, 7}) {
+    const auto r = run_cli("predict --quiet --proba --model " + model + " --data " + plain_csv +
+                           " --chunk-rows " + std::to_string(chunk));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (expected.empty()) expected = r.out;
+    EXPECT_EQ(r.out, expected) << "chunk " << chunk;
+    const auto j = run_cli("predict --json --model " + model + " --data " + plain_csv +
+                           " --chunk-rows " + std::to_string(chunk));
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    EXPECT_NE(j.out.find("\"r120\"\n  ]"), std::string::npos) << j.out;
+  }
+  EXPECT_EQ(expected.rfind("key,prediction,p_c0,p_c1,p_c2\nr1,", 0), 0u) << expected;
+  EXPECT_NE(expected.find("\nr120,"), std::string::npos);
+}
+
 // The library side of chunked prediction: with PredictOptions::first_row, predicting rows
 // in slices gives the random tie-break choices of one call on all rows.
 TEST(ChunkedPrediction, FirstRowKeysTheRandomTieBreak) {

@@ -113,8 +113,12 @@ TEST_F(CliDigits, PredictRejectsWrongDimensionsAndForeignModels) {
 
 TEST(Cli, BadDataFilesGiveOneLineErrors) {
   TempDir dir;
+  write_text(dir.file("inf.csv"), "a,b,class\n1,2,x\n3,inf,y\n");
+  expect_clean_error(run_cli("train --data " + dir.file("inf.csv") + " --model " + dir.file("m")), "inf.csv:3");
+  // "nan" is a missing cell: an error only under --missing error (the default fills it).
   write_text(dir.file("nan.csv"), "a,b,class\n1,2,x\n3,nan,y\n");
-  expect_clean_error(run_cli("train --data " + dir.file("nan.csv") + " --model " + dir.file("m")), "nan.csv:3");
+  expect_clean_error(run_cli("train --data " + dir.file("nan.csv") + " --model " + dir.file("m") +
+                             " --missing error"), "nan.csv:3");
   write_text(dir.file("ragged.csv"), "1,2,x\n3,y\n");
   expect_clean_error(run_cli("train --data " + dir.file("ragged.csv") + " --model " + dir.file("m")), "ragged.csv:2");
   write_text(dir.file("one.csv"), "1,2,x\n3,4,x\n");

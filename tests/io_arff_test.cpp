@@ -149,8 +149,10 @@ TEST(IoArff, FeatureTypeErrorsNameTheAttribute) {
                        {"iris.arff:2:", "unknown type 'blob'"}));
 }
 
-TEST(IoArff, MissingValuesAreErrors) {
-  EXPECT_TRUE(contains(arff_error(std::string(kIris) + "?,1,2,Iris-setosa\n"),
+TEST(IoArff, MissingValuesFollowThePolicy) {
+  LoadOptions strict;
+  strict.missing = flynn::MissingPolicy::Error;
+  EXPECT_TRUE(contains(arff_error(std::string(kIris) + "?,1,2,Iris-setosa\n", strict),
                        {"iris.arff:15:1: missing value '?' for attribute 'sepal length'"}));
   EXPECT_TRUE(contains(arff_error(std::string(kIris) + "1,1,2,?\n"),
                        {"iris.arff:15:4: missing value", "'class'"}));

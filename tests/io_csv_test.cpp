@@ -74,8 +74,14 @@ TEST(IoCsv, ExplicitHeaderChoice) {
   EXPECT_TRUE(contains(csv_error("x,y,c\n1,2,0\n", no), {"data.csv:1:1: 'x' is not a number"}));
 }
 
-TEST(IoCsv, NanOnLineOneIsAnErrorNotAHeader) {
-  EXPECT_TRUE(contains(csv_error("1,nan,0\n1,2,1\n"), {"data.csv:1:2: NaN is not allowed"}));
+TEST(IoCsv, NanOnLineOneIsAMissingValueNotAHeader) {
+  // "nan" is a missing cell (LoadOptions::missing): filled with the mean by default.
+  const Dataset d = csv("1,nan,0\n1,2,1\n");
+  EXPECT_EQ(d.n_rows, 2u);
+  EXPECT_EQ(d.features, (std::vector<float>{1, 2, 1, 2}));
+  LoadOptions strict;
+  strict.missing = flynn::MissingPolicy::Error;
+  EXPECT_TRUE(contains(csv_error("1,nan,0\n1,2,1\n", strict), {"data.csv:1:2: missing value 'nan'"}));
 }
 
 TEST(IoCsv, DelimiterDetection) {
@@ -101,7 +107,9 @@ TEST(IoCsv, ExplicitDelimiter) {
 }
 
 TEST(IoCsv, TabDelimitedKeepsEmptyFieldsAndReportsThem) {
-  EXPECT_TRUE(contains(csv_error("1\t2\ta\n3\t\tb\n"), {"data.csv:2:2: empty field"}));
+  LoadOptions strict;
+  strict.missing = flynn::MissingPolicy::Error;
+  EXPECT_TRUE(contains(csv_error("1\t2\ta\n3\t\tb\n", strict), {"data.csv:2:2: missing value ''"}));
 }
 
 TEST(IoCsv, CrlfBomWhitespaceAndTrailingEmptyLines) {
@@ -179,12 +187,14 @@ TEST(IoCsv, ErrorMessagesNameFileLineAndColumn) {
                        {"data.csv:3: 4 fields, expected 3 (ragged row)"}));
   EXPECT_TRUE(
       contains(csv_error("1,2,a\n3,b\n"), {"data.csv:2: 2 fields, expected 3 (ragged row)"}));
-  EXPECT_TRUE(contains(csv_error("1,2,a\n3,NaN,b\n"), {"data.csv:2:2: NaN is not allowed"}));
+  LoadOptions strict;
+  strict.missing = flynn::MissingPolicy::Error;
+  EXPECT_TRUE(contains(csv_error("1,2,a\n3,NaN,b\n", strict), {"data.csv:2:2: missing value 'NaN'"}));
   EXPECT_TRUE(
       contains(csv_error("1,2,a\n-inf,1,b\n"), {"data.csv:2:1: infinity ('-inf') is not allowed"}));
   EXPECT_TRUE(
       contains(csv_error("1,2,a\n1e39,1,b\n"), {"data.csv:2:1: '1e39' is out of float range"}));
-  EXPECT_TRUE(contains(csv_error("1,2,a\n1,,b\n"), {"data.csv:2:2: empty field"}));
+  EXPECT_TRUE(contains(csv_error("1,2,a\n1,,b\n", strict), {"data.csv:2:2: missing value ''"}));
 }
 
 TEST(IoCsv, EmptyFileAndHeaderOnly) {

@@ -184,7 +184,7 @@ TEST(RowStream, ErrorsMatchTheWholeFileLoader) {
   TempDir dir;
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"ragged.csv", "a,b,c\n1,2,x\n3,4,y\n5,6\n"},
-      {"nan.csv", "1,2,x\n3,nan,y\n"},
+      {"inf.csv", "1,2,x\n3,inf,y\n"},  // "nan" is a missing cell (filled)
       {"empty.csv", "\n\n  \n"},
       {"header-only.csv", "a,b,c\n"},
       {"empty-label.csv", "1,2,x\n1,2,\n"},
@@ -192,7 +192,7 @@ TEST(RowStream, ErrorsMatchTheWholeFileLoader) {
       {"no-data.arff", "@relation r\n@attribute a numeric\n@attribute c {x}\n@data\n% none\n"},
       {"no-data-section.arff", "@relation r\n@attribute a numeric\n"},
       {"undeclared.arff", "@attribute a numeric\n@attribute c {x}\n@data\n1,x\n2,y\n"},
-      {"missing.arff", "@attribute a numeric\n@attribute c {x}\n@data\n1,x\n?,x\n"},
+      {"missing-class.arff", "@attribute a numeric\n@attribute c {x}\n@data\n1,x\n1,?\n"},
       {"descending.libsvm", "1 1:1 2:2\n2 3:1 2:1\n"},
       {"no-features.libsvm", "1\n2\n"},
       {"blank.libsvm", "# only a comment\n"},

@@ -76,6 +76,21 @@ void DataOptions::add_to(CLI::App* app) {
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
   input_limit.add_to(app);
+  app->add_option("--id-col", id_col,
+                  "Row id column (name or 1-based number): never a feature, passed through to "
+                  "the predictions")
+      ->group(g);
+  app->add_option("--feature-cols", feature_cols,
+                  "Only these columns are features: names, 1-based numbers or ranges (3-7), "
+                  "comma-separated")
+      ->group(g);
+  app->add_option("--ignore-cols", ignore_cols,
+                  "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
+      ->group(g);
+  app->add_option("--missing", missing,
+                  "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
+                  "in the model), zero, or error")
+      ->group(g);
 }
 
 io::LoadOptions DataOptions::load_options() const {
@@ -100,7 +115,30 @@ io::LoadOptions DataOptions::load_options() const {
   }
   o.idx_labels = idx_labels;
   o.max_input_bytes = input_limit.bytes();
+  if (!id_col.empty()) {
+    try {
+      o.id_column = io::LabelColumn::parse(id_col);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--id-col: {}", e.what()));
+    }
+  }
+  o.feature_columns = io::ColumnSelector::parse(feature_cols, "--feature-cols");
+  o.ignore_columns = io::ColumnSelector::parse(ignore_cols, "--ignore-cols");
+  o.missing = parse_missing_policy(missing);
   return o;
+}
+
+io::LoadOptions DataOptions::party_load_options() const {
+  io::LoadOptions o = load_options();
+  o.impute = false;
+  return o;
+}
+
+io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model) {
+  options.expected_features = model.config().input_dim;
+  options.schema = &model.table_schema();
+  options.require_labels = false;
+  return options;
 }
 
 void InputLimitOption::add_to(CLI::App* app) {

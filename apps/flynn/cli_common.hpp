@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "flynn/classifier.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/experiments/study_io.hpp"
@@ -63,7 +64,8 @@ struct InputLimitOption {
 void make_integer_options_strict(CLI::App& app);
 
 /// How to read a data file: --format, --label-col, --header, --delimiter, --idx-labels,
-/// --max-input-bytes.
+/// --max-input-bytes, and for tables --id-col, --feature-cols, --ignore-cols, --missing
+/// (table_columns.hpp).
 struct DataOptions {
   std::string format = "auto";
   std::string label_col = "last";
@@ -71,11 +73,23 @@ struct DataOptions {
   std::string delimiter;
   std::string idx_labels;
   InputLimitOption input_limit;  ///< --max-input-bytes (also bounds model files read)
+  std::string id_col;        ///< --id-col NAME|INDEX ("" = none)
+  std::string feature_cols;  ///< --feature-cols LIST ("" = all)
+  std::string ignore_cols;   ///< --ignore-cols LIST
+  std::string missing = "mean";  ///< --missing error|mean|zero
   void add_to(CLI::App* app);
   io::LoadOptions load_options() const;
+  /// load_options() for a federation party's training rows: missing cells stay NaN until
+  /// the federation's means are known (LoadOptions::impute = false, party.hpp step 1c).
+  io::LoadOptions party_load_options() const;
   /// The --max-input-bytes limit, for the model files a command reads.
   std::uint64_t max_input_bytes() const { return input_limit.bytes(); }
 };
+
+/// `options` for reading rows a trained model will see (predict, update, forget, a
+/// --test file): the model's features (expected_features), its table schema (columns
+/// matched by name, its categories and fill means), labels optional.
+io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model);
 
 /// --out (the output folder or file of every command that writes one), plus the older
 /// spelling --out-dir as a hidden alias so existing scripts keep working.

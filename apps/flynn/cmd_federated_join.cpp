@@ -117,7 +117,9 @@ void join_command(const JoinCliOptions& o) {
       BudgetLedger* l = ledger.get();
       settings.approve_release = [l, unit, note](const PrivacyAccount& a) { l->charge(a, unit, note); };
     }
-    Dataset d = io::load_dataset(o.data, o.format.load_options());
+    const io::LoadOptions load = o.format.party_load_options();
+    settings.missing = load.missing;
+    Dataset d = io::load_dataset(o.data, load);
     if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", o.data));
     data = std::make_unique<Dataset>(std::move(d));
   } catch (const std::exception& e) {

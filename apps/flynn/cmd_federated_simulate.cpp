@@ -37,7 +37,8 @@ void simulate_command(const SimulateOptions& o) {
   if (o.parties < 1 || o.parties > 4096) throw Error(fmt::format("--parties {}: must be in [1, 4096]", o.parties));
   spec.parties = o.parties;
   spec.split_seed = o.split_seed;
-  const io::LoadOptions load = o.format.load_options();
+  // Missing cells stay NaN until the federation's means are known (party.hpp step 1c).
+  const io::LoadOptions load = o.format.party_load_options();
   Dataset all = io::load_dataset(o.data, load);
   if (!all.has_labels) throw Error(fmt::format("{}: training data needs a label column", o.data));
   all.require_trainable();
@@ -49,6 +50,7 @@ void simulate_command(const SimulateOptions& o) {
   if (!o.test.empty()) {
     io::LoadOptions tl = load;
     tl.expected_features = all.n_features;
+    tl.schema = &all.schema;  // the training table's columns and categories
     test = io::load_dataset(o.test, tl);
     if (!test.has_labels) throw Error(fmt::format("{}: test data needs labels", o.test));
     train = std::move(all);
@@ -61,6 +63,7 @@ void simulate_command(const SimulateOptions& o) {
   // Simulations are experiments: reproducible by default, like `flynn train`.
   if (!spec.settings.hyper.seed) spec.settings.hyper.seed = Defaults::seed;
   spec.settings.dp = o.dp.params();
+  spec.settings.missing = load.missing;
   spec.settings.threads = std::max(1, resolve_threads(o.common.threads) / o.parties);
   spec.predict_threads = o.common.threads;
 

@@ -70,7 +70,9 @@ Prepared prepare(const TrainOptions& o, int rank) {
         throw Error(fmt::format("cannot write the model to {}: it is a directory", p.model_path));
     }
     const std::string path = expand_rank(o.data, rank);
-    Dataset d = io::load_dataset(path, o.format.load_options());
+    const io::LoadOptions load = o.format.party_load_options();
+    p.settings.missing = load.missing;
+    Dataset d = io::load_dataset(path, load);
     if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
     p.data = std::make_unique<Dataset>(std::move(d));
   } catch (const std::exception& e) {

@@ -39,8 +39,12 @@ void run_info(const InfoOptions& o) {
                        {"nonzero_units", nonzero},
                        {"max_count", max}});
   }
+  // The version this file was written in (parse_model accepted it), not the newest one.
+  std::uint32_t file_version = 0;
+  for (int i = 0; i < 4; ++i)
+    file_version |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
   nlohmann::json j = {{"model", o.model},
-                      {"format_version", io::kModelFormatVersion},
+                      {"format_version", file_version},
                       {"file_bytes", bytes.size()},
                       {"crc32", fmt::format("{:08x}", io::model_checksum(bytes))},
                       {"config", config_json(mc.config)},
@@ -51,12 +55,25 @@ void run_info(const InfoOptions& o) {
     j["dp"] = {{"epsilon", mc.provenance.epsilon},
                {"T", mc.provenance.dp_T},
                {"parties", mc.provenance.dp_parties}};
+  const TableSchema& table = mc.schema;
+  if (!table.empty()) {
+    nlohmann::json cols = nlohmann::json::array();
+    for (std::size_t k = 0; k < table.columns.size(); ++k) {
+      const TableColumn& c = table.columns[k];
+      nlohmann::json col = {{"name", c.name}};
+      if (c.categorical()) col["categories"] = c.categories;
+      cols.push_back(col);
+    }
+    j["table"] = {{"named", table.named},          {"columns", cols},
+                  {"label_column", table.label_name}, {"id_column", table.id_name},
+                  {"fill_means", table.fill}};
+  }
   if (o.json) {
     print_json(j);
     return;
   }
   std::cout << fmt::format("model:    {} ({}, format v{}, crc32 {})\n", o.model,
-                           human_bytes(bytes.size()), io::kModelFormatVersion,
+                           human_bytes(bytes.size()), file_version,
                            j["crc32"].get<std::string>())
             << fmt::format("config:   {}\n", mc.config.describe())
             << (mc.provenance.differentially_private
@@ -65,6 +82,16 @@ void run_info(const InfoOptions& o) {
                                   mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
                     : fmt::format("training: {} rows\n", counts.total_rows()))
             << fmt::format("classes:  {}\n", L);
+  if (!table.empty()) {
+    std::size_t categorical = 0;
+    for (const TableColumn& c : table.columns) categorical += c.categorical();
+    std::cout << fmt::format("table:    {} feature columns ({}), {} categorical{}{}{}\n",
+                             table.columns.size(), table.named ? "matched by name" : "by position",
+                             categorical,
+                             table.id_name.empty() ? "" : ", id column " + table.id_name,
+                             table.label_name.empty() ? "" : ", label column " + table.label_name,
+                             table.fill.empty() ? "" : ", missing cells filled with training means");
+  }
   for (const auto& c : classes)
     std::cout << fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}\n",
                              c["label"].get<std::string>(), c["rows"].get<std::uint64_t>(),

@@ -30,23 +30,32 @@ struct PredictCmdOptions {
   DataOptions format;
 };
 
-// The CSV header line of the predictions.
-void write_header(std::ostream& out, const FlyNN& model, bool proba) {
-  out << "row,prediction";
+// The CSV header line of the predictions. The first column: the data's row ids (named
+// after its id column, or "id") when `data` (the first chunk) has them, else "row".
+void write_header(std::ostream& out, const FlyNN& model, const Dataset& data, bool proba) {
+  const bool ids = !data.row_ids.empty();
+  out << (ids ? io::csv_field(data.schema.id_name.empty() ? "id" : data.schema.id_name) : "row")
+      << ",prediction";
   if (proba)
     for (const auto& name : model.labels().names()) out << "," << io::csv_field("p_" + name);
   out << "\n";
 }
 
-// The CSV lines of one chunk's predictions; `first_row` is the 1-based number of its
-// first row in the file. Formatted into one string and written at once.
-void write_predictions(std::ostream& out, const FlyNN& model, std::uint64_t first_row,
-                       const std::vector<std::uint32_t>& pred, const std::vector<double>& proba) {
+// The CSV lines of one chunk's predictions: each row's id when the chunk has them, else its
+// 1-based number in the file (`first_row` is the chunk's first). Formatted into one string
+// and written at once.
+void write_predictions(std::ostream& out, const FlyNN& model, const Dataset& chunk,
+                       std::uint64_t first_row, const std::vector<std::uint32_t>& pred,
+                       const std::vector<double>& proba) {
   const LabelSet& labels = model.labels();
+  const bool ids = !chunk.row_ids.empty();
   std::string text;
   for (std::size_t r = 0; r < pred.size(); ++r) {
-    fmt::format_to(std::back_inserter(text), "{},{}", first_row + r,
-                   io::csv_field(labels.name(pred[r])));
+    if (ids)
+      text += io::csv_field(chunk.row_ids[r]);
+    else
+      fmt::format_to(std::back_inserter(text), "{}", first_row + r);
+    fmt::format_to(std::back_inserter(text), ",{}", io::csv_field(labels.name(pred[r])));
     if (!proba.empty())
       for (std::size_t l = 0; l < labels.size(); ++l)
         fmt::format_to(std::back_inserter(text), ",{:.6g}", proba[r * labels.size() + l]);
@@ -62,6 +71,7 @@ struct PredictTally {
   std::uint64_t correct = 0;  // labelled rows predicted right
   std::uint64_t unknown = 0;  // labelled rows whose class the model does not know
   std::vector<std::string> names;
+  std::vector<std::string> ids;  // with the names: the rows' ids, when the data has them
 };
 
 // Reads the data chunk by chunk (io::RowStream), predicts each chunk and writes its lines
@@ -80,7 +90,7 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
   po.tie_seed = o.tie_seed;
   PredictTally tally;
   ProgressBar bar("predicting", !o.common.quiet);
-  if (out) write_header(*out, model, o.proba);
+  bool header_written = false;
   Dataset chunk;
   std::vector<double> proba;
   while (rows.next(chunk)) {
@@ -89,9 +99,15 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
     // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn
     // tune` fits one; otherwise the default).
     if (o.proba) proba = model.predict_proba(chunk, po);
-    if (out) write_predictions(*out, model, tally.rows + 1, pred, proba);
-    if (keep_names)
+    if (out && !header_written) {
+      write_header(*out, model, chunk, o.proba);
+      header_written = true;
+    }
+    if (out) write_predictions(*out, model, chunk, tally.rows + 1, pred, proba);
+    if (keep_names) {
       for (auto p : pred) tally.names.push_back(model.labels().name(p));
+      tally.ids.insert(tally.ids.end(), chunk.row_ids.begin(), chunk.row_ids.end());
+    }
     if (chunk.has_labels) {
       std::size_t unknown = 0;
       const std::vector<std::uint32_t> truth = truth_ids(chunk, model.labels(), &unknown);
@@ -103,15 +119,14 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
     if (out && !*out) throw Error("writing to standard output failed (predictions)");
     if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
   }
+  if (out && !header_written) write_header(*out, model, Dataset{}, o.proba);
   return tally;
 }
 
 void run_predict(const PredictCmdOptions& o) {
   if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
   const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
-  io::LoadOptions load = o.format.load_options();
-  load.expected_features = model.config().input_dim;
-  load.require_labels = false;
+  const io::LoadOptions load = model_load_options(o.format.load_options(), model);
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
   // Opening reads the header, so a file that cannot be read fails before any output.
@@ -139,6 +154,7 @@ void run_predict(const PredictCmdOptions& o) {
     j["out"] = o.out;
   } else if (o.common.json) {
     j["predictions"] = tally.names;
+    if (!tally.ids.empty()) j["ids"] = tally.ids;
   }
   if (o.common.json) {
     print_json(j);

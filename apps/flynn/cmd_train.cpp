@@ -12,6 +12,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
+#include "flynn/imputation.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
@@ -58,6 +59,7 @@ Trained train_in_memory(const TrainOptions& o, const io::LoadOptions& load) {
     ProgressBar bar("training", !o.common.quiet);
     t.model.fit(data, bar.callback());
   }
+  t.model.set_table_schema(data.schema);
   t.train_seconds = seconds_since(t_train);
   return t;
 }
@@ -71,6 +73,13 @@ struct TrainingSurvey {
   bool fixed_width = true;  // false: LIBSVM chunks are as wide as their own largest index
   std::set<std::string> class_names;
   std::optional<FeatureSums> sums;  // only when the width is known from the start
+                                    // and no value is missing
+  // The table schema of the chunks (column names, id column; empty for positional data).
+  TableSchema schema;
+  // --missing mean: the sums of the non-missing values, whose means fill the missing ones.
+  std::optional<ImputationSums> imputation;
+  // Whether chunks hold missing values (NaN) to fill with schema.fill before use.
+  bool fill_chunks = false;
 };
 
 TrainingSurvey survey(const TrainOptions& o, const io::LoadOptions& load,
@@ -83,7 +92,17 @@ TrainingSurvey survey(const TrainOptions& o, const io::LoadOptions& load,
   if (want_sums && s.fixed_width) s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
   ProgressBar bar("reading", !o.common.quiet);
   Dataset chunk;
+  bool first = true;
   while (rows.next(chunk)) {
+    if (first) {
+      // Every chunk of a file carries the same schema (decided with its header).
+      s.schema = chunk.schema;
+      if (load.missing == MissingPolicy::Mean && load.impute && !s.schema.empty())
+        s.imputation.emplace(static_cast<std::uint32_t>(chunk.n_features));
+      first = false;
+    }
+    if (s.imputation)
+      for (std::size_t r = 0; r < chunk.n_rows; ++r) s.imputation->add_row(chunk.row(r));
     // --labels must name every class: refused here, naming the first row that is not.
     if (fixed_labels && chunk.has_labels) chunk.class_ids_in(*fixed_labels);
     s.class_names.insert(chunk.classes.names().begin(), chunk.classes.names().end());
@@ -106,6 +125,16 @@ TrainingSurvey survey(const TrainOptions& o, const io::LoadOptions& load,
     all_one_class.labels.assign(all_one_class.n_rows, 0);
     all_one_class.require_trainable();
   }
+  if (s.imputation) {
+    // What parse_csv / parse_arff's complete_table gives the whole file: the means of the
+    // non-missing values as fill values (or no schema when there is nothing to keep).
+    s.schema = io::completed_schema(std::move(s.schema), *s.imputation);
+    if (s.imputation->missing_cells() > 0) {
+      // The sums took the missing values as NaN: sum the filled rows again.
+      s.fill_chunks = true;
+      s.sums.reset();
+    }
+  }
   return s;
 }
 
@@ -120,7 +149,15 @@ Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
   if (!o.labels.empty()) fixed_labels = LabelSet::parse_list(o.labels);
 
   const auto t_load = std::chrono::steady_clock::now();
-  TrainingSurvey s = survey(o, load, limits, fixed_labels, /*want_sums=*/true);
+  TrainingSurvey s;
+  try {
+    s = survey(o, load, limits, fixed_labels, /*want_sums=*/true);
+  } catch (const io::TextInNumericColumn&) {
+    // A text column to one-hot encode: its categories must be known before any row is
+    // encoded, which whole-file loading learns in a pass of its own. Such tables are
+    // trained in memory.
+    return train_in_memory(o, load);
+  }
   const LabelSet labels =
       fixed_labels ? *fixed_labels
                    : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
@@ -136,8 +173,10 @@ Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
       io::RowStream rows(o.data, counting, limits);
       s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
       Dataset chunk;
-      while (rows.next(chunk))
+      while (rows.next(chunk)) {
+        if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
         for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
+      }
     }
     t.model.set_feature_stats(s.sums->stats());
   }
@@ -146,19 +185,19 @@ Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
     ProgressBar bar("training", !o.common.quiet);
     Dataset chunk;
     while (rows.next(chunk)) {
+      if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
       t.model.partial_fit(chunk);
       if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
     }
   }
+  t.model.set_table_schema(std::move(s.schema));
   t.train_seconds = seconds_since(t_train);
   return t;
 }
 
 // Accuracy on --test, read in chunks like `flynn predict`.
 nlohmann::json test_report(const TrainOptions& o, const FlyNN& model, const io::LoadOptions& load) {
-  io::LoadOptions tl = load;
-  tl.expected_features = model.config().input_dim;
-  tl.require_labels = false;
+  const io::LoadOptions tl = model_load_options(load, model);
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
   io::RowStream rows(o.test, tl, limits);
@@ -213,6 +252,14 @@ void run_train(const TrainOptions& o) {
                       {"model", o.model},
                       {"model_bytes", model_bytes},
                       {"save_seconds", save_seconds}};
+  const TableSchema& schema = model.table_schema();
+  if (!schema.empty()) {
+    j["table"] = {{"columns", schema.columns.size()}, {"named", schema.named}};
+    std::size_t categorical = 0;
+    for (const auto& c : schema.columns) categorical += c.categorical();
+    j["table"]["categorical_columns"] = categorical;
+    if (!schema.id_name.empty()) j["table"]["id_column"] = schema.id_name;
+  }
   if (!o.test.empty()) j["test"] = test_report(o, model, load);
   if (o.common.json) {
     print_json(j);

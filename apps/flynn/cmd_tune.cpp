@@ -81,6 +81,7 @@ void run_tune(const TuneCmdOptions& o) {
   if (!o.test.empty()) {
     io::LoadOptions tl = load;
     tl.expected_features = data.n_features;
+    tl.schema = &data.schema;  // the model's table, as `predict` will read it
     tl.require_labels = false;
     test = io::load_dataset(o.test, tl);
   }
@@ -113,6 +114,7 @@ void run_tune(const TuneCmdOptions& o) {
   }();
   const double temperature = r.temperature();
   model.set_temperature(temperature);
+  model.set_table_schema(data.schema);
   io::save_model(model, o.model);
   const auto model_bytes = std::filesystem::file_size(o.model);
 

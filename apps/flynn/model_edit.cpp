@@ -13,8 +13,7 @@ namespace flynn::cli {
 
 Dataset load_labelled_rows(const FlyNN& model, const std::string& path, const DataOptions& format,
                            const char* purpose) {
-  io::LoadOptions load = format.load_options();
-  load.expected_features = model.config().input_dim;
+  const io::LoadOptions load = model_load_options(format.load_options(), model);
   Dataset data = io::load_dataset(path, load);
   if (!data.has_labels)
     throw Error(fmt::format("{}: {} needs a label column (the model has d = {} features)", path,

@@ -15,6 +15,7 @@
 #include "flynn/fly_hasher.hpp"
 #include "flynn/progress.hpp"
 #include "flynn/scoring.hpp"
+#include "flynn/table_schema.hpp"
 
 namespace flynn {
 
@@ -98,6 +99,15 @@ class FlyNN {
   /// sizes do not match d; ignored by variants that do not standardise.
   void set_feature_stats(FeatureStats stats);
 
+  /// The table the model was trained on (feature column names, one-hot categories,
+  /// missing-value fill means; see table_schema.hpp), stored in the model file. Empty for
+  /// data read by position. The model itself never looks at it: loaders use it to turn a
+  /// table into the model's features at prediction.
+  const TableSchema& table_schema() const { return schema_; }
+  /// Sets it (e.g. the training Dataset's schema). Throws flynn::Error unless it is empty
+  /// or its columns have d features (and `fill`, when set, d values).
+  void set_table_schema(TableSchema schema);
+
   /// Probability temperature T > 0 used by predict_proba: the one set (by `flynn tune`, or
   /// read from a model file that stores one), else Defaults::temperature.
   double temperature() const { return temperature_.value_or(Defaults::temperature); }
@@ -125,6 +135,8 @@ class FlyNN {
   /// Adds another model's counts. Throws unless configs and label lists are equal (the
   /// message names the differing field), and for differentially private models (their
   /// releases are combined by federated aggregation, which accounts for the budget).
+  /// Table schemas must have the same columns (names, categories); the fill means stay
+  /// this model's (they cannot be recomputed from counts).
   void merge(const FlyNN& other);
 
   /// Grows the label list to `extended`, which must start with labels() in the same order
@@ -203,6 +215,7 @@ class FlyNN {
   ClassCounts counts_;
   Provenance provenance_;
   FeatureStats stats_;
+  TableSchema schema_;
   std::optional<double> temperature_;  // unset: Defaults::temperature
   int threads_ = 0;
 };

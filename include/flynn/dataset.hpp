@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "flynn/table_schema.hpp"
+
 namespace flynn {
 
 /// The one spelling under which a class name is stored and compared, the same for every
@@ -67,6 +69,12 @@ struct Dataset {
   std::vector<std::uint32_t> labels;   ///< class id per row, into `classes`
   LabelSet classes;                    ///< names of the class ids used in `labels`
   std::vector<std::uint64_t> row_origin;  ///< 1-based line/record of each row in `source`
+  /// Table loaders (CSV, ARFF): the feature columns behind `features` (names, one-hot
+  /// categories, imputation means; see TableSchema). Empty for positional data.
+  TableSchema schema;
+  /// The id column's text per row when the loader was given one (LoadOptions::id_column,
+  /// or the model's id column at prediction); empty otherwise. schema.id_name names it.
+  std::vector<std::string> row_ids;
 
   const float* row(std::size_t i) const { return features.data() + i * n_features; }
   float* row(std::size_t i) { return features.data() + i * n_features; }
@@ -82,12 +90,13 @@ struct Dataset {
   /// `target`, leaving the dataset unchanged. On unlabelled data it only sets `classes`.
   void relabel(const LabelSet& target);
 
-  /// A new dataset holding the given rows (in that order), same classes.
+  /// A new dataset holding the given rows (in that order), same classes, schema and ids.
   Dataset subset(const std::vector<std::size_t>& rows) const;
 
   /// Appends the rows of `other` (same n_features). Labels are merged by name: the class
   /// list stays as it is when `other` brings no new name, and becomes the sorted union
-  /// otherwise. `source` becomes "a.csv+b.csv".
+  /// otherwise. `source` becomes "a.csv+b.csv". The schema stays this one's (or becomes
+  /// `other`'s when this dataset is blank); row ids are kept only when both sides have them.
   void append(const Dataset& other);
 
   /// Rows per class id (size classes.size()); throws flynn::Error on unlabelled data.

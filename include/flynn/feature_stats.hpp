@@ -29,6 +29,14 @@ struct Int192 {
   void add_unsigned(unsigned __int128 v);  ///< adds v ≥ 0
   /// The value as long double (rounded); exact sums of exactly known values.
   long double to_long_double() const;
+  /// Limbs per value in append_limbs / from_limbs.
+  static constexpr int kLimbs = 6;
+  /// Appends the value as six 32-bit limbs (one per uint64 slot, little-endian), so that
+  /// element-wise sums of such vectors (an all-reduce) can be turned back into the exact
+  /// sum by from_limbs.
+  void append_limbs(std::vector<std::uint64_t>& out) const;
+  /// The value of six limbs that may each exceed 32 bits after summation (mod 2^192).
+  static Int192 from_limbs(const std::uint64_t* limbs);
   bool operator==(const Int192&) const = default;
 };
 
@@ -47,6 +55,10 @@ class FeatureSums {
   explicit FeatureSums(std::uint32_t n_features);
   /// The sums of a dataset's rows (its features only; labels are not used).
   static FeatureSums of(const Dataset& data);
+
+  /// The fixed-point value a float contributes: round(v · 2^kFractionBits), clamped to
+  /// ±2^kMaxMagnitudeBits (NaN counts as the upper limit). Shared by every exact sum.
+  static std::int64_t quantize(float v);
 
   std::uint32_t n_features() const { return static_cast<std::uint32_t>(sum_.size()); }
   std::uint64_t rows() const { return rows_; }

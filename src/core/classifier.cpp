@@ -247,6 +247,17 @@ void FlyNN::add_classes(const LabelSet& extended) {
   labels_ = extended;
 }
 
+void FlyNN::set_table_schema(TableSchema schema) {
+  const std::size_t d = config().input_dim;
+  if (!schema.empty() && schema.n_features() != d)
+    throw Error(fmt::format("the table schema describes {} features, the model has d = {}",
+                            schema.n_features(), d));
+  if (!schema.fill.empty() && schema.fill.size() != d)
+    throw Error(fmt::format("the table schema has {} fill values, the model has d = {}",
+                            schema.fill.size(), d));
+  schema_ = std::move(schema);
+}
+
 void FlyNN::merge(const FlyNN& other) {
   const std::string diff = config().first_difference(other.config());
   if (!diff.empty())
@@ -263,6 +274,9 @@ void FlyNN::merge(const FlyNN& other) {
                             "standardises with training statistics: train the parts after "
                             "set_feature_stats with the statistics of all rows)",
                             variant_name(config().variant)));
+  if (schema_.columns != other.schema_.columns || schema_.named != other.schema_.named)
+    throw Error("cannot merge models trained on tables with different columns (names or "
+                "categories)");
   counts_ += other.counts_;
 }
 

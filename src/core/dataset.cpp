@@ -212,7 +212,9 @@ Dataset Dataset::subset(const std::vector<std::size_t>& rows) const {
   out.n_rows = rows.size();
   out.has_labels = has_labels;
   out.classes = classes;
+  out.schema = schema;
   out.features.resize(rows.size() * n_features);
+  if (!row_ids.empty()) out.row_ids.reserve(rows.size());
   if (has_labels) out.labels.reserve(rows.size());
   if (!row_origin.empty()) out.row_origin.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -221,6 +223,7 @@ Dataset Dataset::subset(const std::vector<std::size_t>& rows) const {
     std::copy_n(row(r), n_features, out.row(i));
     if (has_labels) out.labels.push_back(labels[r]);
     if (!row_origin.empty()) out.row_origin.push_back(row_origin[r]);
+    if (!row_ids.empty()) out.row_ids.push_back(row_ids[r]);
   }
   return out;
 }
@@ -272,6 +275,11 @@ void Dataset::append(const Dataset& other) {
   } else {
     row_origin.resize(n_rows + other.n_rows, 0);
   }
+  if (row_ids.size() == n_rows && other.row_ids.size() == other.n_rows && !row_ids.empty() &&
+      !other.row_ids.empty())
+    row_ids.insert(row_ids.end(), other.row_ids.begin(), other.row_ids.end());
+  else
+    row_ids.clear();
   n_rows += other.n_rows;
   if (source != other.source && !other.source.empty()) {
     source = source.empty() ? other.source : source + "+" + other.source;

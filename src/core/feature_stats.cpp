@@ -46,15 +46,19 @@ FeatureSums FeatureSums::of(const Dataset& data) {
   return sums;
 }
 
-void FeatureSums::add_row(const float* row) {
+std::int64_t FeatureSums::quantize(float v) {
   // 2^(62−24) = 2^38: the largest |v| represented without clamping.
   constexpr double kLimit = double(1ULL << kMaxMagnitudeBits);
   constexpr double kScale = double(1ULL << kFractionBits);
+  double q = std::nearbyint(static_cast<double>(v) * kScale);
+  if (!(q < kLimit)) q = kLimit;  // also maps NaN to the limit: never UB
+  if (q < -kLimit) q = -kLimit;
+  return static_cast<std::int64_t>(q);
+}
+
+void FeatureSums::add_row(const float* row) {
   for (std::size_t j = 0; j < sum_.size(); ++j) {
-    double q = std::nearbyint(static_cast<double>(row[j]) * kScale);
-    if (!(q < kLimit)) q = kLimit;        // also maps NaN to the limit: never UB
-    if (q < -kLimit) q = -kLimit;
-    const auto qi = static_cast<std::int64_t>(q);
+    const std::int64_t qi = quantize(row[j]);
     sum_[j].add_signed(qi);
     const unsigned __int128 mag = static_cast<unsigned __int128>(qi < 0 ? -qi : qi);
     sum_sq_[j].add_unsigned(mag * mag);
@@ -75,20 +79,20 @@ FeatureSums& FeatureSums::operator+=(const FeatureSums& o) {
 }
 
 namespace {
+constexpr int kLimbsPerValue = Int192::kLimbs;  // 192 bits as 32-bit limbs
+}  // namespace
 
-constexpr int kLimbsPerValue = 6;  // 192 bits as 32-bit limbs
-
-void put_limbs(const Int192& v, std::vector<std::uint64_t>& out) {
+void Int192::append_limbs(std::vector<std::uint64_t>& out) const {
   for (int i = 0; i < 3; ++i) {
-    out.push_back(v.w[i] & 0xFFFFFFFFu);
-    out.push_back(v.w[i] >> 32);
+    out.push_back(w[i] & 0xFFFFFFFFu);
+    out.push_back(w[i] >> 32);
   }
 }
 
 // Rebuilds a value from limbs that may each exceed 32 bits after summation.
-Int192 take_limbs(const std::uint64_t* limbs) {
+Int192 Int192::from_limbs(const std::uint64_t* limbs) {
   Int192 v;
-  for (int i = 0; i < kLimbsPerValue; ++i) {
+  for (int i = 0; i < kLimbs; ++i) {
     // limb i weighs 2^(32 i): split it into its low and high 32-bit halves and add each
     // at its place (mod 2^192).
     const int word = i / 2;
@@ -104,15 +108,13 @@ Int192 take_limbs(const std::uint64_t* limbs) {
   return v;
 }
 
-}  // namespace
-
 std::vector<std::uint64_t> FeatureSums::to_limbs() const {
   std::vector<std::uint64_t> out;
   out.reserve(1 + sum_.size() * 2 * kLimbsPerValue);
   out.push_back(rows_);
   for (std::size_t j = 0; j < sum_.size(); ++j) {
-    put_limbs(sum_[j], out);
-    put_limbs(sum_sq_[j], out);
+    sum_[j].append_limbs(out);
+    sum_sq_[j].append_limbs(out);
   }
   return out;
 }
@@ -124,8 +126,8 @@ FeatureSums FeatureSums::from_limbs(const std::vector<std::uint64_t>& limbs, std
   sums.rows_ = limbs[0];
   const std::uint64_t* p = limbs.data() + 1;
   for (std::uint32_t j = 0; j < d; ++j) {
-    sums.sum_[j] = take_limbs(p);
-    sums.sum_sq_[j] = take_limbs(p + kLimbsPerValue);
+    sums.sum_[j] = Int192::from_limbs(p);
+    sums.sum_sq_[j] = Int192::from_limbs(p + kLimbsPerValue);
     p += 2 * kLimbsPerValue;
   }
   return sums;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/imputation.hpp"
 #include "flynn/experiments/cross_validation.hpp"
 #include "flynn/metrics.hpp"
 
@@ -46,6 +47,10 @@ SimulationResult simulate_federation(const Dataset& train, const Dataset& test, 
   for (const Dataset& d : shards) ptrs.push_back(&d);
 
   SimulationResult r(run_colony(ptrs, spec.settings));
+  // Test rows read before the federation's means existed (LoadOptions::impute = false):
+  // fill them with the training rows' means, which equal the federation's exactly
+  // (ImputationSums add up the same however the rows are split).
+  if (has_missing(test_ids)) fill_missing(test_ids, ImputationSums::of(train).means());
   PredictOptions po;
   po.threads = spec.predict_threads;
   const std::vector<std::uint32_t> predicted = r.outcome.model.predict(test_ids, po);

@@ -11,7 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "flynn/imputation.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/table_columns.hpp"
 #include "core/io/byte_codec.hpp"
 
 namespace flynn::federated {
@@ -113,6 +115,26 @@ std::string shorten(const std::string& s, std::size_t max = 120) {
 void check_labels(const Dataset& data, const LabelSet& labels) {
   if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
   data.class_ids_in(labels);
+}
+
+// The table's columns as one fingerprint value: names (or positions) and categories.
+std::string describe_table(const TableSchema& t) {
+  std::string r = t.named ? "named:" : "unnamed:";
+  for (std::size_t k = 0; k < t.columns.size(); ++k) {
+    const TableColumn& c = t.columns[k];
+    r += (k ? "," : "") + (t.named ? c.name : std::to_string(k + 1));
+    if (c.categorical()) {
+      r += "{";
+      for (std::size_t i = 0; i < c.categories.size(); ++i) r += (i ? "|" : "") + c.categories[i];
+      r += "}";
+    }
+  }
+  return r;
+}
+
+// Whether the data's missing cells await the federation's means (step 1c).
+bool means_pending(const Dataset& data, MissingPolicy policy) {
+  return policy == MissingPolicy::Mean && !data.schema.empty() && data.schema.fill.empty();
 }
 
 std::uint64_t draw_seed() {
@@ -269,6 +291,13 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(tau));
     }
     mine.fingerprint = fingerprint(config, labels, settings.dp);
+    // Tables only, so positional data's hello blocks stay as they were.
+    if (!data.schema.empty()) {
+      mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
+      mine.fingerprint.emplace_back(
+          "missing values", std::string(missing_policy_name(settings.missing)) +
+                                (means_pending(data, settings.missing) ? " (federation means)" : ""));
+    }
     mine.seed_given = settings.hyper.seed.has_value();
     mine.seed = mine.seed_given ? *settings.hyper.seed : (rank == 0 ? draw_seed() : 0);
     // Rows per class id of the federation's list (check_labels made every used name known).
@@ -342,12 +371,31 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
           "the parties hold rows of {} class{} in total: a classifier needs at least two",
           classes_with_rows, classes_with_rows == 1 ? "" : "es"));
   }
+  // Tables awaiting means: one all-reduce of exact sums of the non-missing cells; every
+  // party fills its rows (a copy, only when it has missing cells) with the same means.
+  // The fingerprint made the condition the same on every party.
+  const Dataset* rows = input.data;
+  Dataset filled;
+  TableSchema table = input.data->schema;
+  if (means_pending(*input.data, settings.missing)) {
+    std::vector<std::uint64_t> limbs = ImputationSums::of(*input.data).to_limbs();
+    comm.allreduce_sum(std::span<std::uint64_t>(limbs));
+    const ImputationSums total = ImputationSums::from_limbs(limbs, config.input_dim);
+    if (has_missing(*input.data)) {
+      filled = *input.data;
+      io::complete_table(filled, total);
+      rows = &filled;
+      table = filled.schema;
+    } else {
+      table = io::completed_schema(table, total);
+    }
+  }
   // Standardising variants: one extra all-reduce of exact per-feature sums (FeatureSums
   // limbs), so every party derives the statistics central training on the pooled rows
   // would, whatever the split. Every party reaches it (the agreement passed).
   FeatureStats stats;
   if (config.variant.standardize) {
-    std::vector<std::uint64_t> limbs = FeatureSums::of(*input.data).to_limbs();
+    std::vector<std::uint64_t> limbs = FeatureSums::of(*rows).to_limbs();
     comm.allreduce_sum(limbs);
     stats = FeatureSums::from_limbs(limbs, config.input_dim).stats();
   }
@@ -355,7 +403,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   times.agree = since(t_start);
 
   // ---- 2. local training (failures are reported in step 3, never thrown past it) --------
-  const Dataset& data = *input.data;
+  const Dataset& data = *rows;
   std::string local_error;
   ClassCounts counts;
   std::vector<DpEntry> release;
@@ -454,6 +502,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
 
   t = Clock::now();
   local->set_counts(std::move(aggregated));
+  local->set_table_schema(std::move(table));
   PartyResult result(std::move(*local));
   if (dp) {
     Provenance prov;

@@ -19,6 +19,13 @@
 //      per-feature sums (FeatureSums as 32-bit limbs), from which every party derives the
 //      same statistics central training on the pooled rows would. Refused with DP (the
 //      statistics would be an unprotected release): every party gets the refusal in step 1.
+//   1c. Tables whose missing cells await the training means (the data's schema has columns
+//      but no fill values, and `missing` is MissingPolicy::Mean: load with
+//      LoadOptions::impute = false): one all-reduce of the exact ImputationSums, from which
+//      every party fills its missing cells with the means central training on the pooled
+//      rows would use; the model stores them. It comes before 1b, whose statistics are
+//      those of the filled rows. The table's columns (names, categories) and the missing
+//      policy are part of the fingerprint, so parties whose tables differ are refused.
 //   2. Local training: the party builds the lifting matrix from the agreed seed and counts
 //      its own rows (FlyNN::count); with DP it then privatises the counts (dp.hpp) with
 //      budget ε' = ε/τ (or ε with DpUnit::Record), drawing noise from SecureRng only.
@@ -83,6 +90,9 @@ struct FederationSettings {
   std::optional<DpParams> dp;
   int threads = 0;       ///< local worker threads (0 = all cores); never changes results
   ProgressFn progress;   ///< optional progress of the local counting
+  /// How the parties' tables treat missing cells (LoadOptions::missing); with Mean, data
+  /// loaded with LoadOptions::impute = false gets the federation's means (step 1c).
+  MissingPolicy missing = MissingPolicy::Mean;
   /// With DP: called with the privacy this party's release spends, after the release is
   /// computed and before it leaves the party. Throwing refuses the release: the message
   /// stops every party at the status step (e.g. the budget ledger, budget_ledger.hpp).

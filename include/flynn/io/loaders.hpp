@@ -37,6 +37,8 @@
 #include <string_view>
 
 #include "flynn/dataset.hpp"
+#include "flynn/io/table_columns.hpp"
+#include "flynn/table_schema.hpp"
 
 namespace flynn::io {
 
@@ -103,6 +105,32 @@ struct LoadOptions {
   /// exhaust memory. The default (kDefaultMaxInputBytes, 4 GiB) is far beyond the tables
   /// flynn loads whole; the CLI's --max-input-bytes changes it.
   std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
+
+  // ---- Tables (CSV; ARFF: missing values and names only): see table_columns.hpp ----
+  /// CSV/ARFF: the column holding a row id (--id-col), passed through to predictions
+  /// (Dataset::row_ids) and never a feature. Kind::None (the default) = no id column;
+  /// Kind::Last = the last column. At prediction, a column named like the training id
+  /// column is the id when this is None.
+  LabelColumn id_column{LabelColumn::Kind::None, 0, {}};
+  /// CSV: only these columns are features (--feature-cols; empty = every column that is
+  /// not the label, the id or ignored).
+  ColumnSelector feature_columns;
+  /// CSV/ARFF: columns that are read but not used (--ignore-cols).
+  ColumnSelector ignore_columns;
+  /// Missing cells in feature columns (empty, "NA", "?", "nan", any case): an error, 0,
+  /// or (default) the training mean of the feature. Labels may not be missing.
+  MissingPolicy missing = MissingPolicy::Mean;
+  /// MissingPolicy::Mean without `schema`: when true (default) the loader fills missing
+  /// cells with the file's own means (complete_table); when false it leaves them NaN so
+  /// that a federation can fill them with the means of all parties (ImputationSums
+  /// all-reduced, then complete_table). With a `schema` that has no fill values, false
+  /// also leaves missing cells NaN (instead of an error) for the caller to fill.
+  bool impute = true;
+  /// Prediction: the model's table schema (not owned; must outlive the call). Feature
+  /// columns are matched by name (or position), categories one-hot encoded with the
+  /// model's categories and missing cells filled with its means. Null or empty = the
+  /// table is read as at training.
+  const TableSchema* schema = nullptr;
 };
 
 /// The automatic LoadOptions::max_values for an input of `input_bytes` (decompressed):
@@ -157,9 +185,15 @@ std::string idx_labels_path_for(const std::string& images_path);
 /// delimiter. Quoted fields cannot span lines. Quoted numbers ("1.5") are numbers.
 /// Labels are arbitrary non-empty strings: the trimmed field, or the exact text between
 /// the quotes of a quoted field. Header names are trimmed and unquoted the same way.
-/// Errors: empty file, header without data rows, ragged rows, non-numeric/NaN/Inf
-/// features, empty labels, label column out of range or not found, column count not
+/// Errors: empty file, header without data rows, ragged rows, Inf or out-of-range
+/// numbers, empty labels, label column out of range or not found, column count not
 /// matching expected_features.
+/// Columns (table_columns.hpp): --id-col/--ignore-cols/--feature-cols pick them; missing
+/// cells (empty, NA, ?, nan) follow LoadOptions::missing; a feature column holding text
+/// is categorical and one-hot encoded (sorted categories; a column of distinct values is
+/// refused as an identifier). The header auto-detection treats line 1 as data when every
+/// feature field that is text on line 1 is text on line 2 as well (categorical columns),
+/// and as a header when it holds every name of LoadOptions::schema.
 Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source);
 
 /// ARFF (Weka). Keywords (@relation, @attribute, @data, attribute types) are case
@@ -176,8 +210,10 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
 /// PRESENT in the data (LabelSet::sorted), not the declared list.
 /// Data rows: dense "v1,v2,..." (exactly one value per attribute) or sparse
 /// "{i v, j v, ...}" with 0-based attribute indices in strictly ascending order; omitted
-/// features are 0, an omitted class is an error. Missing values '?' are errors naming the
-/// line and the attribute. Weka instance weights ("..., {w}") are not supported. Columns
+/// features are 0, an omitted class is an error. Missing feature values '?' follow
+/// LoadOptions::missing (a missing class value is an error). Training stores the feature
+/// attributes' names in Dataset::schema (so models keep them); at prediction with a named
+/// LoadOptions::schema the attributes are matched by position and must carry its names. Weka instance weights ("..., {w}") are not supported. Columns
 /// in messages are 1-based value positions in the row (entry positions for sparse rows).
 Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source);
 

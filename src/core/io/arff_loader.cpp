@@ -1,4 +1,5 @@
 // ARFF parser (see loaders.hpp for what is accepted).
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -207,7 +208,9 @@ class ArffParser final : public RowParser {
   }
 
  private:
-  [[noreturn]] void missing(std::uint64_t no, std::size_t col, std::size_t attr) const;
+  // The value of a missing feature value '?' (LoadOptions::missing): an error, 0, the
+  // model's mean at prediction, or NaN until the training means are known.
+  float missing(std::uint64_t no, std::size_t col, std::size_t attr) const;
   // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
   void store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v, float* row);
   void reset_chunk();
@@ -219,6 +222,10 @@ class ArffParser final : public RowParser {
   std::vector<std::size_t> feat_pos_;  // position of each attribute in the feature row
   bool labelled_ = false;
   std::size_t n_features_ = 0;
+  // The schema chunks carry: at training the attribute names (stored in the model, so that
+  // CSV tables are matched by them too); at prediction the model's.
+  TableSchema schema_;
+  const std::vector<float>* fill_ = nullptr;  // the model's missing-value means, if any
   std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
   std::uint64_t cells_ = 0;       // dense values of the current chunk
   Dataset chunk_;
@@ -342,6 +349,39 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   for (std::size_t j = 0, p = 0; j < nattr; ++j)
     if (j != cls) feat_pos[j] = p++;
 
+  // Prediction: the model's table. Attributes are matched by position; when the model
+  // has names they must be these attributes' names, in this order.
+  const TableSchema* model_schema = options.schema;
+  if (model_schema && model_schema->named && !model_schema->empty()) {
+    for (std::size_t j = 0, k = 0; j < nattr && k < model_schema->columns.size(); ++j) {
+      if (j == cls) continue;
+      const TableColumn& c = model_schema->columns[k++];
+      if (c.categorical())
+        throw Error(source + ": the model one-hot encodes column " + quote_text(c.name) +
+                    "; ARFF rows cannot be read for it (use CSV)");
+      if (c.name != attrs[j].name)
+        throw Error(where(source, attrs[j].line) + "attribute " + quote_text(attrs[j].name) +
+                    " is where the model expects feature " + quote_text(c.name) +
+                    " (ARFF attributes are matched by position)");
+    }
+  }
+  schema_ = {};
+  // Names are kept for tables of at most kMaxNamedAttributes attributes: every chunk and
+  // the model carry the schema, and ARFF matches attributes by position anyway, so for the
+  // very wide (sparse) files the names would only cost memory: a million attribute names
+  // tripled the peak memory of training on a 27 MB file (tests/hostile).
+  constexpr std::size_t kMaxNamedAttributes = std::size_t{1} << 16;
+  if (!model_schema) {
+    if (nattr <= kMaxNamedAttributes) {
+      schema_.named = true;
+      for (std::size_t j = 0; j < nattr; ++j)
+        if (j != cls) schema_.columns.push_back({attrs[j].name, {}});
+      if (labelled) schema_.label_name = attrs[cls].name;
+    }
+  } else if (!model_schema->empty()) {
+    schema_ = *model_schema;
+  }
+  fill_ = model_schema && !model_schema->fill.empty() ? &model_schema->fill : nullptr;
 
   attrs_ = std::move(attrs);
   cls_ = cls;
@@ -352,16 +392,32 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   reset_chunk();
 }
 
-void ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t attr) const {
-  throw Error(where(source_, no, col) + "missing value '?' for attribute " +
-              quote_text(attrs_[attr].name) + " (missing values are not supported)");
+float ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t attr) const {
+  const std::string& source = source_;
+  const LoadOptions& options = options_;
+  if (attr == cls_)
+    throw Error(where(source, no, col) + "missing value '?' for the class attribute " +
+                quote_text(attrs_[attr].name));
+  if (options.missing == MissingPolicy::Zero) return 0.0f;
+  if (options.missing == MissingPolicy::Mean) {
+    if (fill_) return (*fill_)[feat_pos_[attr]];
+    if (!options.schema || !options.impute) return std::numeric_limits<float>::quiet_NaN();
+    throw Error(where(source, no, col) + "missing value '?' for attribute " +
+                quote_text(attrs_[attr].name) +
+                ", and the model stores no training means to fill it with; use --missing zero");
+  }
+  throw Error(where(source, no, col) + "missing value '?' for attribute " +
+              quote_text(attrs_[attr].name) + " (--missing error; use --missing mean or zero to fill it)");
 }
 
 void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
                        float* row) {
   const std::string& source = source_;
   std::string& scratch = scratch_;
-  if (v == "?") missing(no, col, j);
+  if (v == "?") {
+    row[feat_pos_[j]] = missing(no, col, j);
+    return;
+  }
   if (j == cls_) {
     const Attribute& a = attrs_[j];
     const std::string_view name = unquote(v, scratch);
@@ -456,6 +512,7 @@ void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64
 
 Dataset ArffParser::take_chunk(std::uint64_t) {
   if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
+  chunk_.schema = schema_;
   total_rows_ += chunk_.n_rows;
   Dataset out = std::move(chunk_);
   reset_chunk();
@@ -474,7 +531,11 @@ std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const st
 
 Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
   ArffParser parser(options, source);
-  return parse_text(parser, text, options);
+  Dataset ds = parse_text(parser, text, options);
+  // Training under --missing mean: the means of the whole file fill its missing values.
+  if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
+    complete_table(ds, ImputationSums::of(ds));
+  return ds;
 }
 
 }  // namespace flynn::io

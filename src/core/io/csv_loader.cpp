@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "flynn/error.hpp"
@@ -130,13 +133,54 @@ std::string delimiter_name(char d) {
   return std::string("'") + d + "'";
 }
 
+}  // namespace
+
+namespace {
+
+// The text of every field of a row (unquoted; scratch holds the un-doubled quotes).
+void cells_of(const std::vector<std::string_view>& fields, std::vector<std::string>& scratch,
+              std::vector<std::string_view>& cells) {
+  if (scratch.size() < fields.size()) scratch.resize(fields.size());
+  cells.resize(fields.size());
+  for (std::size_t j = 0; j < fields.size(); ++j) cells[j] = unquote(fields[j], scratch[j]);
+}
+
+// Text in a table cell for the header heuristic: not a number (NaN/Inf count as numbers,
+// so that they are reported as such rather than taken for a header) and not missing.
+bool is_text_cell(std::string_view field) {
+  float tmp;
+  const std::string_view t = number_text(field);
+  return !is_missing_cell(t) && !looks_numeric(parse_float(t, tmp));
+}
+
+// Whether some column option names a column (then the file must have a header).
+bool options_use_names(const LoadOptions& o) {
+  using Kind = LabelColumn::Kind;
+  return o.label_column.kind == Kind::Name || o.id_column.kind == Kind::Name ||
+         o.feature_columns.uses_names() || o.ignore_columns.uses_names();
+}
+
 // The CSV parser (RowParser protocol, see row_parser.hpp). begin() decides the delimiter,
-// the column count, the label column and whether line 1 is a header; read_rows() parses
-// data lines.
+// the column count, whether line 1 is a header and the table layout (label, id, feature
+// columns; the model's schema at prediction); read_rows() turns data lines into features
+// with a TableRowEncoder. In training, text in a numeric column throws
+// TextInNumericColumn: the whole-file parse_csv then learns the categorical columns with
+// learn_categories() and encodes again with use_schema().
 class CsvParser final : public RowParser {
  public:
   CsvParser(const LoadOptions& options, std::string source)
       : options_(options), source_(std::move(source)) {}
+
+  /// Training: encode with this schema (categorical columns learned by a previous pass)
+  /// instead of discovering one. Call before begin().
+  void use_schema(TableSchema schema) { learned_ = std::move(schema); }
+  /// Training: rows feed a TableSchemaBuilder instead of being encoded (the chunk stays
+  /// empty); learned_schema() and observed_rows() give the result. Call before begin().
+  void learn_categories() { learning_ = true; }
+  /// The schema the rows observed so far call for (learn_categories() mode).
+  TableSchema learned_schema() const { return builder_->finish(); }
+  /// Data rows observed (learn_categories() mode).
+  std::uint64_t observed_rows() const { return observed_rows_; }
 
   void begin(LineScanner& lines, bool at_end) override;
   bool has_labels() const override { return labelled_; }
@@ -145,7 +189,8 @@ class CsvParser final : public RowParser {
   std::size_t chunk_rows() const override { return chunk_.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
-    if (total_rows_ == 0) throw Error(source_ + ": no data rows (only a header line)");
+    if (total_rows_ == 0 && observed_rows_ == 0)
+      throw Error(source_ + ": no data rows (only a header line)");
   }
 
  private:
@@ -155,16 +200,26 @@ class CsvParser final : public RowParser {
 
   const LoadOptions& options_;
   std::string source_;
+  std::optional<TableSchema> learned_;  // use_schema()
+  bool learning_ = false;               // learn_categories()
   char delim_ = ',';
   std::size_t ncols_ = 0;
-  std::size_t label_idx_ = 0;  // the label column's 0-based index; ncols_ when unlabelled
+  std::vector<std::string> names_;  // the header's column names; empty without a header
+  TableLayout layout_;
+  // The schema rows are encoded with: the model's at prediction, else the one learned
+  // (numeric columns, or use_schema()'s). encoder_ refers to it.
+  TableSchema schema_;
+  bool schema_in_chunks_ = false;  // whether chunks carry schema_ (Dataset::schema)
+  std::unique_ptr<TableRowEncoder> encoder_;
+  std::optional<TableSchemaBuilder> builder_;  // learn_categories()
+  std::uint64_t observed_rows_ = 0;
   bool labelled_ = false;
   std::size_t n_features_ = 0;
   std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
   Dataset chunk_;
   LabelInterner interner_;
-  std::vector<std::string_view> fields_;
-  std::string scratch_;
+  std::vector<std::string_view> fields_, cells_;
+  std::vector<std::string> cell_scratch_;
 };
 
 void CsvParser::reset_chunk() {
@@ -195,118 +250,140 @@ void CsvParser::begin(LineScanner& lines, bool at_end) {
   }
   const std::uint64_t first_line_no = lines.line_number();
   const std::string_view first_line = line;
+  const LineScanner after_first = lines;
 
   const char delim = options.delimiter ? options.delimiter : detect_delimiter(first_line);
   std::vector<std::string_view> first;
   split_line(first_line, delim, first, source, first_line_no);
   const std::size_t ncols = first.size();
-
-  const LabelColumn& lc = options.label_column;
-  bool labelled = lc.kind != Kind::None;
-  if (options.expected_features) {
-    const std::size_t d = *options.expected_features;
-    if (ncols == d) {
-      if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
-        throw Error(where(source, first_line_no) + std::to_string(ncols) +
-                    " columns, the model expects " + std::to_string(d) +
-                    " features: no room for the label column that was given");
-      }
-      labelled = false;
-    } else if (ncols == d + 1 && lc.kind != Kind::None) {
-      labelled = true;
-    } else {
-      throw Error(where(source, first_line_no) + std::to_string(ncols) +
-                  " columns, model expects " + std::to_string(d) + " features" +
-                  (lc.kind == Kind::None
-                       ? std::string(" (label column 'none')")
-                       : " (or " + std::to_string(d + 1) + " with a label column)"));
-    }
+  std::vector<std::string> first_names(ncols);
+  {
+    std::string scratch;
+    for (std::size_t j = 0; j < ncols; ++j) first_names[j] = std::string(unquote(first[j], scratch));
   }
-  if (labelled && ncols < 2) {
-    throw Error(where(source, first_line_no) + "1 column (delimiter " + delimiter_name(delim) +
-                "): need at least one feature column besides the label column");
-  }
-
-  // The label column's 0-based index; ncols when unlabelled. Name is resolved after the
-  // header has been identified.
-  std::size_t label_idx = ncols;
-  if (labelled) {
-    if (lc.kind == Kind::Last) {
-      label_idx = ncols - 1;
-    } else if (lc.kind == Kind::Index) {
-      const long k = lc.index;
-      const long n = static_cast<long>(ncols);
-      if (k == 0 || k > n || k < -n) {
-        throw Error(where(source, first_line_no) + "label column " + std::to_string(k) +
-                    " is out of range (" + std::to_string(ncols) + " columns)");
-      }
-      label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
-    }
-  }
+  const TableSchema* model_schema = options.schema;  // non-null: prediction
+  const bool predicting = model_schema != nullptr;
 
   // Header decision.
+  const LabelColumn& lc = options.label_column;
   bool header = false;
-  if (lc.kind == Kind::Name && labelled) {
+  if (options_use_names(options)) {
     if (options.header == LoadOptions::Header::No) {
-      throw Error(source + ": the label column is given by name (" + quote_text(lc.name) +
-                  ") but the file is read without a header");
+      throw Error(source + ": " +
+                  (lc.kind == Kind::Name ? "the label column is given by name (" + quote_text(lc.name) + ")"
+                                         : std::string("a column is given by name")) +
+                  " but the file is read without a header");
     }
     header = true;
   } else if (options.header == LoadOptions::Header::Yes) {
     header = true;
   } else if (options.header == LoadOptions::Header::Auto) {
-    bool feature_text = false, label_text = false;
-    float tmp;
-    for (std::size_t j = 0; j < ncols; ++j) {
-      const bool numeric = looks_numeric(parse_float(number_text(first[j]), tmp));
-      if (numeric) continue;
-      if (j == label_idx)
-        label_text = true;
-      else
-        feature_text = true;
-    }
-    header = feature_text;
-    if (!feature_text && label_text) {
-      // "1,2,class" vs "1,2,cat": a header iff the next row's label is a number.
-      LineScanner peek = lines;
+    const bool model_named = predicting && model_schema->named && !model_schema->empty();
+    bool all_model_names = model_named;
+    if (model_named)
+      for (const TableColumn& c : model_schema->columns)
+        if (std::find(first_names.begin(), first_names.end(), c.name) == first_names.end())
+          all_model_names = false;
+    if (all_model_names) {
+      header = true;
+    } else {
+      // Which columns are not features for this test: those given by number (a name
+      // implies a header, decided above), and the label column where it is known.
+      std::vector<bool> excluded(ncols, false);
+      for (const auto& it : options.ignore_columns.items)
+        for (std::size_t j = it.first; j <= it.last && j <= ncols; ++j)
+          if (j >= 1) excluded[j - 1] = true;
+      if (options.id_column.kind == Kind::Index) {
+        const long k = options.id_column.index, n = static_cast<long>(ncols);
+        if (k != 0 && k <= n && k >= -n) excluded[static_cast<std::size_t>(k > 0 ? k - 1 : n + k)] = true;
+      }
+      std::size_t others = 0;
+      for (std::size_t j = 0; j < ncols; ++j) others += !excluded[j];
+      std::size_t label_idx = ncols;
+      const std::size_t expected = predicting && !model_schema->empty()
+                                       ? model_schema->columns.size()
+                                       : options.expected_features.value_or(ncols + 1);
+      if (lc.kind == Kind::Last && others != expected) {
+        label_idx = ncols - 1;
+      } else if (lc.kind == Kind::Index) {
+        const long k = lc.index, n = static_cast<long>(ncols);
+        if (k != 0 && k <= n && k >= -n) label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
+      }
+      std::vector<std::size_t> text_cols;
+      for (std::size_t j = 0; j < ncols; ++j)
+        if (!excluded[j] && j != label_idx && is_text_cell(first[j])) text_cols.push_back(j);
+      // The next data line, if any.
+      LineScanner peek = after_first;
       std::string_view next;
       std::vector<std::string_view> f2;
-      bool peeked = false;
+      bool has_next = false;
       while (peek.next(next)) {
         if (is_blank(next)) continue;
         split_line(next, delim, f2, source, peek.line_number());
-        header =
-            label_idx < f2.size() && looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
-        peeked = true;
+        has_next = true;
         break;
       }
-      if (!peeked && !at_end) throw NeedMoreText{};
+      // The decision may depend on line 2: wait for it unless the text has ended.
+      if (!has_next && !at_end) throw NeedMoreText{};
+      float tmp;
+      if (!text_cols.empty()) {
+        // Text on line 1 is a header unless the same columns hold text on line 2 as well
+        // (categorical or id columns of a headerless table).
+        header = true;
+        if (has_next && f2.size() == ncols &&
+            std::all_of(text_cols.begin(), text_cols.end(),
+                        [&](std::size_t j) { return is_text_cell(f2[j]); }))
+          header = false;
+      } else if (label_idx < ncols &&
+                 !looks_numeric(parse_float(number_text(first[label_idx]), tmp))) {
+        // "1,2,class" vs "1,2,cat": a header iff the next row's label is a number.
+        header = has_next && label_idx < f2.size() &&
+                 looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
+      }
     }
   }
 
-  std::string& scratch = scratch_;
-  if (labelled && lc.kind == Kind::Name) {
-    std::size_t hits = 0;
-    for (std::size_t j = 0; j < ncols; ++j) {
-      if (unquote(first[j], scratch) == lc.name) {
-        if (hits++ == 0) label_idx = j;
-      }
-    }
-    if (hits == 0) {
-      throw Error(where(source, first_line_no) + "no column named " + quote_text(lc.name) +
-                  " in the header");
-    }
-    if (hits > 1) {
-      throw Error(where(source, first_line_no) + "column name " + quote_text(lc.name) +
-                  " appears " + std::to_string(hits) + " times in the header");
-    }
+  names_ = header ? std::move(first_names) : std::vector<std::string>{};
+  layout_ = resolve_table_layout(names_, ncols, options, source, first_line_no);
+  const bool labelled = layout_.labelled();
+  if (labelled && ncols < 2) {
+    throw Error(where(source, first_line_no) + "1 column (delimiter " + delimiter_name(delim) +
+                "): need at least one feature column besides the label column");
   }
+
+  // The encoder refers to schema_: drop it before schema_ changes (begin() may run again).
+  encoder_.reset();
+  builder_.reset();
+  observed_rows_ = 0;
+  const bool model_columns = predicting && !model_schema->empty();
+  TableRowEncoder::Mode mode = TableRowEncoder::Mode::Discovering;
+  if (model_columns) {
+    schema_ = *model_schema;
+    schema_.id_name = layout_.id != TableLayout::npos && header ? names_[layout_.id] : std::string();
+  } else if (learned_ && !predicting) {
+    schema_ = *learned_;
+    mode = TableRowEncoder::Mode::Training;
+  } else {
+    schema_ = numeric_schema(layout_, names_);
+  }
+  if (predicting) {
+    // impute = false: missing cells the model has no means for stay NaN for the caller.
+    mode = options.impute || !schema_.fill.empty() ? TableRowEncoder::Mode::Prediction
+                                                   : TableRowEncoder::Mode::Training;
+  }
+  // Prediction keeps the model's schema (with this file's id column); training hands the
+  // learned one on (the caller completes it with the training means), except that under
+  // --missing error|zero a schema with nothing to remember is dropped, as parse_csv always did.
+  schema_in_chunks_ = model_columns ||
+                      (!predicting && (options.missing == MissingPolicy::Mean ||
+                                       schema_worth_keeping(schema_, 0)));
+  encoder_ = std::make_unique<TableRowEncoder>(layout_, schema_, options.missing, source, mode);
+  if (learning_) builder_.emplace(layout_, names_, source);
 
   delim_ = delim;
   ncols_ = ncols;
-  label_idx_ = label_idx;
   labelled_ = labelled;
-  n_features_ = labelled ? ncols - 1 : ncols;
+  n_features_ = encoder_->n_features();
   total_rows_ = 0;
   reset_chunk();
   fields_.reserve(ncols);
@@ -319,25 +396,27 @@ void CsvParser::parse_row(const std::vector<std::string_view>& f, std::uint64_t 
                 (f.size() == 1 ? " field" : " fields") + ", expected " + std::to_string(ncols_) +
                 " (ragged row)");
   }
-  for (std::size_t j = 0; j < ncols_; ++j) {
-    if (j == label_idx_) {
-      const std::string_view name = unquote(f[j], scratch_);
-      if (name.empty()) throw Error(where(source_, line_no, j + 1) + "empty label");
-      chunk_.labels.push_back(interner_.intern(name));
-      continue;
-    }
-    const std::string_view t = number_text(f[j]);
-    float v;
-    const NumStatus st = parse_float(t, v);
-    if (st != NumStatus::Ok) throw_bad_number(source_, line_no, j + 1, t, st);
-    chunk_.features.push_back(v);
+  cells_of(f, cell_scratch_, cells_);
+  if (builder_) {
+    builder_->observe(cells_, line_no);
+    ++observed_rows_;
+    return;
   }
+  if (labelled_) {
+    const std::string_view name = cells_[layout_.label];
+    if (name.empty()) throw Error(where(source_, line_no, layout_.label + 1) + "empty label");
+    chunk_.labels.push_back(interner_.intern(name));
+  }
+  if (layout_.id != TableLayout::npos) chunk_.row_ids.emplace_back(cells_[layout_.id]);
+  const std::size_t at = chunk_.features.size();
+  chunk_.features.resize(at + n_features_);
+  encoder_->encode(cells_, line_no, chunk_.features.data() + at);
   chunk_.row_origin.push_back(line_no);
   ++chunk_.n_rows;
 }
 
 void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t) {
-  {
+  if (!builder_) {
     // Reserve: at most one row per line (and max_rows), and every value takes at least
     // two bytes.
     const std::string_view rest = lines.rest();
@@ -360,6 +439,7 @@ void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_
 
 Dataset CsvParser::take_chunk(std::uint64_t) {
   if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
+  if (schema_in_chunks_) chunk_.schema = schema_;
   total_rows_ += chunk_.n_rows;
   Dataset out = std::move(chunk_);
   reset_chunk();
@@ -377,8 +457,38 @@ std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std
 }  // namespace detail
 
 Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
-  CsvParser parser(options, source);
-  return parse_text(parser, text, options);
+  Dataset ds;
+  try {
+    CsvParser parser(options, source);
+    ds = parse_text(parser, text, options);
+  } catch (const TextInNumericColumn&) {
+    // Some feature column holds text: find the categorical columns and their categories
+    // in one pass, then encode again with them.
+    CsvParser learner(options, source);
+    learner.learn_categories();
+    LineScanner lines(text);
+    learner.begin(lines, /*at_end=*/true);
+    learner.read_rows(lines, std::numeric_limits<std::size_t>::max(), 0);
+    TableSchema schema = learner.learned_schema();
+    const std::uint64_t rows = learner.observed_rows();
+    // One-hot blocks are the one place where a table's dense size can outgrow its text
+    // (many text columns with many categories): bounded like sparse rows.
+    const std::uint64_t limit = value_limit(options, text.size());
+    if (rows * schema.n_features() > limit) {
+      throw Error(source + ": " + std::to_string(rows) + " rows x " +
+                  std::to_string(schema.n_features()) +
+                  " features after one-hot encoding the text columns is too large to load (limit " +
+                  std::to_string(limit) + " values for this input); leave text columns out with "
+                  "--ignore-cols");
+    }
+    CsvParser parser(options, source);
+    parser.use_schema(std::move(schema));
+    ds = parse_text(parser, text, options);
+  }
+  // Training under --missing mean: the means of the whole file fill its missing cells.
+  if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
+    complete_table(ds, ImputationSums::of(ds));
+  return ds;
 }
 
 }  // namespace flynn::io

@@ -213,6 +213,15 @@ Dataset load_dataset(const std::string& path, const LoadOptions& options) {
   const std::string bytes = read_file(path, options.max_input_bytes);
   const Format format = resolve_format(path, options.format, bytes, /*at_end=*/true);
   if (format == Format::Idx) return load_idx(path, bytes, options);
+  // The whole-file parsers: beyond one chunk of rows, a table may need a pass that learns
+  // its categorical columns (parse_csv) and the means that fill its missing cells.
+  switch (format) {
+    case Format::Csv: return parse_csv(bytes, options, path);
+    case Format::Arff: return parse_arff(bytes, options, path);
+    case Format::Libsvm: return parse_libsvm(bytes, options, path);
+    case Format::Idx:
+    case Format::Auto: break;
+  }
   std::unique_ptr<RowParser> parser = make_row_parser(format, options, path);
   return parse_text(*parser, bytes, options);
 }

@@ -19,6 +19,7 @@
 #include "flynn/detail/memory.hpp"
 #include "core/io/byte_codec.hpp"
 #include "core/io/counts_deflate.hpp"
+#include "core/io/table_schema_codec.hpp"
 
 namespace flynn::io {
 
@@ -119,7 +120,8 @@ std::string serialize_model(const FlyNN& model) {
   body.f64(p.differentially_private ? p.epsilon : 0.0);
   body.u32(p.differentially_private ? p.dp_T : 0);
   body.u32(p.differentially_private ? p.dp_parties : 0);
-  const bool version2 = !c.variant.is_paper() || model.has_temperature();
+  const bool version3 = !model.table_schema().empty();
+  const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
   if (version2) {
     body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
                                       (c.variant.signed_lifting ? 2 : 0) |
@@ -139,6 +141,7 @@ std::string serialize_model(const FlyNN& model) {
         body.f32(st.scale[j]);
       }
     }
+    if (version3) detail::write_table_schema(body, model.table_schema());
   }
   const LabelSet& labels = model.labels();
   body.u32(static_cast<std::uint32_t>(labels.size()));
@@ -156,7 +159,9 @@ std::string serialize_model(const FlyNN& model) {
 
   ByteWriter file;
   file.bytes(std::string_view(kMagic, sizeof kMagic));
-  file.u32(version2 ? kModelFormatVersion : kPaperModelFormatVersion);
+  file.u32(version3   ? kModelFormatVersion
+            : version2 ? kVariantModelFormatVersion
+                       : kPaperModelFormatVersion);
   file.u64(body.data().size());
   file.bytes(body.data());
   file.u32(crc32_of(file.data()));
@@ -263,6 +268,7 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   } catch (const Error& e) {
     r.fail(fmt::format("invalid configuration: {}", e.what()));
   }
+  if (version >= 3) mc.schema = detail::read_table_schema(r, c.input_dim);
   const std::uint32_t L = r.u32("class count");
   if (L == 0 || L > kMaxClasses) r.fail(fmt::format("invalid class count {}", L));
   if (L > r.remaining() / 4) r.fail("truncated model file (class names)");
@@ -408,6 +414,7 @@ FlyNN deserialize_model(std::string_view bytes, const std::string& source, int t
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
   if (mc.temperature) model.set_temperature(*mc.temperature);
+  model.set_table_schema(std::move(mc.schema));
   return model;
 }
 

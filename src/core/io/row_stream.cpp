@@ -133,6 +133,11 @@ struct RowStream::Impl {
     }
     chunk.row_origin.assign(all.row_origin.begin() + static_cast<std::ptrdiff_t>(first),
                             all.row_origin.begin() + static_cast<std::ptrdiff_t>(first + n));
+    // Like a text chunk's: the table schema, and the ids of its own rows.
+    chunk.schema = all.schema;
+    if (!all.row_ids.empty())
+      chunk.row_ids.assign(all.row_ids.begin() + static_cast<std::ptrdiff_t>(first),
+                           all.row_ids.begin() + static_cast<std::ptrdiff_t>(first + n));
     rows += n;
     return true;
   }
