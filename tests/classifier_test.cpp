@@ -78,6 +78,20 @@ TEST(FlyNN, HandComputedAlgorithm1) {
   EXPECT_NEAR(p[2] + p[3], 1.0, 1e-12);
 }
 
+TEST(FlyNN, ClassesAndProbabilitiesFromScoresEqualPredictAndPredictProba) {
+  FlyNN model(tiny_config(0.5), LabelSet({"A", "B"}), 1);
+  model.fit(tiny_training_set());
+  const Dataset q = make_dataset({{3, 2, 0.5f, 0}, {0, 0, 3, 2}}, {});
+  std::vector<double> s = model.scores(q);
+  EXPECT_EQ(model.choose_classes(s, 2), model.predict(q));
+  model.to_probabilities(s, 2);
+  EXPECT_EQ(s, model.predict_proba(q));
+  // A score vector of the wrong shape is refused, not read past its end.
+  std::vector<double> short_scores(3, 0.0);
+  EXPECT_THROW(model.choose_classes(short_scores, 2), Error);
+  EXPECT_THROW(model.to_probabilities(short_scores, 2), Error);
+}
+
 TEST(FlyNN, BinaryFiltersWithGammaZero) {
   FlyNN model(tiny_config(0.0), LabelSet({"A", "B"}), 1);
   model.fit(tiny_training_set());

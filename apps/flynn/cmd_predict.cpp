@@ -95,10 +95,15 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
   std::vector<double> proba;
   while (rows.next(chunk)) {
     po.first_row = tally.rows;
-    const std::vector<std::uint32_t> pred = model.predict(chunk, po);
+    // Each row is hashed and scored once; classes and probabilities both come from the scores.
+    std::vector<double> scores = model.scores(chunk, po);
+    const std::vector<std::uint32_t> pred = model.choose_classes(scores, chunk.n_rows, po);
     // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn
     // tune` fits one; otherwise the default).
-    if (o.proba) proba = model.predict_proba(chunk, po);
+    if (o.proba) {
+      model.to_probabilities(scores, chunk.n_rows);
+      proba = std::move(scores);
+    }
     if (out && !header_written) {
       write_header(*out, model, chunk, o.proba);
       header_written = true;

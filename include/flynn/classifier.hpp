@@ -190,11 +190,23 @@ class FlyNN {
   std::vector<double> predict_proba(const DataView& rows,
                                     const PredictOptions& options = {}) const;
 
+  // ---- From scores already computed (scores() of n rows, n × L), so that a caller wanting
+  // both classes and probabilities hashes each row once.
+
+  /// The predicted class of each of n rows: what predict() returns for the same rows and
+  /// options (options.first_row numbers the rows for the random tie rule).
+  std::vector<std::uint32_t> choose_classes(const std::vector<double>& scores, std::size_t n,
+                                            const PredictOptions& options = {}) const;
+  /// Scores (n × L) turned into predict_proba()'s probabilities, in place.
+  void to_probabilities(std::vector<double>& scores, std::size_t n) const;
+
  private:
   void check_features(const Dataset& data) const;
   void check_view(const DataView& rows) const;
   void check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> class_ids) const;
   std::vector<std::uint32_t> class_map(const Dataset& data) const;
+  // Throws unless `size` scores are n rows of labels().size() classes.
+  void check_scores_shape(std::size_t size, std::size_t n) const;
   // counts_ -= removed, refusing (model unchanged) rows the model cannot contain.
   void subtract(const ClassCounts& removed);
   // count() after the checks: hashes the rows and adds each to its class.
@@ -202,11 +214,6 @@ class FlyNN {
                             const ProgressFn& progress) const;
   // scores() after the checks.
   std::vector<double> scores_checked(const DataView& rows, const PredictOptions& options) const;
-  // The predicted class of each of n rows from their scores (n × L).
-  std::vector<std::uint32_t> choose_classes(const std::vector<double>& scores, std::size_t n,
-                                            const PredictOptions& options) const;
-  // Scores (n × L) turned into probabilities, in place.
-  void to_probabilities(std::vector<double>& scores, std::size_t n) const;
   // Computes the statistics from `data` when the variant standardises.
   void learn_feature_stats(const DataView& rows);
 

@@ -310,6 +310,7 @@ std::vector<double> FlyNN::scores_checked(const DataView& rows,
 std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, std::size_t n,
                                                  const PredictOptions& options) const {
   const std::size_t L = labels_.size();
+  check_scores_shape(s.size(), n);
   std::vector<std::uint32_t> out(n);
   std::vector<std::uint32_t> tied;
   for (std::size_t r = 0; r < n; ++r) {
@@ -329,8 +330,14 @@ std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, s
   return out;
 }
 
+void FlyNN::check_scores_shape(std::size_t size, std::size_t n) const {
+  if (size != n * labels_.size())
+    throw Error(fmt::format("{} scores for {} rows of {} classes", size, n, labels_.size()));
+}
+
 void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
+  check_scores_shape(s.size(), n);
   std::vector<double> p(L);
   const std::vector<double> priors = class_priors(counts_.rows_per_class());
   const double t = temperature();
