@@ -50,7 +50,7 @@ TEST(HyperParams, ReferenceMinimumsOfTwo) {
 TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
   for (std::uint32_t d : {1u, 2u, 5u, 64u, 1000u, 4096u}) {
     const FlyConfig c = HyperParams{}.resolve(d, 10);
-    EXPECT_LE(c.s, d);
+    EXPECT_LE(c.s, c.encoded_dim());
     EXPECT_LT(c.rho, c.m);
     EXPECT_GE(c.m, Defaults::min_m);
     EXPECT_LE(c.m, Defaults::max_m);
@@ -59,17 +59,40 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
 }
 
 // The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
-// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper.
+// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper; for d ≤ 4
+// variant thermo-sign and ρ = ⌊m/4⌋.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
-  struct Case { std::uint32_t d, m, s, rho; };
-  for (const Case& k : {Case{4, 4096, 2, 256}, Case{13, 4096, 3, 78}, Case{16, 4096, 4, 64},
-                        Case{40, 10240, 12, 64}, Case{784, 131072, 64, 64}}) {
+  struct Case { std::uint32_t d, m, s, rho; const char* variant; };
+  for (const Case& k : {Case{1, 4096, 2, 1024, "thermo-sign"}, Case{2, 4096, 2, 1024, "thermo-sign"},
+                        Case{4, 4096, 2, 1024, "thermo-sign"}, Case{5, 4096, 2, 204, "zsign-q+paper"},
+                        Case{13, 4096, 3, 78, "zsign-q+paper"}, Case{16, 4096, 4, 64, "zsign-q+paper"},
+                        Case{40, 10240, 12, 64, "zsign-q+paper"}, Case{784, 131072, 64, 64, "zsign-q+paper"}}) {
     const FlyConfig c = HyperParams{}.resolve(k.d);
     EXPECT_EQ(c.m, k.m) << k.d;
     EXPECT_EQ(c.s, k.s) << k.d;
     EXPECT_EQ(c.rho, k.rho) << k.d;
-    EXPECT_EQ(variant_name(c.variant), "zsign-q+paper");
+    EXPECT_EQ(variant_name(c.variant), k.variant) << k.d;
   }
+}
+
+// The low-dimensional defaults are a package: a variant the user names keeps the ρ rule of
+// the other variants, and densify keeps the paper's method.
+TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
+  HyperParams p;
+  p.variant = Defaults::variant();
+  FlyConfig c = p.resolve(4);
+  EXPECT_EQ(variant_name(c.variant), "zsign-q+paper");
+  EXPECT_EQ(c.rho, 256u);
+  p = {};
+  p.preprocess = Preprocess::Densify;
+  c = p.resolve(4);
+  EXPECT_EQ(variant_name(c.variant), "paper");
+  EXPECT_EQ(c.rho, 256u);
+  p = {};
+  p.rho = 100;
+  c = p.resolve(3);
+  EXPECT_EQ(variant_name(c.variant), "thermo-sign");
+  EXPECT_EQ(c.rho, 100u);
 }
 
 TEST(HyperParams, InvalidValuesNameTheParameter) {

@@ -164,7 +164,8 @@ struct Defaults {
   static constexpr std::uint32_t max_s = 64;           ///< … at most 64 (hashing costs m·s)
   /// ρ = max(64, ⌊m/(4d)⌋), capped below m: 64 wherever m = 256·d; where m is held at its
   /// 4096 floor (d < 16) ρ keeps the ratio ρ/m = 1/(4d) of that rule, so low-dimensional
-  /// data, whose units repeat the few distinct column sets, gets enough winners.
+  /// data, whose units repeat the few distinct column sets, gets enough winners (d ≤
+  /// low_dim_max: ρ = ⌊m/4⌋ with low_dim_variant(), below).
   static constexpr std::uint32_t rho = 64;
   static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
   static constexpr double gamma = 0.8;                 ///< γ
@@ -175,8 +176,16 @@ struct Defaults {
   /// OpenML sets (docs/evaluation.md, "Calibrated probabilities"), never on the validation
   /// half; `flynn tune` fits one per dataset.
   static constexpr double temperature = 0.054;
-  /// The variant used when none is given (defined in config.cpp; docs/defaults.md).
+  /// The variant used when none is given for d > low_dim_max features (defined in
+  /// config.cpp; docs/defaults.md).
   static Variant variant();
+  /// Low-dimensional data (d ≤ low_dim_max, without a given variant or preprocess densify)
+  /// has too few distinct column sets for the hash of variant(): it gets
+  /// low_dim_variant() (thermo-sign: 8 thermometer units per feature) and, unless ρ is
+  /// given, ρ = ⌊m·low_dim_rho_ratio⌋.
+  static constexpr std::uint32_t low_dim_max = 4;
+  static constexpr double low_dim_rho_ratio = 0.25;
+  static Variant low_dim_variant();
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -197,8 +206,9 @@ struct HyperParams {
   std::optional<double> gamma;
   std::optional<std::uint64_t> seed;
   std::optional<Preprocess> preprocess;
-  /// Default: Defaults::variant(), except with preprocess densify (a paper-only
-  /// preprocessing), where it is the paper's method.
+  /// Default: Defaults::variant() (Defaults::low_dim_variant() for d ≤
+  /// Defaults::low_dim_max), except with preprocess densify (a paper-only preprocessing),
+  /// where it is the paper's method.
   std::optional<Variant> variant;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error

@@ -70,7 +70,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
       preprocess: "normalize" (default: unit L2 norm), "none" or "densify".
       variant:    the method: "zsign-q+paper" (default: half the units hash standardised
                   features from the training rows' exact statistics with signed lifting
-                  rows and quantised rows, half the raw row as the paper does), "paper"
+                  rows and quantised rows, half the raw row as the paper does;
+                  "thermo-sign" with ρ = m/4 for at most 4 features), "paper"
                   (the paper's exact FlyNN), "sign", "z", "zsign", "zsign-q", "thermo",
                   "thermo-sign", "zsign+paper" (docs/defaults.md). Standardising variants fix their statistics at the
                   first fit, so merge() needs models trained with the same statistics.
