@@ -9,6 +9,9 @@ subsampled to at most 3000 (seeded by the set), the flynn Python package. Per se
   ens3         three models with seeds 5489, 5490, 5491 and the default m, ρ: scores summed
                (their counts add exactly, so this is one model of 3m units; 3× the cost)
   ens3_cost    three models of m/3 units and ρ/3 winners each: the cost of one default model
+  balanced     class-size-aware counts: each class's training rows counted round(n_max/n_l)
+               times, so every class's filter holds about n_max rows' counts (counts
+               scaled by an integer, exactly as replicated rows add them)
 
 usage: ensembles.py OUT.jsonl   (resumes: sets already in OUT are skipped)
 """
@@ -24,7 +27,7 @@ from sklearn.model_selection import StratifiedKFold
 
 
 def run_set(X, y):
-    acc = {k: [] for k in ("default", "prior", "ens3", "ens3_cost")}
+    acc = {k: [] for k in ("default", "prior", "ens3", "ens3_cost", "balanced")}
     for tr, te in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
         base = flynn.FlyNNClassifier().fit(X[tr], y[tr])
         s = base.scores(X[te])
@@ -41,6 +44,11 @@ def run_set(X, y):
             c = flynn.FlyNNClassifier(seed=seed, m=max(m // 3, 2), rho=max(rho // 3, 1)).fit(X[tr], y[tr])
             total = total + c.scores(X[te])
         acc["ens3_cost"].append(np.mean(base.classes_[np.argmin(total, 1)] == y[te]))
+        classes, n = np.unique(y[tr], return_counts=True)
+        reps = {c: max(1, int(round(n.max() / k))) for c, k in zip(classes, n)}
+        idx = np.concatenate([np.repeat(i, reps[y[i]]) for i in tr])
+        bal = flynn.FlyNNClassifier().fit(X[idx], y[idx])
+        acc["balanced"].append(np.mean(bal.predict(X[te]) == y[te]))
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
