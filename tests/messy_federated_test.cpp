@@ -97,5 +97,43 @@ TEST(MessyFederated, PartiesWithDifferentTablesAreRefusedNamingTheField) {
   }
 }
 
+// Under DP the federation's column means would be exact statistics of the pooled rows,
+// sent to every party and stored in the released model: a table with missing cells is
+// refused under --missing mean, and a complete table's model carries no means.
+TEST(MessyFederated, DpComputesNoMeansAndRefusesMissingCellsUnderMean) {
+  FederationSettings settings;
+  settings.hyper.m = 256;
+  settings.hyper.rho = 8;
+  settings.hyper.seed = 3;
+  settings.hyper.variant = Variant{};
+  settings.threads = 1;
+  DpParams dp;
+  dp.epsilon = 10;
+  dp.T = 16;
+  settings.dp = dp;
+
+  const Dataset pending = io::parse_csv(messy_table(120, 4, true), table_options(false), "t.csv");
+  ASSERT_TRUE(has_missing(pending));
+  settings.labels = pending.classes;
+  const auto halves = split_rows(pending.labels, pending.classes.size(), 2, SplitSpec::parse("iid"), 1);
+  const Dataset a = pending.subset(halves[0]), b = pending.subset(halves[1]);
+  try {
+    run_colony({&a, &b}, settings);
+    ADD_FAILURE() << "no error";
+  } catch (const FederationError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing cells"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--missing zero"), std::string::npos) << e.what();
+  }
+
+  const Dataset complete =
+      io::parse_csv("id,x,y,label\nr0,1,2,a\nr1,3,4,b\nr2,2,2,a\nr3,4,4,b\n", table_options(false), "c.csv");
+  ASSERT_FALSE(has_missing(complete));
+  settings.labels = complete.classes;
+  const Dataset c1 = complete.subset({0, 1}), c2 = complete.subset({2, 3});
+  const ColonyOutcome fed = run_colony({&c1, &c2}, settings);
+  EXPECT_TRUE(fed.model.table_schema().fill.empty());
+  EXPECT_EQ(fed.model.table_schema().n_features(), 2u);
+}
+
 }  // namespace
 }  // namespace flynn::federated

@@ -67,8 +67,12 @@ std::string describe_table(const TableSchema& t) {
 }
 
 // Whether the data's missing cells await the federation's means (step 1c).
-bool means_pending(const Dataset& data, MissingPolicy policy) {
-  return policy == MissingPolicy::Mean && !data.schema.empty() && data.schema.fill.empty();
+// Whether the federation computes missing-value means (an exact all-reduce of the columns'
+// sums, stored in the model). Never under DP: the means would leave every party, and sit in
+// the released model, unprotected by the mechanism; a DP table with missing cells is
+// refused at the agreement instead.
+bool means_pending(const Dataset& data, MissingPolicy policy, bool dp) {
+  return !dp && policy == MissingPolicy::Mean && !data.schema.empty() && data.schema.fill.empty();
 }
 
 std::uint64_t draw_seed() {
@@ -192,6 +196,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
           "variant {} standardises features with training statistics, which the DP release "
           "does not protect: use --dp with --variant paper",
           variant_name(config.variant)));
+    if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
+      throw Error(
+          "the data has missing cells: with --dp the federation's column means that would fill "
+          "them are statistics the DP release does not protect; use --missing zero, or fill them "
+          "before training");
     if (dp) {
       settings.dp->validate(std::uint64_t(config.m) * labels.size());
       // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
@@ -203,7 +212,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
       mine.fingerprint.emplace_back(
           "missing values", std::string(missing_policy_name(settings.missing)) +
-                                (means_pending(data, settings.missing) ? " (federation means)" : ""));
+                                (means_pending(data, settings.missing, dp) ? " (federation means)" : ""));
     }
     mine.seed_given = settings.hyper.seed.has_value();
     mine.seed = mine.seed_given ? *settings.hyper.seed : (rank == 0 ? draw_seed() : 0);
@@ -284,7 +293,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   const Dataset* rows = input.data;
   Dataset filled;
   TableSchema table = input.data->schema;
-  if (means_pending(*input.data, settings.missing)) {
+  if (means_pending(*input.data, settings.missing, dp)) {
     std::vector<std::uint64_t> limbs = ImputationSums::of(*input.data).to_limbs();
     comm.allreduce_sum(std::span<std::uint64_t>(limbs));
     const ImputationSums total = ImputationSums::from_limbs(limbs, config.input_dim);
