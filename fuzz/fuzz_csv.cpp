@@ -1,10 +1,12 @@
-// libFuzzer target: flynn::io::parse_csv under several option sets.
+// libFuzzer target: flynn::io::parse_csv under several option sets, and the feature
+// statistics file (--feature-stats), which is a CSV of two rows.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "dataset_invariants.hpp"
 #include "flynn/error.hpp"
+#include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace {
@@ -51,6 +53,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const flynn::Error&) {
       // a clean rejection
     }
+  }
+  try {
+    const flynn::FeatureStats s = flynn::io::parse_feature_stats(text, "fuzz.csv");
+    if (s.mean.size() != s.scale.size()) __builtin_trap();
+    for (float x : s.scale)
+      if (!(x > 0.0f)) __builtin_trap();
+  } catch (const flynn::Error&) {
+    // a clean rejection
   }
   return 0;
 }

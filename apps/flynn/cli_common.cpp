@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/io/feature_stats_file.hpp"
 #include "flynn/error.hpp"
 #include "option_parsing.hpp"
 
@@ -252,5 +253,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
 
+
+void FeatureStatsOption::add_to(CLI::App* app) {
+  app->add_option("--feature-stats", path,
+                  "Standardisation statistics from public knowledge, not the training rows: a CSV of 2 rows "
+                  "(centres, then scales > 0), one value per feature; needed for standardising variants under DP");
+}
+
+std::optional<FeatureStats> FeatureStatsOption::load(std::uint64_t max_bytes) const {
+  if (path.empty()) return std::nullopt;
+  return io::load_feature_stats(path, max_bytes);
+}
 
 }  // namespace flynn::cli

@@ -14,6 +14,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/feature_stats.hpp"
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/progress.hpp"
@@ -84,6 +85,16 @@ struct DataOptions {
   io::LoadOptions party_load_options() const;
   /// The --max-input-bytes limit, for the model files a command reads.
   std::uint64_t max_input_bytes() const { return input_limit.bytes(); }
+};
+
+/// --feature-stats FILE (train and the federated commands): standardisation statistics from
+/// public knowledge, used instead of the training rows' own (io/feature_stats_file.hpp);
+/// what lets a standardising variant train under DP.
+struct FeatureStatsOption {
+  std::string path;  ///< as given; empty = learn the statistics from the rows
+  void add_to(CLI::App* app);
+  /// The statistics, or none without the flag; the file is read under `max_bytes`.
+  std::optional<FeatureStats> load(std::uint64_t max_bytes) const;
 };
 
 /// `options` for reading rows a trained model will see (predict, update, forget, a

@@ -36,6 +36,7 @@ struct JoinCliOptions {
   HyperParamOptions hyper;
   DataOptions format;
   DpOptions dp;
+  FeatureStatsOption feature_stats;
 };
 
 // The coordinator's hyper-parameters with this party's flags, where given, on top: a
@@ -119,6 +120,7 @@ void join_command(const JoinCliOptions& o) {
     }
     const io::LoadOptions load = o.format.party_load_options();
     settings.missing = load.missing;
+    settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
     Dataset d = io::load_dataset(o.data, load);
     if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", o.data));
     data = std::make_unique<Dataset>(std::move(d));
@@ -241,6 +243,7 @@ void add_federated_join(CLI::App& app) {
       "FlyHash dimension m. Hyper-parameters default to the coordinator's; a party that "
       "gives one must agree with the others (the federation names any field that differs)");
   o->format.add_to(cmd);
+  o->feature_stats.add_to(cmd);
   o->dp.add_to(cmd, "Expected privacy budget (default: the coordinator's); must agree");
   o->common.add_to(cmd);
   cmd->callback([o] { join_command(*o); });

@@ -29,6 +29,7 @@ struct SimulateOptions {
   HyperParamOptions hyper;
   DataOptions format;
   DpOptions dp;
+  FeatureStatsOption feature_stats;
 };
 
 void simulate_command(const SimulateOptions& o) {
@@ -64,6 +65,7 @@ void simulate_command(const SimulateOptions& o) {
   if (!spec.settings.hyper.seed) spec.settings.hyper.seed = Defaults::seed;
   spec.settings.dp = o.dp.params();
   spec.settings.missing = load.missing;
+  spec.settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
   spec.settings.threads = std::max(1, resolve_threads(o.common.threads) / o.parties);
   spec.predict_threads = o.common.threads;
 
@@ -128,6 +130,7 @@ void add_federated_simulate(CLI::App& group) {
   cmd->add_option("--model", o->model, "Also write the aggregated model here");
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
+  o->feature_stats.add_to(cmd);
   o->dp.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { simulate_command(*o); });

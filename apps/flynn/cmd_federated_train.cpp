@@ -35,6 +35,7 @@ struct TrainOptions {
   HyperParamOptions hyper;
   DataOptions format;
   DpOptions dp;
+  FeatureStatsOption feature_stats;
 };
 
 // Everything that can go wrong before the protocol starts is turned into this party's
@@ -72,6 +73,7 @@ Prepared prepare(const TrainOptions& o, int rank) {
     const std::string path = expand_rank(o.data, rank);
     const io::LoadOptions load = o.format.party_load_options();
     p.settings.missing = load.missing;
+    p.settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
     Dataset d = io::load_dataset(path, load);
     if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
     p.data = std::make_unique<Dataset>(std::move(d));
@@ -219,6 +221,7 @@ void add_federated_train(CLI::App& group) {
       "Seed of the lifting matrix; every rank that gives it must give the same (default: "
       "rank 0 draws one and broadcasts it)");
   o->format.add_to(cmd);
+  o->feature_stats.add_to(cmd);
   o->dp.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { train_command(*o); });

@@ -27,6 +27,7 @@ struct TrainOptions {
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
+  FeatureStatsOption feature_stats;
 };
 
 // A trained model and what the summary reports about its training data.
@@ -38,10 +39,22 @@ struct Trained {
 };
 
 // The untrained model for data of `n_features` features and these classes.
+// The model to train, with --feature-stats' public statistics when given (then the rows'
+// own are never computed).
 FlyNN make_model(const TrainOptions& o, std::size_t n_features, const LabelSet& labels) {
   const FlyConfig config =
       o.hyper.params().resolve(static_cast<std::uint32_t>(n_features), labels.size());
-  return FlyNN(config, labels, o.common.threads);
+  FlyNN model(config, labels, o.common.threads);
+  if (std::optional<FeatureStats> stats = o.feature_stats.load(o.format.max_input_bytes())) {
+    if (!config.variant.standardize)
+      throw Error(fmt::format("--feature-stats: variant {} standardises nothing",
+                              variant_name(config.variant)));
+    if (stats->mean.size() != n_features)
+      throw Error(fmt::format("--feature-stats {}: {} values per row, the data has {} features",
+                              o.feature_stats.path, stats->mean.size(), n_features));
+    model.set_feature_stats(std::move(*stats));
+  }
+  return model;
 }
 
 // Data that can be read only once (a pipe, standard input): loaded whole, then fitted.
@@ -57,7 +70,8 @@ Trained train_in_memory(const TrainOptions& o, const io::LoadOptions& load) {
   const auto t_train = std::chrono::steady_clock::now();
   {
     ProgressBar bar("training", !o.common.quiet);
-    t.model.fit(data, bar.callback());
+    // partial_fit on the new model is fit(), except that it keeps public statistics.
+    t.model.partial_fit(data, bar.callback());
   }
   t.model.set_table_schema(data.schema);
   t.train_seconds = seconds_since(t_train);
@@ -168,7 +182,7 @@ Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
   io::LoadOptions counting = load;
   if (!s.fixed_width) counting.expected_features = s.n_features;
   const auto t_train = std::chrono::steady_clock::now();
-  if (t.model.config().variant.standardize) {
+  if (t.model.config().variant.standardize && t.model.feature_stats().empty()) {
     if (!s.sums) {
       io::RowStream rows(o.data, counting, limits);
       s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
@@ -293,6 +307,7 @@ void add_train_command(CLI::App& app) {
       ->group("");
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
+  o->feature_stats.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { run_train(*o); });
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "flynn/imputation.hpp"
+#include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/table_columns.hpp"
 #include "core/io/byte_codec.hpp"
@@ -191,10 +192,20 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     HyperParams hyper = settings.hyper;
     if (dp && !hyper.variant) hyper.variant = Variant{};
     config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
-    if (dp && config.variant.standardize)
+    if (settings.feature_stats) {
+      if (!config.variant.standardize)
+        throw Error(fmt::format("feature statistics were given, but variant {} standardises nothing",
+                                variant_name(config.variant)));
+      if (settings.feature_stats->mean.size() != config.input_dim ||
+          settings.feature_stats->scale.size() != config.input_dim)
+        throw Error(fmt::format("the feature statistics have {} values, the data {} features",
+                                settings.feature_stats->mean.size(), config.input_dim));
+    }
+    if (dp && config.variant.standardize && !settings.feature_stats)
       throw Error(fmt::format(
           "variant {} standardises features with training statistics, which the DP release "
-          "does not protect: use --dp with --variant paper",
+          "does not protect: give public statistics with --feature-stats FILE, or use "
+          "--variant paper or sign",
           variant_name(config.variant)));
     if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
       throw Error(
@@ -207,6 +218,8 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(tau));
     }
     mine.fingerprint = fingerprint(config, labels, settings.dp);
+    if (settings.feature_stats)
+      mine.fingerprint.emplace_back("feature statistics", io::feature_stats_digest(*settings.feature_stats));
     // Tables only, so positional data's hello blocks stay as they were.
     if (!data.schema.empty()) {
       mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
@@ -310,7 +323,9 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   // limbs), so every party derives the statistics central training on the pooled rows
   // would, whatever the split. Every party reaches it (the agreement passed).
   FeatureStats stats;
-  if (config.variant.standardize) {
+  if (settings.feature_stats) {
+    stats = *settings.feature_stats;  // public: nothing of the rows is exchanged
+  } else if (config.variant.standardize) {
     std::vector<std::uint64_t> limbs = FeatureSums::of(*rows).to_limbs();
     comm.allreduce_sum(limbs);
     stats = FeatureSums::from_limbs(limbs, config.input_dim).stats();

@@ -55,6 +55,7 @@
 #include <utility>
 #include <vector>
 
+#include "flynn/feature_stats.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
@@ -93,6 +94,11 @@ struct FederationSettings {
   /// How the parties' tables treat missing cells (LoadOptions::missing); with Mean, data
   /// loaded with LoadOptions::impute = false gets the federation's means (step 1c).
   MissingPolicy missing = MissingPolicy::Mean;
+  /// Standardisation statistics from public knowledge (io::load_feature_stats), for a
+  /// standardising variant: used instead of the exact all-reduce of the parties' feature
+  /// sums, so no statistic of the rows leaves a party. Required for standardising variants
+  /// under DP; every party must give the same (they join the fingerprint).
+  std::optional<FeatureStats> feature_stats;
   /// With DP: called with the privacy this party's release spends, after the release is
   /// computed and before it leaves the party. Throwing refuses the release: the message
   /// stops every party at the status step (e.g. the budget ledger, budget_ledger.hpp).
