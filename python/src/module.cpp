@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "config_dict.hpp"
 #include "federated_bindings.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
@@ -16,22 +17,10 @@
 
 namespace py = pybind11;
 using namespace flynn;
+using flynn::python::config_dict;
 using flynn::python::ModelHandle;
 
 namespace {
-
-py::dict config_dict(const FlyConfig& c) {
-  py::dict d;
-  d["n_features"] = c.input_dim;
-  d["m"] = c.m;
-  d["s"] = c.s;
-  d["rho"] = c.rho;
-  d["gamma"] = c.gamma;
-  d["seed"] = c.seed;
-  d["preprocess"] = std::string(preprocess_name(c.preprocess));
-  d["variant"] = variant_name(c.variant);
-  return d;
-}
 
 py::dict provenance_dict(const Provenance& p) {
   py::dict d;

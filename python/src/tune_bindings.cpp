@@ -10,6 +10,7 @@
 #include "flynn/config.hpp"
 #include "flynn/experiments/cross_validation.hpp"
 #include "flynn/experiments/tune.hpp"
+#include "config_dict.hpp"
 #include "model_handle.hpp"
 #include "numpy_rows.hpp"
 
@@ -18,18 +19,6 @@ namespace py = pybind11;
 namespace flynn::python {
 
 namespace {
-
-py::dict config_params(const FlyConfig& c) {
-  py::dict d;
-  d["m"] = c.m;
-  d["s"] = c.s;
-  d["rho"] = c.rho;
-  d["gamma"] = c.gamma;
-  d["seed"] = c.seed;
-  d["preprocess"] = std::string(preprocess_name(c.preprocess));
-  d["variant"] = variant_name(c.variant);
-  return d;
-}
 
 /// Runs tune_flynn (search only: no calibration, no kNN) on stratified folds of the rows
 /// and returns the trace and the choice as plain Python values.

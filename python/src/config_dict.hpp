@@ -1,0 +1,16 @@
+#pragma once
+// A FlyConfig as the Python values the package shows: one home for the names, so that
+// FlyNNClassifier.config_, HyperParams.resolve and flynn.tune's best_params_ agree.
+#include <pybind11/pybind11.h>
+
+#include "flynn/config.hpp"
+
+namespace flynn::python {
+
+/// The estimator's hyper-parameters: m, s, rho, gamma, seed, preprocess, variant (the
+/// keyword arguments of FlyNNClassifier).
+pybind11::dict config_params(const FlyConfig& c);
+/// config_params plus n_features (the resolved configuration of a model).
+pybind11::dict config_dict(const FlyConfig& c);
+
+}  // namespace flynn::python
