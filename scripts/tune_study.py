@@ -17,7 +17,7 @@ interrupted run resumes):
   summary   medians and fractions from a validate TSV.
 
 Usage: scripts/tune_study.py select|validate|summary --out FILE.tsv [--budget 60] [--folds 5]
-       [--flynn build/flynn] [--sklearn] [--only NAME,...]
+       [--flynn build/flynn] [--sklearn | --half selection] [--only NAME,...] [--threads 2]
 """
 import argparse
 import csv
@@ -93,6 +93,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--flynn", default=os.path.join(ROOT, "build", "flynn"))
     ap.add_argument("--sklearn", action="store_true", help="validate scikit-learn's sets instead")
+    ap.add_argument("--half", choices=["validation", "selection"], default="validation",
+                    help="validate: which OpenML half (selection: `flynn tune` on the sets the defaults "
+                         "were chosen on, reported for completeness)")
     ap.add_argument("--only", default="", help="comma-separated dataset names")
     a = ap.parse_args()
 
@@ -131,7 +134,8 @@ def main():
     if a.mode == "select":
         files = selection
     else:
-        files = sklearn_sets(os.path.dirname(os.path.abspath(a.out))) if a.sklearn else validation
+        files = (sklearn_sets(os.path.dirname(os.path.abspath(a.out))) if a.sklearn
+                 else selection if a.half == "selection" else validation)
     if a.only:
         keep = set(a.only.split(","))
         files = [f for f in files if name_of(f) in keep]
