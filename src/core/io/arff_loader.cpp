@@ -201,10 +201,10 @@ class ArffParser final : public RowParser {
   bool has_labels() const override { return labelled_; }
   std::size_t fixed_width() const override { return n_features_; }
   void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
-  std::size_t chunk_rows() const override { return chunk_.n_rows; }
+  std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
-    if (total_rows_ == 0) throw Error(source_ + ": no data rows after @data");
+    if (chunk_.total_rows == 0) throw Error(source_ + ": no data rows after @data");
   }
 
  private:
@@ -226,20 +226,14 @@ class ArffParser final : public RowParser {
   // CSV tables are matched by them too); at prediction the model's.
   TableSchema schema_;
   const std::vector<float>* fill_ = nullptr;  // the model's missing-value means, if any
-  std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
   std::uint64_t cells_ = 0;       // dense values of the current chunk
-  Dataset chunk_;
-  LabelInterner interner_;
+  TableChunk chunk_;
   std::vector<std::string_view> fields_;
   std::string scratch_;
 };
 
 void ArffParser::reset_chunk() {
-  chunk_ = Dataset{};
-  chunk_.source = source_;
-  chunk_.n_features = n_features_;
-  chunk_.has_labels = labelled_;
-  interner_ = LabelInterner{};
+  chunk_.reset(source_, n_features_, labelled_);
   cells_ = 0;
 }
 
@@ -388,7 +382,7 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   feat_pos_ = std::move(feat_pos);
   labelled_ = labelled;
   n_features_ = labelled ? nattr - 1 : nattr;
-  total_rows_ = 0;
+  chunk_.total_rows = 0;
   reset_chunk();
 }
 
@@ -433,7 +427,7 @@ void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::st
       const NumStatus st = parse_float(name, tmp);
       if (st != NumStatus::Ok) throw_bad_number(source, no, col, name, st);
     }
-    chunk_.labels.push_back(interner_.intern(name));
+    chunk_.rows.labels.push_back(chunk_.interner.intern(name));
     return;
   }
   const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
@@ -448,7 +442,7 @@ void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64
   const std::size_t nattr = attrs_.size();
   const std::size_t cls = cls_;
   const bool labelled = labelled_;
-  Dataset& ds = chunk_;
+  Dataset& ds = chunk_.rows;
   std::vector<std::string_view>& fields = fields_;
   std::string_view line;
   while (ds.n_rows < max_rows && lines.next(line)) {
@@ -511,10 +505,7 @@ void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64
 }
 
 Dataset ArffParser::take_chunk(std::uint64_t) {
-  if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
-  chunk_.schema = schema_;
-  total_rows_ += chunk_.n_rows;
-  Dataset out = std::move(chunk_);
+  Dataset out = chunk_.take(&schema_);
   reset_chunk();
   return out;
 }

@@ -186,10 +186,10 @@ class CsvParser final : public RowParser {
   bool has_labels() const override { return labelled_; }
   std::size_t fixed_width() const override { return n_features_; }
   void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
-  std::size_t chunk_rows() const override { return chunk_.n_rows; }
+  std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
-    if (total_rows_ == 0 && observed_rows_ == 0)
+    if (chunk_.total_rows == 0 && observed_rows_ == 0)
       throw Error(source_ + ": no data rows (only a header line)");
   }
 
@@ -215,20 +215,12 @@ class CsvParser final : public RowParser {
   std::uint64_t observed_rows_ = 0;
   bool labelled_ = false;
   std::size_t n_features_ = 0;
-  std::uint64_t total_rows_ = 0;  // rows of all chunks handed out
-  Dataset chunk_;
-  LabelInterner interner_;
+  TableChunk chunk_;
   std::vector<std::string_view> fields_, cells_;
   std::vector<std::string> cell_scratch_;
 };
 
-void CsvParser::reset_chunk() {
-  chunk_ = Dataset{};
-  chunk_.source = source_;
-  chunk_.n_features = n_features_;
-  chunk_.has_labels = labelled_;
-  interner_ = LabelInterner{};
-}
+void CsvParser::reset_chunk() { chunk_.reset(source_, n_features_, labelled_); }
 
 void CsvParser::begin(LineScanner& lines, bool at_end) {
   using Kind = LabelColumn::Kind;
@@ -384,7 +376,7 @@ void CsvParser::begin(LineScanner& lines, bool at_end) {
   ncols_ = ncols;
   labelled_ = labelled;
   n_features_ = encoder_->n_features();
-  total_rows_ = 0;
+  chunk_.total_rows = 0;
   reset_chunk();
   fields_.reserve(ncols);
   if (!header) parse_row(first, first_line_no);
@@ -405,14 +397,14 @@ void CsvParser::parse_row(const std::vector<std::string_view>& f, std::uint64_t 
   if (labelled_) {
     const std::string_view name = cells_[layout_.label];
     if (name.empty()) throw Error(where(source_, line_no, layout_.label + 1) + "empty label");
-    chunk_.labels.push_back(interner_.intern(name));
+    chunk_.rows.labels.push_back(chunk_.interner.intern(name));
   }
-  if (layout_.id != TableLayout::npos) chunk_.row_ids.emplace_back(cells_[layout_.id]);
-  const std::size_t at = chunk_.features.size();
-  chunk_.features.resize(at + n_features_);
-  encoder_->encode(cells_, line_no, chunk_.features.data() + at);
-  chunk_.row_origin.push_back(line_no);
-  ++chunk_.n_rows;
+  if (layout_.id != TableLayout::npos) chunk_.rows.row_ids.emplace_back(cells_[layout_.id]);
+  const std::size_t at = chunk_.rows.features.size();
+  chunk_.rows.features.resize(at + n_features_);
+  encoder_->encode(cells_, line_no, chunk_.rows.features.data() + at);
+  chunk_.rows.row_origin.push_back(line_no);
+  ++chunk_.rows.n_rows;
 }
 
 void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t) {
@@ -420,17 +412,17 @@ void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_
     // Reserve: at most one row per line (and max_rows), and every value takes at least
     // two bytes.
     const std::string_view rest = lines.rest();
-    const std::size_t room = max_rows - std::min(max_rows, chunk_.n_rows);
+    const std::size_t room = max_rows - std::min(max_rows, chunk_.rows.n_rows);
     const std::size_t est_rows = std::min<std::size_t>(
         room, static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1);
     const std::size_t est_values = std::min(est_rows * n_features_, rest.size() / 2 + ncols_);
-    chunk_.features.reserve(chunk_.features.size() + est_values);
+    chunk_.rows.features.reserve(chunk_.rows.features.size() + est_values);
     const std::size_t est_lines = std::min(est_rows, rest.size() / 2 + 1);
-    chunk_.row_origin.reserve(chunk_.row_origin.size() + est_lines);
-    if (labelled_) chunk_.labels.reserve(chunk_.labels.size() + est_lines);
+    chunk_.rows.row_origin.reserve(chunk_.rows.row_origin.size() + est_lines);
+    if (labelled_) chunk_.rows.labels.reserve(chunk_.rows.labels.size() + est_lines);
   }
   std::string_view line;
-  while (chunk_.n_rows < max_rows && lines.next(line)) {
+  while (chunk_.rows.n_rows < max_rows && lines.next(line)) {
     if (is_blank(line)) continue;
     split_line(line, delim_, fields_, source_, lines.line_number());
     parse_row(fields_, lines.line_number());
@@ -438,10 +430,7 @@ void CsvParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_
 }
 
 Dataset CsvParser::take_chunk(std::uint64_t) {
-  if (labelled_) chunk_.classes = interner_.finish(chunk_.labels);
-  if (schema_in_chunks_) chunk_.schema = schema_;
-  total_rows_ += chunk_.n_rows;
-  Dataset out = std::move(chunk_);
+  Dataset out = chunk_.take(schema_in_chunks_ ? &schema_ : nullptr);
   reset_chunk();
   return out;
 }

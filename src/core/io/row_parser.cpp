@@ -31,4 +31,22 @@ Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& 
   return ds;
 }
 
+void TableChunk::reset(const std::string& source, std::size_t n_features, bool labelled) {
+  rows = Dataset{};
+  rows.source = source;
+  rows.n_features = n_features;
+  rows.has_labels = labelled;
+  interner = LabelInterner{};
+}
+
+Dataset TableChunk::take(const TableSchema* schema) {
+  if (rows.has_labels) rows.classes = interner.finish(rows.labels);
+  if (schema) rows.schema = *schema;
+  total_rows += rows.n_rows;
+  Dataset out = std::move(rows);
+  rows = Dataset{};
+  interner = LabelInterner{};
+  return out;
+}
+
 }  // namespace flynn::io::detail

@@ -58,6 +58,20 @@ class RowParser {
   std::uint64_t chunk_cells_ = std::numeric_limits<std::uint64_t>::max();
 };
 
+/// The chunk a table parser (CSV, ARFF) fills row by row: its rows, their provisional
+/// label ids and the running total of rows handed out. One home for starting and handing
+/// out a chunk, so both formats' chunks come out alike.
+struct TableChunk {
+  Dataset rows;
+  LabelInterner interner;
+  std::uint64_t total_rows = 0;  ///< rows of all chunks handed out
+  /// Starts an empty chunk of `n_features` columns (`labelled`: rows carry labels).
+  void reset(const std::string& source, std::size_t n_features, bool labelled);
+  /// Hands out the chunk (label ids into the chunk's sorted class names; `schema` attached
+  /// when not null), counting its rows; the parser then reset()s.
+  Dataset take(const TableSchema* schema);
+};
+
 std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std::string& source);
 std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const std::string& source);
 std::unique_ptr<RowParser> make_libsvm_parser(const LoadOptions& options, const std::string& source);
