@@ -120,9 +120,26 @@ def aggregate(parts, n_jobs=None):
     return FlyNNClassifier._from_model(model, n_jobs, classes=first.classes.copy())
 
 
+def _feature_stats_pair(feature_stats, n_features):
+    """(centres, scales) as two float32 lists of n_features values, or (None, None)."""
+    if feature_stats is None:
+        return None, None
+    try:
+        centres, scales = feature_stats
+    except (TypeError, ValueError):
+        raise ValueError("feature_stats must be a pair (centres, scales)") from None
+    centres = np.asarray(centres, dtype=np.float32).ravel()
+    scales = np.asarray(scales, dtype=np.float32).ravel()
+    if centres.shape != (n_features,) or scales.shape != (n_features,):
+        raise ValueError(f"feature_stats: expected {n_features} centres and {n_features} scales, "
+                         f"got {centres.size} and {scales.size}")
+    return centres.tolist(), scales.tolist()
+
+
 def simulate(X, y, parties=2, split="iid", dp_epsilon=None, dp_T=None, *, split_seed=0,
-             dp_exponent="paper", m=None, s=None, rho=None, gamma=None, seed=None,
-             preprocess=None, n_jobs=None):
+             dp_exponent="paper", dp_unit="paper", dp_postprocess="noise-units",
+             feature_stats=None, m=None, s=None, rho=None, gamma=None, seed=None,
+             preprocess=None, variant=None, n_jobs=None):
     """Simulates FlyNNFL on (X, y): the rows are split among ``parties`` parties
     ("iid", "by-class", "dirichlet:ALPHA" or "sizes:W1,W2,..."; deterministic given
     split_seed), each party trains on its own thread with the agreed hyper-parameters and
@@ -130,16 +147,27 @@ def simulate(X, y, parties=2, split="iid", dp_epsilon=None, dp_T=None, *, split_
     releases of T entries per party, total budget dp_epsilon). Exactly the protocol of
     ``flynn federated simulate``.
 
+    dp_unit ("paper": each party spends dp_epsilon/parties; "record": each record lives at
+    one party, each spends dp_epsilon) and dp_postprocess ("noise-units", the CLI's default,
+    "none", "threshold", "class-balance", "noise-units+class-balance") are the CLI's
+    --dp-unit and --dp-postprocess (docs/federated.md). feature_stats = (centres, scales),
+    one value per feature, are public standardisation statistics (--feature-stats): the
+    parties then exchange no statistic of their rows, which a standardising ``variant``
+    needs under DP (without DP and without a variant, the default variant applies; with DP
+    and no variant, the paper's).
+
     Returns the aggregated, fitted FlyNNClassifier; its ``federation_report_`` dict gives
     the rows of each party, the seed, and with DP the privacy accounting (Theorem 6).
-    Without DP the model equals ``FlyNNClassifier(...).fit(X, y)`` for any split."""
+    Without DP the model equals ``FlyNNClassifier(...).fit(X, y)`` for any split (with
+    feature_stats: the central model trained with the same statistics)."""
     template = FlyNNClassifier(m=m, s=s, rho=rho, gamma=gamma, seed=seed,
-                               preprocess=preprocess, n_jobs=n_jobs)
+                               preprocess=preprocess, variant=variant, n_jobs=n_jobs)
     X, y = template._check_Xy(X, y, reset=True)
     classes, ids = np.unique(y, return_inverse=True)
     model, report = _flynn.federated.simulate(
         X, ids.astype(np.uint32), _label_names(classes), template._hyper(), int(parties),
-        split, int(split_seed), dp_epsilon, dp_T, dp_exponent, _threads(n_jobs))
+        split, int(split_seed), dp_epsilon, dp_T, dp_exponent, dp_unit, dp_postprocess,
+        *_feature_stats_pair(feature_stats, X.shape[1]), _threads(n_jobs))
     clf = FlyNNClassifier._from_model(model, n_jobs, classes=classes)
     if hasattr(template, "feature_names_in_"):
         clf.feature_names_in_ = template.feature_names_in_

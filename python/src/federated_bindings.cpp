@@ -1,5 +1,6 @@
 #include "federated_bindings.hpp"
 
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,7 +26,8 @@ using federated::DpEntry;
 using federated::DpParams;
 
 std::optional<DpParams> dp_params(std::optional<double> epsilon, std::optional<std::uint32_t> T,
-                                  const std::string& exponent) {
+                                  const std::string& exponent, const std::string& unit = "paper",
+                                  const std::string& postprocess = "none") {
   if (!epsilon && !T) return std::nullopt;
   if (!epsilon || !T)
     throw Error("differential privacy needs both dp_epsilon and dp_T (entries released per party)");
@@ -33,6 +35,8 @@ std::optional<DpParams> dp_params(std::optional<double> epsilon, std::optional<s
   p.epsilon = *epsilon;
   p.T = *T;
   p.exponent = federated::parse_dp_exponent(exponent);
+  p.unit = federated::parse_dp_unit(unit);
+  p.postprocess = federated::parse_dp_postprocess(postprocess);
   p.validate();
   return p;
 }
@@ -43,7 +47,9 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
                    const HyperParams& hyper_given, int parties, const std::string& split,
                    std::uint64_t split_seed, std::optional<double> dp_epsilon,
                    std::optional<std::uint32_t> dp_T, const std::string& dp_exponent,
-                   int threads) {
+                   const std::string& dp_unit, const std::string& dp_postprocess,
+                   std::optional<std::vector<float>> feature_centres,
+                   std::optional<std::vector<float>> feature_scales, int threads) {
   if (parties < 1 || parties > 4096)
     throw Error("parties = " + std::to_string(parties) + ": must be in [1, 4096]");
   const federated::SplitSpec spec = federated::SplitSpec::parse(split);
@@ -59,7 +65,18 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
   // As `flynn federated simulate`: reproducible by default, like training.
   if (!settings.hyper.seed) settings.hyper.seed = Defaults::seed;
   settings.labels = LabelSet(std::move(labels));
-  settings.dp = dp_params(dp_epsilon, dp_T, dp_exponent);
+  settings.dp = dp_params(dp_epsilon, dp_T, dp_exponent, dp_unit, dp_postprocess);
+  if (feature_centres || feature_scales) {
+    // As --feature-stats: public statistics, checked like the file's values.
+    if (!feature_centres || !feature_scales || feature_centres->size() != feature_scales->size())
+      throw std::invalid_argument("feature_stats must be (centres, scales) of one length each");
+    for (std::size_t j = 0; j < feature_scales->size(); ++j)
+      if (!((*feature_scales)[j] > 0.0f) || !std::isfinite((*feature_scales)[j]) ||
+          !std::isfinite((*feature_centres)[j]))
+        throw std::invalid_argument("feature_stats: scale " + std::to_string(j) +
+                                    " must be positive and every value finite");
+    settings.feature_stats = FeatureStats{std::move(*feature_centres), std::move(*feature_scales)};
+  }
   settings.threads = std::max(1, resolve_threads(threads) / parties);
 
   std::optional<federated::ColonyOutcome> out;
@@ -92,6 +109,8 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     p["epsilon_per_pick"] = out->privacy->per_pick;
     p["T"] = out->privacy->T;
     p["parties"] = out->privacy->parties;
+    p["unit"] = federated::dp_unit_name(settings.dp->unit);
+    p["postprocess"] = federated::dp_postprocess_name(settings.dp->postprocess);
     report["privacy"] = p;
   } else {
     report["privacy"] = py::none();
@@ -150,7 +169,8 @@ py::array_t<std::uint32_t> sum_releases(const std::vector<std::pair<
 void bind_federated(py::module_& m) {
   m.def("simulate", &simulate, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("hyper"),
         py::arg("parties"), py::arg("split"), py::arg("split_seed"), py::arg("dp_epsilon"),
-        py::arg("dp_T"), py::arg("dp_exponent"), py::arg("threads"));
+        py::arg("dp_T"), py::arg("dp_exponent"), py::arg("dp_unit"), py::arg("dp_postprocess"),
+        py::arg("feature_centres"), py::arg("feature_scales"), py::arg("threads"));
   m.def("privatize", &privatize, py::arg("counts"), py::arg("epsilon"), py::arg("T"),
         py::arg("parties"), py::arg("exponent"));
   m.def("sum_releases", &sum_releases, py::arg("releases"), py::arg("n"));

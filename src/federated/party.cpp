@@ -204,7 +204,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     if (dp && config.variant.standardize && !settings.feature_stats)
       throw Error(fmt::format(
           "variant {} standardises features with training statistics, which the DP release "
-          "does not protect: give public statistics with --feature-stats FILE, or use "
+          "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
           "--variant paper or sign",
           variant_name(config.variant)));
     if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))

@@ -50,6 +50,40 @@ def test_simulate_with_dp(digits_split, small_params):
         federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1.0, **small_params)
 
 
+def test_simulate_dp_unit_postprocess_and_public_feature_stats(cli, digits_split, small_params,
+                                                               tmp_path):
+    import subprocess
+    from test_cli_parity import write_csv
+    Xtr, ytr, Xte, yte = digits_split
+    d = Xtr.shape[1]
+    stats = (np.full(d, 8.0), np.full(d, 4.5))
+    # Without DP, public statistics give the central model trained with the same file.
+    fed = federated.simulate(Xtr, ytr, parties=3, variant="zsign-q", feature_stats=stats,
+                             **small_params)
+    write_csv(tmp_path / "d.csv", Xtr, ytr)
+    (tmp_path / "s.csv").write_text(",".join(["8"] * d) + "\n" + ",".join(["4.5"] * d) + "\n")
+    args = [f"--{k}={v}" for k, v in small_params.items()]
+    subprocess.run([cli, "train", "--data", str(tmp_path / "d.csv"), "--model", str(tmp_path / "c.flynn"),
+                    "--variant", "zsign-q", "--feature-stats", str(tmp_path / "s.csv"), "--quiet", *args],
+                   check=True, capture_output=True)
+    assert fed.to_bytes() == (tmp_path / "c.flynn").read_bytes()
+    # Under DP a standardising variant needs them, and the report names unit and post-processing.
+    with pytest.raises(ValueError, match="feature_stats"):
+        federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1e4, dp_T=4000, variant="zsign-q",
+                           **small_params)
+    fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1e4, dp_T=4000, variant="zsign-q",
+                             feature_stats=stats, dp_unit="record", dp_postprocess="none",
+                             **small_params)
+    privacy = fed.federation_report_["privacy"]
+    assert privacy["unit"] == "record" and privacy["postprocess"] == "none"
+    assert privacy["epsilon_per_party"] == pytest.approx(1e4)
+    assert fed.config_["variant"] == "zsign-q" and fed.score(Xte, yte) > 0.5
+    with pytest.raises(ValueError, match="feature_stats"):
+        federated.simulate(Xtr, ytr, feature_stats=(np.ones(3), np.ones(3)), **small_params)
+    with pytest.raises(ValueError, match="unit"):
+        federated.simulate(Xtr, ytr, dp_epsilon=1.0, dp_T=10, dp_unit="rows", **small_params)
+
+
 def test_party_counts_aggregate_to_central_training(digits_split, small_params):
     small_params = dict(small_params, variant="paper")  # the party-level counts API
     Xtr, ytr, Xte, _ = digits_split
