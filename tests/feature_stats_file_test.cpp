@@ -160,7 +160,7 @@ TEST(FeatureStatsCli, TrainAndSimulateWithPublicStatistics) {
   test::write_text(dir.file("w.csv"), "0,0\n1,1\n");
   r = test::run_cli("train --data " + train + " --model " + dir.file("w.flynn") +
                     " --variant zsign-q --feature-stats " + dir.file("w.csv") + " --quiet");
-  test::expect_clean_error(r, "2 values per row, the data has 3 features");
+  test::expect_clean_error(r, "2 values, the data 3 features");
   r = test::run_cli("federated simulate --data " + train + " --parties 2 --variant zsign-q --dp-epsilon 5 --dp-T 8 --quiet");
   test::expect_clean_error(r, "--feature-stats");
   r = test::run_cli("federated simulate --data " + train + " --parties 2 --variant zsign-q --dp-epsilon 5 --dp-T 8 "

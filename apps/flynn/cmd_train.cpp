@@ -13,6 +13,7 @@
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/imputation.hpp"
+#include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
@@ -38,34 +39,34 @@ struct Trained {
   double load_seconds = 0, train_seconds = 0;
 };
 
-// The untrained model for data of `n_features` features and these classes.
-// The model to train, with --feature-stats' public statistics when given (then the rows'
-// own are never computed).
-FlyNN make_model(const TrainOptions& o, std::size_t n_features, const LabelSet& labels) {
+// The untrained model for data of `n_features` features and these classes, holding
+// --feature-stats' public statistics when given (then the rows' own are never computed).
+FlyNN make_model(const TrainOptions& o, std::size_t n_features, const LabelSet& labels,
+                 const std::optional<FeatureStats>& public_stats) {
   const FlyConfig config =
       o.hyper.params().resolve(static_cast<std::uint32_t>(n_features), labels.size());
   FlyNN model(config, labels, o.common.threads);
-  if (std::optional<FeatureStats> stats = o.feature_stats.load(o.format.max_input_bytes())) {
-    if (!config.variant.standardize)
-      throw Error(fmt::format("--feature-stats: variant {} standardises nothing",
-                              variant_name(config.variant)));
-    if (stats->mean.size() != n_features)
-      throw Error(fmt::format("--feature-stats {}: {} values per row, the data has {} features",
-                              o.feature_stats.path, stats->mean.size(), n_features));
-    model.set_feature_stats(std::move(*stats));
+  if (public_stats) {
+    try {
+      io::check_feature_stats_fit(*public_stats, config);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--feature-stats {}: {}", o.feature_stats.path, e.what()));
+    }
+    model.set_feature_stats(*public_stats);
   }
   return model;
 }
 
 // Data that can be read only once (a pipe, standard input): loaded whole, then fitted.
-Trained train_in_memory(const TrainOptions& o, const io::LoadOptions& load) {
+Trained train_in_memory(const TrainOptions& o, const io::LoadOptions& load,
+                        const std::optional<FeatureStats>& public_stats) {
   const auto t_load = std::chrono::steady_clock::now();
   Dataset data = io::load_dataset(o.data, load);
   if (!data.has_labels)
     throw Error(fmt::format("{}: training data needs a label column", o.data));
   data.require_trainable();
   const LabelSet labels = training_labels(o.labels, data);
-  Trained t{make_model(o, data.n_features, labels), data.n_rows, data.n_features,
+  Trained t{make_model(o, data.n_features, labels, public_stats), data.n_rows, data.n_features,
             seconds_since(t_load), 0};
   const auto t_train = std::chrono::steady_clock::now();
   {
@@ -156,7 +157,8 @@ TrainingSurvey survey(const TrainOptions& o, const io::LoadOptions& load,
 // the feature statistics, a second that counts chunk by chunk (counts are sums). The model
 // equals fit() on the whole file: the same statistics from the same exact sums, the same
 // integer counts.
-Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
+Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load,
+                        const std::optional<FeatureStats>& public_stats) {
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
   std::optional<LabelSet> fixed_labels;
@@ -165,24 +167,25 @@ Trained train_streaming(const TrainOptions& o, const io::LoadOptions& load) {
   const auto t_load = std::chrono::steady_clock::now();
   TrainingSurvey s;
   try {
-    s = survey(o, load, limits, fixed_labels, /*want_sums=*/true);
+    // Public statistics make the rows' own sums unnecessary.
+    s = survey(o, load, limits, fixed_labels, /*want_sums=*/!public_stats);
   } catch (const io::TextInNumericColumn&) {
     // A text column to one-hot encode: its categories must be known before any row is
     // encoded, which whole-file loading learns in a pass of its own. Such tables are
     // trained in memory.
-    return train_in_memory(o, load);
+    return train_in_memory(o, load, public_stats);
   }
   const LabelSet labels =
       fixed_labels ? *fixed_labels
                    : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
-  Trained t{make_model(o, s.n_features, labels), s.rows, s.n_features, seconds_since(t_load), 0};
+  Trained t{make_model(o, s.n_features, labels, public_stats), s.rows, s.n_features, seconds_since(t_load), 0};
 
   // LIBSVM without a fixed width: read again at the file's width, which makes every chunk
   // as wide as load_dataset's rows.
   io::LoadOptions counting = load;
   if (!s.fixed_width) counting.expected_features = s.n_features;
   const auto t_train = std::chrono::steady_clock::now();
-  if (t.model.config().variant.standardize && t.model.feature_stats().empty()) {
+  if (t.model.config().variant.standardize && !public_stats) {
     if (!s.sums) {
       io::RowStream rows(o.data, counting, limits);
       s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
@@ -243,7 +246,10 @@ void run_train(const TrainOptions& o) {
   // loaded into memory once.
   std::error_code ec;
   const bool regular = std::filesystem::is_regular_file(o.data, ec);
-  const Trained t = regular ? train_streaming(o, load) : train_in_memory(o, load);
+  // Read before the data, so that a bad statistics file stops the command at once.
+  const std::optional<FeatureStats> public_stats = o.feature_stats.load(o.format.max_input_bytes());
+  const Trained t =
+      regular ? train_streaming(o, load, public_stats) : train_in_memory(o, load, public_stats);
   const FlyNN& model = t.model;
   const FlyConfig& config = model.config();
   const LabelSet& labels = model.labels();

@@ -1,6 +1,5 @@
 #include "federated_bindings.hpp"
 
-#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +12,7 @@
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
+#include "flynn/io/feature_stats_file.hpp"
 #include "model_handle.hpp"
 #include "numpy_rows.hpp"
 
@@ -68,14 +68,10 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
   settings.dp = dp_params(dp_epsilon, dp_T, dp_exponent, dp_unit, dp_postprocess);
   if (feature_centres || feature_scales) {
     // As --feature-stats: public statistics, checked like the file's values.
-    if (!feature_centres || !feature_scales || feature_centres->size() != feature_scales->size())
-      throw std::invalid_argument("feature_stats must be (centres, scales) of one length each");
-    for (std::size_t j = 0; j < feature_scales->size(); ++j)
-      if (!((*feature_scales)[j] > 0.0f) || !std::isfinite((*feature_scales)[j]) ||
-          !std::isfinite((*feature_centres)[j]))
-        throw std::invalid_argument("feature_stats: scale " + std::to_string(j) +
-                                    " must be positive and every value finite");
+    if (!feature_centres || !feature_scales)
+      throw std::invalid_argument("feature_stats must be (centres, scales)");
     settings.feature_stats = FeatureStats{std::move(*feature_centres), std::move(*feature_scales)};
+    io::check_feature_stats(*settings.feature_stats, "feature_stats");
   }
   settings.threads = std::max(1, resolve_threads(threads) / parties);
 

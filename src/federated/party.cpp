@@ -192,15 +192,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     HyperParams hyper = settings.hyper;
     if (dp && !hyper.variant) hyper.variant = Variant{};
     config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
-    if (settings.feature_stats) {
-      if (!config.variant.standardize)
-        throw Error(fmt::format("feature statistics were given, but variant {} standardises nothing",
-                                variant_name(config.variant)));
-      if (settings.feature_stats->mean.size() != config.input_dim ||
-          settings.feature_stats->scale.size() != config.input_dim)
-        throw Error(fmt::format("the feature statistics have {} values, the data {} features",
-                                settings.feature_stats->mean.size(), config.input_dim));
-    }
+    if (settings.feature_stats) io::check_feature_stats_fit(*settings.feature_stats, config);
     if (dp && config.variant.standardize && !settings.feature_stats)
       throw Error(fmt::format(
           "variant {} standardises features with training statistics, which the DP release "

@@ -23,14 +23,29 @@ FeatureStats parse_feature_stats(std::string_view text, const std::string& sourc
   FeatureStats stats;
   stats.mean.assign(rows.features.begin(), rows.features.begin() + static_cast<std::ptrdiff_t>(d));
   stats.scale.assign(rows.features.begin() + static_cast<std::ptrdiff_t>(d), rows.features.end());
-  for (std::size_t j = 0; j < d; ++j) {
+  check_feature_stats(stats, source);
+  return stats;
+}
+
+void check_feature_stats(const FeatureStats& stats, const std::string& source) {
+  if (stats.mean.size() != stats.scale.size())
+    throw Error(fmt::format("{}: {} centres but {} scales", source, stats.mean.size(), stats.scale.size()));
+  for (std::size_t j = 0; j < stats.mean.size(); ++j) {
     if (!std::isfinite(stats.mean[j]))
       throw Error(fmt::format("{}: centre of feature {} is not a finite number", source, j + 1));
     if (!(stats.scale[j] > 0.0f) || !std::isfinite(stats.scale[j]))
       throw Error(fmt::format("{}: scale of feature {} is {}: scales must be positive", source, j + 1,
                               stats.scale[j]));
   }
-  return stats;
+}
+
+void check_feature_stats_fit(const FeatureStats& stats, const FlyConfig& config) {
+  if (!config.variant.standardize)
+    throw Error(fmt::format("feature statistics were given, but variant {} standardises nothing",
+                            variant_name(config.variant)));
+  if (stats.mean.size() != config.input_dim)
+    throw Error(fmt::format("the feature statistics have {} values, the data {} features",
+                            stats.mean.size(), config.input_dim));
 }
 
 FeatureStats load_feature_stats(const std::string& path, std::uint64_t max_bytes) {

@@ -43,10 +43,7 @@ Dataset TableChunk::take(const TableSchema* schema) {
   if (rows.has_labels) rows.classes = interner.finish(rows.labels);
   if (schema) rows.schema = *schema;
   total_rows += rows.n_rows;
-  Dataset out = std::move(rows);
-  rows = Dataset{};
-  interner = LabelInterner{};
-  return out;
+  return std::move(rows);  // the parser reset()s before the next row
 }
 
 }  // namespace flynn::io::detail
