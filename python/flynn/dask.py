@@ -31,7 +31,8 @@ Decisions (docs/python.md, "Scale-out with Dask"):
 
 * Input: X a 2-D Dask array, or a Dask DataFrame of numeric (or bool) columns; y a 1-D
   Dask array or Dask Series with one label per row, partitioned like X (same number of
-  partitions, same rows in each; checked per partition), or the name of a column of the
+  partitions, same number of rows in each; checked per partition; rows and labels pair by
+  position, as in FlyNNClassifier.fit, not by index), or the name of a column of the
   DataFrame X. A DataFrame with other columns (object, string, category, datetime) is
   refused naming them: encode them first (e.g. ``dd.get_dummies(X.categorize())``).
   Column names are kept as ``feature_names_in_`` as in FlyNNClassifier.fit.
