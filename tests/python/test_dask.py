@@ -163,7 +163,7 @@ def test_misaligned_partitions_and_bad_inputs_are_refused(client, table):
         flynn.dask.fit(ddf, ys, **PARAMS)
     # Same number of partitions, different rows in them: caught on the worker.
     ys = frame_parts(pd.DataFrame({"y": y[:200]}), (10, 90, 50, 50))["y"]
-    with pytest.raises(ValueError, match=r"partition 0: 50 rows but 10 labels"):
+    with pytest.raises(ValueError, match=r"partition [01]: 50 rows but (10|90) labels"):
         flynn.dask.fit(ddf, ys, **PARAMS)
     with pytest.raises(ValueError, match="at least two classes"):
         flynn.dask.fit(da.from_array(X[:50], chunks=25), da.zeros(50, chunks=25), **PARAMS)
