@@ -16,6 +16,7 @@ PKGS=(
   python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib python3-pandas
   python3-dev python3-venv python3-pip python3-pytest python3-joblib python3-build
   python3-setuptools python3-wheel pybind11-dev python3-pybind11
+  python3-dask python3-distributed
 )
 
 missing=()

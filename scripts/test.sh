@@ -68,8 +68,9 @@ if has python; then
   /usr/bin/python3 -m venv --system-site-packages build-python/venv
   FLYNN_BUILD_JOBS=$JOBS build-python/venv/bin/pip install --quiet --no-build-isolation --no-index .
   # From outside the checkout, so the tests import the installed package; the CLI parity
-  # tests use this build's CLI and must not be skipped.
-  (cd build-python && FLYNN_CLI="$PWD/../build/flynn" FLYNN_REQUIRE_CLI=1 \
+  # tests use this build's CLI and must not be skipped, nor must the flynn.dask tests
+  # (python3-dask and python3-distributed are in scripts/setup.sh).
+  (cd build-python && FLYNN_CLI="$PWD/../build/flynn" FLYNN_REQUIRE_CLI=1 FLYNN_REQUIRE_DASK=1 \
      venv/bin/python -m pytest -q -p no:cacheprovider ../tests/python)
 fi
 

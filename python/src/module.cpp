@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "config_dict.hpp"
+#include "dask_bindings.hpp"
 #include "federated_bindings.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
@@ -105,6 +106,8 @@ PYBIND11_MODULE(_flynn, m) {
 
   py::module_ fed = m.def_submodule("federated", "FlyNNFL: simulated federation and DP releases");
   python::bind_federated(fed);
+  py::module_ dask = m.def_submodule("dask", "exact per-partition sums for flynn.dask");
+  python::bind_dask(dask);
 #ifdef FLYNN_PYTHON_WITH_TUNE
   python::bind_tune(m);
 #endif
