@@ -124,7 +124,10 @@ def _array_columns(X):
 
 
 def _has_nan(X):
-    return X.dtype.kind == "f" and bool(np.isnan(X).any())
+    """Whether a validated array (finite or NaN values) holds a NaN: its float64 sum is NaN
+    (no n × d mask; a sum that overflows both ways also reads NaN and only sends X through
+    the table encoder, which then finds nothing missing)."""
+    return X.dtype.kind == "f" and bool(np.isnan(X.sum(dtype=np.float64)))
 
 
 class FlyNNClassifier(ClassifierMixin, BaseEstimator):
@@ -197,6 +200,15 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.config_ = self._model.config
 
+    def _check_Xy(self, X, y, reset, allow_nan=False):
+        """An array X and y validated as scikit-learn does; NaN (a missing value) kept only
+        with allow_nan (fit's table path fills it; callers that hand X to the core as it is,
+        flynn.federated and flynn.tune, keep the default and refuse NaN)."""
+        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None,
+                                   force_all_finite="allow-nan" if allow_nan else True)
+        check_classification_targets(y)
+        return X, y
+
     def _set_table(self, schema):
         """Stores the training table's schema in the model (None: it has none)."""
         if schema is not None and not schema.empty:
@@ -258,9 +270,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
             self._check_n_features(X, reset=reset)
             rows, schema = self._table_rows(X, reset, label_name)
             return rows, y, schema
-        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None,
-                                   force_all_finite="allow-nan")
-        check_classification_targets(y)
+        X, y = self._check_Xy(X, y, reset, allow_nan=True)
         if _has_nan(X) or (not reset and self._one_hot):
             rows, schema = self._table_rows(X, reset, label_name)
             return rows, y, schema
