@@ -1,6 +1,7 @@
 #include "table_bindings.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,20 @@ struct PyTable {
     }
   }
 
+  /// What the table holds, in bytes: 8 per numeric cell (a float64 in the DataFrame), the
+  /// text and a delimiter per text cell; the measure of "input" the one-hot bound uses.
+  std::uint64_t bytes() const {
+    std::uint64_t total = 0;
+    for (const Column& c : columns) {
+      if (c.numeric) {
+        total += 8 * static_cast<std::uint64_t>(n_rows);
+      } else {
+        for (const std::string& cell : c.cells) total += cell.size() + 1;
+      }
+    }
+    return total;
+  }
+
   bool has_text() const {
     for (const Column& c : columns)
       if (!c.numeric) return true;
@@ -137,6 +152,21 @@ io::TableLayout python_layout(const PyTable& t, const TableSchema* model_schema)
   options.label_column.kind = io::LabelColumn::Kind::None;
   options.schema = model_schema;
   return io::resolve_table_layout(t.names, t.columns.size(), options, kSource, 0);
+}
+
+/// One-hot blocks are the one place where a table's features can outgrow the table itself
+/// (many text columns with many categories): bounded as parse_csv bounds them, by
+/// io::sparse_value_limit of the table's size (PyTable::bytes, at least what its CSV holds
+/// for the same numbers of cells).
+void check_encoded_size(const PyTable& t, const TableSchema& schema) {
+  const std::uint64_t values = static_cast<std::uint64_t>(t.n_rows) * schema.n_features();
+  const std::uint64_t limit = io::sparse_value_limit(t.bytes());
+  if (values > limit)
+    throw Error(kSource + ": " + std::to_string(t.n_rows) + " rows x " +
+                std::to_string(schema.n_features()) +
+                " features after one-hot encoding the text columns is too large to encode "
+                "(limit " + std::to_string(limit) + " values for this table); leave text "
+                "columns out");
 }
 
 /// Encodes every row of `t` into `data` (n_rows × schema.n_features()). Rows the encoder
@@ -197,6 +227,7 @@ py::tuple encode_training_table(const py::list& columns,
     } else {
       schema = io::numeric_schema(layout, t.names);
     }
+    check_encoded_size(t, schema);
     // The CLI stores the label column's header name with a named schema.
     if (schema.named) schema.label_name = label_name;
     const io::TableRowEncoder encoder(layout, schema, policy, kSource,
@@ -233,6 +264,7 @@ py::array_t<float> encode_table(const py::list& columns,
     const io::TableLayout layout = python_layout(t, given);
     // A model without a schema reads its features by position, all numeric.
     const TableSchema schema = given ? model_schema : io::numeric_schema(layout, t.names);
+    check_encoded_size(t, schema);
     const io::TableRowEncoder encoder(layout, schema, policy, kSource,
                                       io::TableRowEncoder::Mode::Prediction);
     encode_rows(t, layout, schema, encoder, data);

@@ -304,3 +304,34 @@ def test_check_estimator_passes_under_missing_error():
     naming them; the table encoder's "missing value 'NaN'" does."""
     from sklearn.utils.estimator_checks import check_estimator
     check_estimator(flynn.FlyNNClassifier(missing="error"))
+
+
+def test_one_hot_growth_is_bounded_as_the_cli_bounds_it(cli, tmp_path):
+    """256 categories over 300000 rows would be 76.8M features' values from a 2 MB table:
+    refused before anything is encoded (the CLI's bound: 2^26 + the table's size)."""
+    n = 300_000
+    codes = np.array([f"c{k:03d}" for k in range(256)], dtype=object)
+    X = pd.DataFrame({"code": codes[np.arange(n) % 256]})
+    y = pd.Series(np.arange(n) % 2, name="label")
+    with pytest.raises(ValueError, match="after one-hot encoding the text columns is too large"):
+        flynn.FlyNNClassifier().fit(X, y)
+    write_table(tmp_path / "wide.csv", X, y)
+    cli_run = run(cli, "train", "--data", tmp_path / "wide.csv", "--model", tmp_path / "m.flynn",
+                  "--header", "yes", "--quiet", check=False)
+    assert cli_run.returncode != 0 and "after one-hot encoding the text columns is too large" \
+        in cli_run.stderr
+
+
+def test_identifier_and_too_many_categories_are_the_clis_errors(cli, tmp_path):
+    n = 40
+    ids = pd.DataFrame({"x": np.arange(n) / 8, "name": [f"row{k}" for k in range(n)]})
+    many = pd.DataFrame({"x": np.arange(600) / 8, "tag": [f"t{k % 300}" for k in range(600)]})
+    for X, message in ((ids, "with a different value in every row, like an identifier"),
+                       (many, "with more than 256 different values")):
+        y = pd.Series(np.arange(len(X)) % 2, name="label")
+        with pytest.raises(ValueError, match=message):
+            flynn.FlyNNClassifier().fit(X, y)
+        write_table(tmp_path / "t.csv", X, y)
+        cli_run = run(cli, "train", "--data", tmp_path / "t.csv", "--model", tmp_path / "m.flynn",
+                      "--header", "yes", "--quiet", check=False)
+        assert cli_run.returncode != 0 and message in cli_run.stderr
