@@ -1,6 +1,7 @@
 """FlyNNClassifier: the scikit-learn estimator over flynn's core (flynn._flynn.Model)."""
 import math
 import os
+from collections import Counter
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -254,9 +255,15 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         if not reset:
             return _flynn.encode_table(columns, names, self._model.table_schema,
                                        self.missing), None
-        if names is not None and label_name in names:
-            raise ValueError(f"label_name={label_name!r} is also the name of a feature column; "
-                             "a model file could not tell them apart")
+        if names is not None:
+            # flynn predict matches a named model's columns by name: each must be unique.
+            repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+            if repeated:
+                raise ValueError(f"column name(s) {repeated} appear more than once; a model "
+                                 "file's columns are matched by name")
+            if label_name in names:
+                raise ValueError(f"label_name={label_name!r} is also the name of a feature "
+                                 "column; a model file could not tell them apart")
         return _flynn.encode_training_table(columns, names, label_name, self.missing)
 
     def _training_rows(self, X, y, reset, label_name=""):

@@ -202,6 +202,9 @@ def test_label_name_is_stored_and_can_be_given(cli, tmp_path):
     assert unnamed.table_.label_name == "" and unnamed.to_bytes() != cli_bytes
     with pytest.raises(ValueError, match="also the name of a feature column"):
         flynn.FlyNNClassifier(label_name="color").fit(X, y)
+    with pytest.raises(ValueError, match=r"column name\(s\) \['color'\] appear more than once"):
+        flynn.FlyNNClassifier().fit(X.set_axis(["weight", "color", "color", "size", "fresh"],
+                                               axis=1), y)
 
 
 # ---- column names -----------------------------------------------------------------------------
