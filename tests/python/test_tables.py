@@ -338,3 +338,23 @@ def test_identifier_and_too_many_categories_are_the_clis_errors(cli, tmp_path):
         cli_run = run(cli, "train", "--data", tmp_path / "t.csv", "--model", tmp_path / "m.flynn",
                       "--header", "yes", "--quiet", check=False)
         assert cli_run.returncode != 0 and message in cli_run.stderr
+
+
+def test_bad_tables_give_clear_errors():
+    X, y = mixed_table(30, 40)
+    bad = X.copy()
+    bad.loc[4, "weight"] = np.inf
+    with pytest.raises(ValueError, match=r"^X:5:1: infinite value"):
+        flynn.FlyNNClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="0 sample"):
+        flynn.FlyNNClassifier().fit(X.iloc[:0], y.iloc[:0])
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        flynn.FlyNNClassifier().fit(X.assign(weight=X["weight"] + 1j), y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        flynn.FlyNNClassifier().fit(X, y[:10])
+    clf = flynn.FlyNNClassifier().fit(X, y)
+    with pytest.raises(ValueError, match=r"^X:5:1: infinite value"):
+        clf.predict(bad)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"), \
+            pytest.raises(ValueError, match="X has 4 features, but FlyNNClassifier is expecting 5"):
+        clf.predict(X.iloc[:, :4].to_numpy(dtype=object))
