@@ -239,6 +239,19 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         check_consistent_length(X, y)
         return y
 
+    def _takes_text_array(self, X):
+        """An object array for a one-hot model: text for its categorical columns, by
+        position (at fit, object arrays are converted to numbers as scikit-learn does)."""
+        return self._one_hot and type(X) is np.ndarray and X.dtype == object
+
+    def _checked_table(self, X, reset):
+        """A DataFrame or object array after scikit-learn's checks of its names and width."""
+        if not _is_dataframe(X) and X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+        self._check_feature_names(X, reset=reset)
+        self._check_n_features(X, reset=reset)
+        return X
+
     def _table_rows(self, X, reset, label_name=""):
         """The model's feature rows of a DataFrame or an array that needs the table encoder,
         and the schema training learned (reset=True; None otherwise: encoded with the
@@ -270,11 +283,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         """(rows, y, schema): X as the model's feature rows, y validated, and the table
         schema learned when reset (None when X needs none)."""
         _check_missing(self.missing)
-        if _is_dataframe(X):
+        if _is_dataframe(X) or (not reset and self._takes_text_array(X)):
             y = self._check_labels(X, y)
             check_classification_targets(y)
-            self._check_feature_names(X, reset=reset)
-            self._check_n_features(X, reset=reset)
+            X = self._checked_table(X, reset)
             rows, schema = self._table_rows(X, reset, label_name)
             return rows, y, schema
         X, y = self._check_Xy(X, y, reset, allow_nan=True)
@@ -354,18 +366,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         for one-hot models through the table encoder (the model's schema), other arrays
         validated as scikit-learn does."""
         _check_missing(self.missing)
-        if _is_dataframe(X):
-            self._check_feature_names(X, reset=False)
-            self._check_n_features(X, reset=False)
-            return self._table_rows(X, reset=False)[0]
-        if self._one_hot and getattr(X, "dtype", None) == object:
-            # Text for the categorical columns, by position.
-            X = np.asarray(X)
-            if X.ndim != 2:
-                raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
-            self._check_feature_names(X, reset=False)
-            self._check_n_features(X, reset=False)
-            return self._table_rows(X, reset=False)[0]
+        if _is_dataframe(X) or self._takes_text_array(X):
+            return self._table_rows(self._checked_table(X, reset=False), reset=False)[0]
         X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None,
                                 force_all_finite="allow-nan")
         if self._one_hot or _has_nan(X):

@@ -271,6 +271,11 @@ def test_partial_fit_and_forget_encode_with_the_first_schema():
     before = part.export_counts().counts.copy()
     part.partial_fit(X[:50], y[:50]).forget(X[:50], y[:50])
     assert np.array_equal(part.export_counts().counts, before)
+    # Object arrays carry the same table by position.
+    rows = X[:50].to_numpy(dtype=object)
+    with pytest.warns(UserWarning, match="X does not have valid feature names"):
+        part.partial_fit(rows, y[:50]).forget(rows, y[:50])
+    assert np.array_equal(part.export_counts().counts, before)
 
 
 def test_pickle_keeps_the_table():
