@@ -1,10 +1,13 @@
 """FlyNNClassifier: the scikit-learn estimator over flynn's core (flynn._flynn.Model)."""
+import math
 import os
+from collections import Counter
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import (_get_feature_names, check_consistent_length,
+                                      check_is_fitted, column_or_1d)
 
 from . import _flynn
 
@@ -57,6 +60,77 @@ def _class_ids(y, classes):
     return ids.astype(np.uint32)
 
 
+# ---- tables: DataFrames and missing values, encoded by the CLI's table encoder
+#
+# A table reaches the C++ encoder (flynn._flynn.encode_training_table / encode_table, over
+# flynn::io::TableSchemaBuilder and TableRowEncoder) as its columns: numeric ones as float32
+# arrays (NaN = missing), all others as the text cells a CSV of the table holds (None =
+# missing). The encoder decides everything else as `flynn train` / `flynn predict` do for
+# that CSV: categorical columns and their categories, one-hot blocks, missing cells.
+
+_MISSING_POLICIES = ("mean", "zero", "error")
+
+
+def _check_missing(missing):
+    if missing not in _MISSING_POLICIES:
+        raise ValueError(f"missing={missing!r}: expected one of {list(_MISSING_POLICIES)} "
+                         "(as flynn train --missing)")
+
+
+def _is_dataframe(X):
+    """A pandas DataFrame (tested by its interface, so pandas is imported only when used)."""
+    return hasattr(X, "iloc") and hasattr(X, "dtypes") and getattr(X, "ndim", 0) == 2
+
+
+def _is_missing_value(v):
+    """None, NaN, pandas' NA and NaT: what a CSV of the table writes as an empty cell."""
+    if v is None:
+        return True
+    if isinstance(v, float):
+        return math.isnan(v)
+    return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _text_cells(values):
+    """The CSV cells of a column that is not numeric: each value as pandas' to_csv writes it
+    (str(v): 'True', '1.5', 'red'), None where the value is missing."""
+    return [None if _is_missing_value(v) else (v if isinstance(v, str) else str(v))
+            for v in values]
+
+
+def _frame_columns(X):
+    """The columns of a DataFrame for the table encoder: numeric dtypes (not bool) as
+    float32 (nullable ones with NA as NaN), every other dtype (object, string, category,
+    bool, ...) as text cells."""
+    from pandas.api import types as pdt
+    columns = []
+    for j in range(X.shape[1]):
+        col = X.iloc[:, j]
+        if pdt.is_complex_dtype(col.dtype):
+            raise ValueError("Complex data not supported")
+        if pdt.is_numeric_dtype(col.dtype) and not pdt.is_bool_dtype(col.dtype):
+            columns.append(col.to_numpy(dtype=np.float32, na_value=np.nan))
+        else:
+            columns.append(_text_cells(col.to_numpy(dtype=object)))
+    return columns
+
+
+def _array_columns(X):
+    """The columns of a 2-D array for the table encoder: float32 views (object arrays: text
+    cells, matched to a model's categorical columns by position)."""
+    if X.dtype == object:
+        return [_text_cells(X[:, j]) for j in range(X.shape[1])]
+    X = np.asarray(X, dtype=np.float32)
+    return [X[:, j] for j in range(X.shape[1])]
+
+
+def _has_nan(X):
+    """Whether a validated array (finite or NaN values) holds a NaN: its float64 sum is NaN
+    (no n × d mask; a sum that overflows both ways also reads NaN and only sends X through
+    the table encoder, which then finds nothing missing)."""
+    return X.dtype.kind == "f" and bool(np.isnan(X.sum(dtype=np.float64)))
+
+
 class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """FlyNN: a nearest-neighbour classifier with one Fly Bloom Filter per class over
     FlyHash codes (Ram & Sinha, AAAI 2022), trained by exact integer counting.
@@ -76,10 +150,23 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   "thermo-sign", "zsign+paper" (docs/defaults.md). Standardising variants fix their statistics at the
                   first fit, so merge() needs models trained with the same statistics.
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
+      missing:    missing cells (NaN; None / pd.NA in DataFrames), as flynn train --missing:
+                  "mean" (default: filled with the training mean of the feature, kept in the
+                  model for prediction), "zero", or "error" (an error naming the row and column).
+      label_name: the label column's name stored with the column names (a model file from
+                  a DataFrame with string column names carries them, as flynn train's for
+                  a CSV with a header); None = y's name when y is a pandas Series with a
+                  string name, else none.
 
-    Attributes after fit: classes_ (sorted labels), n_features_in_, feature_names_in_ (when
-    X is a pandas DataFrame with string column names), config_ (the resolved
-    hyper-parameters as a dict).
+    X is a 2-D array or a pandas DataFrame. DataFrame columns of numeric dtype are numbers;
+    all others (object, string, category, bool) are text, one-hot encoded as flynn train
+    encodes the same table as CSV (categories sorted, stored in the model; an unseen category
+    at prediction gives an all-zero block). docs/python.md, "Tables".
+
+    Attributes after fit: classes_ (sorted labels), n_features_in_ (columns of X),
+    feature_names_in_ (when X is a pandas DataFrame with string column names), config_ (the
+    resolved hyper-parameters as a dict; its n_features counts one-hot features), table_
+    (the flynn._flynn.TableSchema stored in the model file, or None).
 
     Scores are Σ γ^count over the ρ winners of a row's hash, per class; lower = more
     familiar. predict returns the class of the lowest score (ties to the first class),
@@ -89,7 +176,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, n_jobs=None):
+                 variant=None, n_jobs=None, missing="mean", label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -98,6 +185,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.preprocess = preprocess
         self.variant = variant
         self.n_jobs = n_jobs
+        self.missing = missing
+        self.label_name = label_name
 
     # ---- training
 
@@ -112,20 +201,112 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.config_ = self._model.config
 
-    def _check_Xy(self, X, y, reset):
-        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None)
+    def _check_Xy(self, X, y, reset, allow_nan=False):
+        """An array X and y validated as scikit-learn does; NaN (a missing value) kept only
+        with allow_nan (fit's table path fills it; callers that hand X to the core as it is,
+        flynn.federated and flynn.tune, keep the default and refuse NaN)."""
+        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None,
+                                   force_all_finite="allow-nan" if allow_nan else True)
         check_classification_targets(y)
         return X, y
 
+    def _set_table(self, schema):
+        """Stores the training table's schema in the model (None: it has none)."""
+        if schema is not None and not schema.empty:
+            self._model.table_schema = schema
+        self._note_table()
+
+    def _note_table(self):
+        schema = self._model.table_schema
+        # Rows whose columns are not the model's features as they are (one-hot blocks)
+        # never take the prediction fast path.
+        self._one_hot = schema.has_categorical
+
+    def _label_name_of(self, y):
+        if self.label_name is not None:
+            if not isinstance(self.label_name, str):
+                raise ValueError(f"label_name={self.label_name!r}: expected a str")
+            return self.label_name
+        name = getattr(y, "name", None)
+        return name if isinstance(name, str) else ""
+
+    def _check_labels(self, X, y):
+        """y validated as _validate_data validates it, for X that it does not convert."""
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y "
+                             "is None")
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        return y
+
+    def _takes_text_array(self, X):
+        """An object array for a one-hot model: text for its categorical columns, by
+        position (at fit, object arrays are converted to numbers as scikit-learn does)."""
+        return self._one_hot and type(X) is np.ndarray and X.dtype == object
+
+    def _checked_table(self, X, reset):
+        """A DataFrame or object array after scikit-learn's checks of its names and width."""
+        if not _is_dataframe(X) and X.ndim != 2:
+            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+        self._check_feature_names(X, reset=reset)
+        self._check_n_features(X, reset=reset)
+        return X
+
+    def _table_rows(self, X, reset, label_name=""):
+        """The model's feature rows of a DataFrame or an array that needs the table encoder,
+        and the schema training learned (reset=True; None otherwise: encoded with the
+        model's schema)."""
+        if _is_dataframe(X):
+            if X.shape[0] == 0:
+                raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a "
+                                 "minimum of 1 is required.")
+            names = _get_feature_names(X)
+            names = None if names is None else [str(n) for n in names]
+            columns = _frame_columns(X)
+        else:
+            names, columns = None, _array_columns(X)
+        if not reset:
+            return _flynn.encode_table(columns, names, self._model.table_schema,
+                                       self.missing), None
+        if names is not None:
+            # flynn predict matches a named model's columns by name: each must be unique.
+            repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+            if repeated:
+                raise ValueError(f"column name(s) {repeated} appear more than once; a model "
+                                 "file's columns are matched by name")
+            if label_name in names:
+                raise ValueError(f"label_name={label_name!r} is also the name of a feature "
+                                 "column; a model file could not tell them apart")
+        return _flynn.encode_training_table(columns, names, label_name, self.missing)
+
+    def _training_rows(self, X, y, reset, label_name=""):
+        """(rows, y, schema): X as the model's feature rows, y validated, and the table
+        schema learned when reset (None when X needs none)."""
+        _check_missing(self.missing)
+        if _is_dataframe(X) or (not reset and self._takes_text_array(X)):
+            y = self._check_labels(X, y)
+            check_classification_targets(y)
+            X = self._checked_table(X, reset)
+            rows, schema = self._table_rows(X, reset, label_name)
+            return rows, y, schema
+        X, y = self._check_Xy(X, y, reset, allow_nan=True)
+        if _has_nan(X) or (not reset and self._one_hot):
+            rows, schema = self._table_rows(X, reset, label_name)
+            return rows, y, schema
+        return X, y, None
+
     def fit(self, X, y):
-        """Learns the rows of X (n × d) with labels y; forgets earlier training."""
-        X, y = self._check_Xy(X, y, reset=True)
+        """Learns the rows of X (n × columns; array or DataFrame) with labels y; forgets
+        earlier training."""
+        label_name = self._label_name_of(y)
+        X, y, schema = self._training_rows(X, y, reset=True, label_name=label_name)
         classes, ids = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError("FlyNNClassifier needs at least two classes to train, but y has "
                              "only one class")
         self._new_model(classes, X.shape[1])
         self._model.fit(X, ids.astype(np.uint32))
+        self._set_table(schema)
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -133,7 +314,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         partial_fit on B equals fit on A ∪ B). ``classes`` (all labels that will ever occur)
         is needed on the first call unless y already holds every class."""
         first_call = not hasattr(self, "_model")
-        X, y = self._check_Xy(X, y, reset=first_call)
+        label_name = self._label_name_of(y) if first_call else ""
+        # Later calls encode with the first call's schema (its categories and fill values),
+        # as flynn update does with the model's.
+        X, y, schema = self._training_rows(X, y, reset=first_call, label_name=label_name)
         if first_call:
             all_classes = np.unique(y if classes is None else np.asarray(classes))
             self._new_model(all_classes, X.shape[1])
@@ -142,6 +326,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                              f"partial_fit call {list(self.classes_)!r}")
         self._model.threads = _threads(self.n_jobs)
         self._model.partial_fit(X, _class_ids(y, self.classes_))
+        if first_call:
+            self._set_table(schema)
         return self
 
     def forget(self, X, y):
@@ -149,7 +335,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         Raises ValueError (model unchanged) when a row cannot have been learned, or when the
         model's counts are a differentially private release."""
         check_is_fitted(self)
-        X, y = self._check_Xy(X, y, reset=False)
+        X, y, _ = self._training_rows(X, y, reset=False)
         self._model.threads = _threads(self.n_jobs)
         self._model.forget(X, _class_ids(y, self.classes_))
         return self
@@ -171,8 +357,21 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         if "_model" not in self.__dict__:
             check_is_fitted(self)  # raises NotFittedError
         if not self._is_ready(X):
-            X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None)
+            X = self._prediction_rows(X)
         self._model.threads = _threads(self.n_jobs)
+        return X
+
+    def _prediction_rows(self, X):
+        """X as the model's feature rows: DataFrames, arrays with missing values and rows
+        for one-hot models through the table encoder (the model's schema), other arrays
+        validated as scikit-learn does."""
+        _check_missing(self.missing)
+        if _is_dataframe(X) or self._takes_text_array(X):
+            return self._table_rows(self._checked_table(X, reset=False), reset=False)[0]
+        X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None,
+                                force_all_finite="allow-nan")
+        if self._one_hot or _has_nan(X):
+            return self._table_rows(X, reset=False)[0]
         return X
 
     def _is_ready(self, X):
@@ -184,7 +383,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
             return False
         if X.shape[0] == 0 or X.shape[1] != self.n_features_in_:
             return False
-        if "feature_names_in_" in self.__dict__:
+        if "feature_names_in_" in self.__dict__ or self._one_hot:
             return False
         # A finite sum means every element is finite (an overflow to inf only sends the
         # array through the full check, which then accepts it).
@@ -238,13 +437,20 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     @classmethod
     def _from_model(cls, model, n_jobs, classes=None):
         config = model.config
+        schema = model.table_schema
         clf = cls(m=config["m"], s=config["s"], rho=config["rho"], gamma=config["gamma"],
                   seed=config["seed"], preprocess=config["preprocess"],
-                  variant=config["variant"], n_jobs=n_jobs)
+                  variant=config["variant"], n_jobs=n_jobs,
+                  label_name=schema.label_name if schema.named else None)
         clf._model = model
         clf.classes_ = _classes_from_names(model.labels) if classes is None else classes
-        clf.n_features_in_ = config["n_features"]
+        # A model trained on a table knows its columns (names, categorical ones): X then
+        # has those columns, as for flynn predict.
+        clf.n_features_in_ = config["n_features"] if schema.empty else len(schema.column_names)
+        if schema.named:
+            clf.feature_names_in_ = np.asarray(schema.column_names, dtype=object)
         clf.config_ = config
+        clf._note_table()
         return clf
 
     def __getstate__(self):
@@ -277,10 +483,29 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         from .federated import aggregate
         return aggregate(parts, n_jobs=n_jobs)
 
+    # Class attribute, so that models unpickled from before tables existed read False.
+    _one_hot = False
+
+    @property
+    def table_(self):
+        """The table schema stored in the model (flynn._flynn.TableSchema: column names,
+        categories, fill values), or None for a model that reads its features by position.
+        A property (not stored) so that pickling keeps only the model file's bytes."""
+        if "_model" not in self.__dict__:
+            raise AttributeError("table_: the classifier is not fitted")
+        schema = self._model.table_schema
+        return None if schema.empty else schema
+
     def _more_tags(self):
         # No poor_score: with d ≤ 4 the defaults switch to thermometer codes (docs/defaults.md),
         # so check_classifiers_train's 2-feature blobs score above its 0.83 (a test).
-        return {"requires_y": True}
+        # NaN is a missing cell unless missing="error". X_types stays ["2darray"]: in
+        # scikit-learn 1.2's vocabulary "categorical" means integer category codes (its
+        # checks then feed (X - min).astype(int32)), which flynn reads as numbers, as the
+        # CLI reads a CSV of them; text categories come in DataFrame columns only. And
+        # "string" would promise that an object array is taken without conversion, while
+        # fit converts one to numbers and refuses a str or dict in it (check_dtype_object).
+        return {"requires_y": True, "allow_nan": self.missing != "error"}
 
 
 def load(path, n_jobs=None):

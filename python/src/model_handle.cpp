@@ -45,14 +45,6 @@ FeatureStats stats_of_converted_rows(const FlyNN& model, const NumpyRows& rows) 
   return sums.stats();
 }
 
-/// A numpy array that takes ownership of `values` (no copy of the result).
-template <typename T>
-py::array_t<T> to_numpy(std::vector<T>&& values, std::vector<py::ssize_t> shape) {
-  auto* owned = new std::vector<T>(std::move(values));
-  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-  return py::array_t<T>(shape, owned->data(), free_when_done);
-}
-
 py::array_t<std::uint32_t> counts_array(const ClassCounts& c) {
   py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(c.n_classes()),
                                   static_cast<py::ssize_t>(c.m())});

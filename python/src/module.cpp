@@ -12,6 +12,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/version.hpp"
 #include "model_handle.hpp"
+#include "table_bindings.hpp"
 #ifdef FLYNN_PYTHON_WITH_TUNE
 #include "tune_bindings.hpp"
 #endif
@@ -78,6 +79,8 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("differentially_private") = false, py::arg("epsilon") = 0.0,
            py::arg("dp_T") = 0, py::arg("dp_parties") = 0);
 
+  python::bind_tables(m);
+
   py::class_<ModelHandle>(m, "Model")
       .def(py::init([](const HyperParams& h, std::uint32_t d, std::vector<std::string> labels,
                        int threads) { return ModelHandle(h, d, std::move(labels), threads); }),
@@ -101,6 +104,8 @@ PYBIND11_MODULE(_flynn, m) {
                     [](ModelHandle& h, int t) { h.model().set_threads(t); })
       .def_property_readonly("config", [](const ModelHandle& h) { return config_dict(h.model().config()); })
       .def_property_readonly("labels", [](const ModelHandle& h) { return h.model().labels().names(); })
+      .def_property("table_schema", [](const ModelHandle& h) { return h.model().table_schema(); },
+                    [](ModelHandle& h, TableSchema s) { h.model().set_table_schema(std::move(s)); })
       .def_property_readonly("provenance",
                              [](const ModelHandle& h) { return provenance_dict(h.model().provenance()); });
 

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <pybind11/numpy.h>
 
@@ -58,6 +59,14 @@ class NumpyRows {
 /// 1-based row numbers), for operations that split or resample the rows (federated
 /// simulation, tuning). `ids` holds one class id per row, into `classes`.
 Dataset labelled_dataset(const NumpyRows& rows, const std::uint32_t* ids, const LabelSet& classes);
+
+/// A numpy array that takes ownership of `values` (no copy of the result).
+template <typename T>
+pybind11::array_t<T> to_numpy(std::vector<T>&& values, std::vector<pybind11::ssize_t> shape) {
+  auto* owned = new std::vector<T>(std::move(values));
+  pybind11::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return pybind11::array_t<T>(shape, owned->data(), free_when_done);
+}
 
 /// Calls fn(view, first_row) over all rows of `rows`: once, over the array's own memory,
 /// when its layout allows; otherwise once per block of converted float32 rows (one block

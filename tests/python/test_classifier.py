@@ -178,8 +178,11 @@ def test_thread_count_never_changes_results(digits_split, small_params):
 def test_bad_input_gives_clear_errors(digits_split, fitted):
     Xtr, ytr, Xte, _ = digits_split
     bad = Xtr.copy()
-    bad[3, 5] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[3, 5] = np.nan  # a missing cell: filled by default, an error under missing="error"
+    with pytest.raises(ValueError, match="X:4:6: missing value 'NaN'"):
+        flynn.FlyNNClassifier(missing="error").fit(bad, ytr)
+    bad[3, 5] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
         flynn.FlyNNClassifier().fit(bad, ytr)
     with pytest.raises(ValueError, match="features"):
         fitted.predict(Xte[:, :20])
