@@ -7,6 +7,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _flynn
+from ._sparse import ACCEPT_SPARSE, core_rows
 
 # Element types the core reads without converting (float32 and uint8 rows in C order are
 # not even copied); anything else is converted to the first one by scikit-learn's check_array.
@@ -113,9 +114,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.config_ = self._model.config
 
     def _check_Xy(self, X, y, reset):
-        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None)
+        X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None,
+                                   accept_sparse=ACCEPT_SPARSE)
         check_classification_targets(y)
-        return X, y
+        return core_rows(X), y
 
     def fit(self, X, y):
         """Learns the rows of X (n × d) with labels y; forgets earlier training."""
@@ -171,7 +173,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         if "_model" not in self.__dict__:
             check_is_fitted(self)  # raises NotFittedError
         if not self._is_ready(X):
-            X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None)
+            X = core_rows(self._validate_data(X, reset=False, dtype=_DTYPES, order=None,
+                                              accept_sparse=ACCEPT_SPARSE))
         self._model.threads = _threads(self.n_jobs)
         return X
 
