@@ -89,6 +89,21 @@ TEST(TrainFromFile, ReportsEachPhaseAsItBeginsAndEnds) {
   EXPECT_EQ(phases, (std::vector<std::string>{"reading", "", "training", ""}));
 }
 
+TEST(TrainFromFile, AProgressCallbackReturningFalseCancels) {
+  TempDir dir;
+  const std::string csv = dir.file("messy.csv");
+  write_text(csv, messy_csv());
+  io::FileTrainingOptions o;
+  o.chunk_rows = 10;
+  int calls = 0;
+  o.progress = [&](std::string_view phase) -> ProgressFn {
+    if (phase != "training") return {};
+    return [&](std::size_t, std::size_t) { return ++calls < 3; };  // stop at the third chunk
+  };
+  EXPECT_THROW(io::train_from_file(csv, o), Cancelled);
+  EXPECT_EQ(calls, 3);
+}
+
 TEST(TrainFromFile, FixedLabelsMustNameEveryClass) {
   TempDir dir;
   const std::string csv = dir.file("messy.csv");

@@ -52,10 +52,26 @@ py::tuple train_file(const std::string& path, const io::LoadFlags& flags,
   if (chunk_rows == 0) throw Error("chunk_rows must be at least 1");
   o.chunk_rows = chunk_rows;
   o.threads = threads;
+  // Ctrl-C (or any signal whose handler raises) stops the training between chunks: the
+  // progress callback runs the pending signal handlers, and the exception one raised is
+  // raised here once the core has stopped.
+  std::optional<py::error_already_set> interrupted;
+  o.progress = [&interrupted](std::string_view phase) -> ProgressFn {
+    if (phase.empty()) return {};
+    return [&interrupted](std::size_t, std::size_t) {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() == 0) return true;
+      interrupted.emplace();  // takes the exception the handler raised
+      return false;
+    };
+  };
   std::optional<io::FileTrainingResult> t;
-  {
+  try {
     py::gil_scoped_release nogil;
     t.emplace(io::train_from_file(path, o));
+  } catch (const Cancelled&) {
+    if (interrupted) throw *interrupted;
+    throw;
   }
   return py::make_tuple(ModelHandle(std::move(t->model)), t->rows, t->n_features, t->load_seconds,
                         t->train_seconds);

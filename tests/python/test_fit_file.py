@@ -173,3 +173,36 @@ def test_unknown_keywords_are_a_type_error_naming_them(tmp_path):
         flynn.fit_file(data, label_column="last", max_rows=3)
     with pytest.raises(TypeError, match="feature_cols"):
         flynn.fit_file(data, feature_cols=3.5)
+
+
+def test_a_signal_handler_that_raises_stops_the_training(tmp_path):
+    """Ctrl-C (SIGINT) stops fit_file between chunks: here SIGALRM's handler raises, and
+    fit_file ends with its exception long before a full run would have finished."""
+    import signal
+    import time
+    data = tmp_path / "rows.csv"
+    X, y = blobs(rows=30_000, d=20)
+    with open(data, "w") as f:
+        for row, label in zip(X, y):
+            f.write(",".join("%.3g" % v for v in row) + f",{label}\n")
+    start = time.monotonic()
+    flynn.fit_file(data, chunk_rows=500, n_jobs=1)
+    full = time.monotonic() - start
+
+    class Stop(Exception):
+        pass
+
+    def stop(*_):
+        raise Stop()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        start = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, full / 10)
+        with pytest.raises(Stop):
+            flynn.fit_file(data, chunk_rows=500, n_jobs=1)
+        stopped = time.monotonic() - start
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert stopped < full / 2, (stopped, full)

@@ -61,7 +61,8 @@ struct FileTrainingOptions {
   int threads = 0;
   /// Called as each phase begins, with its name ("reading": the first pass; "training":
   /// counting), returning the progress callback of that phase (may be empty), and with ""
-  /// as it ends (the result is then ignored); the callback is not used after that.
+  /// as it ends (the result is then ignored); the callback is not used after that. A
+  /// callback returning false cancels the training: train_from_file throws flynn::Cancelled.
   std::function<ProgressFn(std::string_view phase)> progress;
 };
 

@@ -43,9 +43,11 @@ class Phase {
   ProgressFn callback_;
 };
 
-// Reports a stream's progress through the file (when the callback and the size exist).
+// Reports a stream's progress through the file (when the callback and the size exist);
+// a callback that returns false cancels the training (ProgressFn's contract).
 void report(const ProgressFn& progress, const RowStream& rows) {
-  if (progress && rows.file_size()) progress(rows.bytes_read(), rows.file_size());
+  if (progress && rows.file_size() && !progress(rows.bytes_read(), rows.file_size()))
+    throw Cancelled();
 }
 
 // The untrained model for data of `n_features` features and these classes, holding the
