@@ -43,7 +43,8 @@ def fit_file(path, **flags):
     ``seed``, ``preprocess``, ``variant``; ``labels`` (the class list, a list or "a,b,c"),
     ``feature_stats`` (a statistics file) and ``n_jobs`` (threads; never changes the
     model). An unknown keyword is a TypeError; bad data a ValueError (flynn.FlynnError)
-    with the CLI's message, naming the file and line.
+    with the CLI's message, naming the file and line. Ctrl-C (KeyboardInterrupt) stops the
+    training between chunks.
 
     The classifier's classes_ are the model's class names (integers when every name is
     one) and n_features_in_ the model's feature count (for a table: after one-hot encoding
