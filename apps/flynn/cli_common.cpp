@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/train_file.hpp"
 #include "flynn/error.hpp"
 #include "option_parsing.hpp"
 
@@ -95,38 +96,18 @@ void DataOptions::add_to(CLI::App* app) {
 }
 
 io::LoadOptions DataOptions::load_options() const {
-  io::LoadOptions o;
-  o.format = io::parse_format(format);
-  o.label_column = io::LabelColumn::parse(label_col);
-  if (header == "auto") {
-    o.header = io::LoadOptions::Header::Auto;
-  } else if (header == "yes") {
-    o.header = io::LoadOptions::Header::Yes;
-  } else if (header == "no") {
-    o.header = io::LoadOptions::Header::No;
-  } else {
-    throw Error(fmt::format("--header: '{}' is not one of auto, yes, no", header));
-  }
-  if (delimiter == "\\t" || delimiter == "tab") {
-    o.delimiter = '\t';
-  } else if (delimiter.size() == 1) {
-    o.delimiter = delimiter[0];
-  } else if (!delimiter.empty()) {
-    throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", delimiter));
-  }
-  o.idx_labels = idx_labels;
-  o.max_input_bytes = input_limit.bytes();
-  if (!id_col.empty()) {
-    try {
-      o.id_column = io::LabelColumn::parse(id_col);
-    } catch (const Error& e) {
-      throw Error(fmt::format("--id-col: {}", e.what()));
-    }
-  }
-  o.feature_columns = io::ColumnSelector::parse(feature_cols, "--feature-cols");
-  o.ignore_columns = io::ColumnSelector::parse(ignore_cols, "--ignore-cols");
-  o.missing = parse_missing_policy(missing);
-  return o;
+  io::LoadFlags flags;
+  flags.format = format;
+  flags.label_col = label_col;
+  flags.header = header;
+  flags.delimiter = delimiter;
+  flags.idx_labels = idx_labels;
+  flags.max_input_bytes = input_limit.bytes();
+  flags.id_col = id_col;
+  flags.feature_cols = feature_cols;
+  flags.ignore_cols = ignore_cols;
+  flags.missing = missing;
+  return io::load_options(flags);
 }
 
 io::LoadOptions DataOptions::party_load_options() const {

@@ -19,6 +19,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
 #include "flynn/io/table_columns.hpp"
+#include "flynn/io/train_file.hpp"
 #include "flynn/lifting_matrix.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/preprocess.hpp"

@@ -8,13 +8,15 @@ writes, and pickling goes through the same bytes.
     >>> clf = flynn.FlyNNClassifier(seed=1).fit(X_train, y_train)   # doctest: +SKIP
     >>> clf.score(X_test, y_test)                                    # doctest: +SKIP
 
+flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk).
 See docs/python.md for worked examples, flynn.federated for federated training and
 flynn.tune for the hyper-parameter search.
 """
 from ._flynn import FederationError, FlynnError, __version__
 from ._classifier import FlyNNClassifier, load
+from ._fit_file import fit_file
 from ._tune import TuneSearch, tune
 from . import federated
 
-__all__ = ["FlyNNClassifier", "load", "tune", "TuneSearch", "federated", "FlynnError",
+__all__ = ["FlyNNClassifier", "load", "fit_file", "tune", "TuneSearch", "federated", "FlynnError",
            "FederationError", "__version__"]

@@ -10,6 +10,7 @@ from sklearn.utils.validation import (_get_feature_names, check_consistent_lengt
                                       check_is_fitted, column_or_1d)
 
 from . import _flynn
+from ._sparse import ACCEPT_SPARSE, is_sparse, core_rows
 
 # Element types the core reads without converting (float32 and uint8 rows in C order are
 # not even copied); anything else is converted to the first one by scikit-learn's check_array.
@@ -204,11 +205,15 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def _check_Xy(self, X, y, reset, allow_nan=False):
         """An array X and y validated as scikit-learn does; NaN (a missing value) kept only
         with allow_nan (fit's table path fills it; callers that hand X to the core as it is,
-        flynn.federated and flynn.tune, keep the default and refuse NaN)."""
+        flynn.federated and flynn.tune, keep the default and refuse NaN). A scipy.sparse
+        matrix goes to the core as CSR rows, never made dense, and holds no missing values
+        (its absent entries are zeros; a stored NaN is refused)."""
+        allow_nan = allow_nan and not is_sparse(X)
         X, y = self._validate_data(X, y, reset=reset, dtype=_DTYPES, order=None,
+                                   accept_sparse=ACCEPT_SPARSE,
                                    force_all_finite="allow-nan" if allow_nan else True)
         check_classification_targets(y)
-        return X, y
+        return core_rows(X), y
 
     def _set_table(self, schema):
         """Stores the training table's schema in the model (None: it has none)."""
@@ -289,6 +294,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
             X = self._checked_table(X, reset)
             rows, schema = self._table_rows(X, reset, label_name)
             return rows, y, schema
+        if is_sparse(X):
+            if not reset:
+                self._refuse_sparse_for_one_hot()
+            X, y = self._check_Xy(X, y, reset)
+            return X, y, None
         X, y = self._check_Xy(X, y, reset, allow_nan=True)
         if _has_nan(X) or (not reset and self._one_hot):
             rows, schema = self._table_rows(X, reset, label_name)
@@ -368,11 +378,20 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         _check_missing(self.missing)
         if _is_dataframe(X) or self._takes_text_array(X):
             return self._table_rows(self._checked_table(X, reset=False), reset=False)[0]
+        if is_sparse(X):
+            self._refuse_sparse_for_one_hot()
+            return core_rows(self._validate_data(X, reset=False, dtype=_DTYPES, order=None,
+                                                 accept_sparse=ACCEPT_SPARSE))
         X = self._validate_data(X, reset=False, dtype=_DTYPES, order=None,
                                 force_all_finite="allow-nan")
         if self._one_hot or _has_nan(X):
             return self._table_rows(X, reset=False)[0]
         return X
+
+    def _refuse_sparse_for_one_hot(self):
+        if getattr(self, "_one_hot", False):
+            raise ValueError("a model with categorical (one-hot) columns takes its rows as a "
+                             "DataFrame or an object array, not a scipy.sparse matrix")
 
     def _is_ready(self, X):
         """Whether X is already what _validate_data would return unchanged: a non-empty

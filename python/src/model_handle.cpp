@@ -7,6 +7,7 @@
 #include "flynn/feature_stats.hpp"
 #include "flynn/io/model_file.hpp"
 #include "numpy_rows.hpp"
+#include "sparse_rows.hpp"
 
 namespace py = pybind11;
 
@@ -16,7 +17,8 @@ namespace {
 
 /// The class ids, one per row (checked here because converted rows take the ids block by
 /// block; the library checks each id against the model's classes).
-const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows) {
+template <typename Rows>
+const std::uint32_t* checked_labels(const LabelIds& y, const Rows& rows) {
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row (" +
                                 std::to_string(rows.n_rows()) + " rows)");
@@ -25,7 +27,8 @@ const std::uint32_t* checked_labels(const LabelIds& y, const NumpyRows& rows) {
 
 /// The counts the rows add to `model` (model unchanged), for rows that must be converted:
 /// summed over the converted blocks.
-ClassCounts count_converted_rows(const FlyNN& model, const NumpyRows& rows,
+template <typename Rows>
+ClassCounts count_converted_rows(const FlyNN& model, const Rows& rows,
                                  const std::uint32_t* labels) {
   ClassCounts total(model.labels().size(), model.config().m);
   for_each_view(rows, [&](const DataView& block, std::size_t first) {
@@ -37,7 +40,8 @@ ClassCounts count_converted_rows(const FlyNN& model, const NumpyRows& rows,
 /// For standardising variants: the feature statistics of rows that must be converted, from
 /// the same exact integer sums the library uses (a first pass over the converted blocks),
 /// so that the counts pass hashes every row with the statistics of all of them.
-FeatureStats stats_of_converted_rows(const FlyNN& model, const NumpyRows& rows) {
+template <typename Rows>
+FeatureStats stats_of_converted_rows(const FlyNN& model, const Rows& rows) {
   FeatureSums sums(model.config().input_dim);
   for_each_view(rows, [&](const DataView& block, std::size_t) {
     for (std::size_t r = 0; r < block.n_rows(); ++r) sums.add_row(block.floats() + r * block.row_stride());
@@ -102,8 +106,11 @@ void ModelHandle::save(const std::string& path) const {
   io::save_model(model_, path);
 }
 
-void ModelHandle::fit(const py::array& X, const LabelIds& y) {
-  const NumpyRows rows(X);
+void ModelHandle::fit(const py::array& X, const LabelIds& y) { fit_rows(NumpyRows(X), y); }
+void ModelHandle::fit_sparse(const CsrRows& X, const LabelIds& y) { fit_rows(X, y); }
+
+template <typename Rows>
+void ModelHandle::fit_rows(const Rows& rows, const LabelIds& y) {
   const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
   if (const std::optional<DataView> v = rows.view()) {
@@ -116,7 +123,12 @@ void ModelHandle::fit(const py::array& X, const LabelIds& y) {
 }
 
 void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
-  const NumpyRows rows(X);
+  partial_fit_rows(NumpyRows(X), y);
+}
+void ModelHandle::partial_fit_sparse(const CsrRows& X, const LabelIds& y) { partial_fit_rows(X, y); }
+
+template <typename Rows>
+void ModelHandle::partial_fit_rows(const Rows& rows, const LabelIds& y) {
   const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
   if (const std::optional<DataView> v = rows.view()) {
@@ -131,8 +143,11 @@ void ModelHandle::partial_fit(const py::array& X, const LabelIds& y) {
   }
 }
 
-void ModelHandle::forget(const py::array& X, const LabelIds& y) {
-  const NumpyRows rows(X);
+void ModelHandle::forget(const py::array& X, const LabelIds& y) { forget_rows(NumpyRows(X), y); }
+void ModelHandle::forget_sparse(const CsrRows& X, const LabelIds& y) { forget_rows(X, y); }
+
+template <typename Rows>
+void ModelHandle::forget_rows(const Rows& rows, const LabelIds& y) {
   const std::uint32_t* labels = checked_labels(y, rows);
   py::gil_scoped_release nogil;
   if (const std::optional<DataView> v = rows.view()) {
@@ -149,7 +164,12 @@ void ModelHandle::forget(const py::array& X, const LabelIds& y) {
 }
 
 py::array_t<std::uint32_t> ModelHandle::predict(const py::array& X) const {
-  const NumpyRows rows(X);
+  return predict_rows(NumpyRows(X));
+}
+py::array_t<std::uint32_t> ModelHandle::predict_sparse(const CsrRows& X) const { return predict_rows(X); }
+
+template <typename Rows>
+py::array_t<std::uint32_t> ModelHandle::predict_rows(const Rows& rows) const {
   std::vector<std::uint32_t> ids;
   {
     py::gil_scoped_release nogil;
@@ -167,15 +187,21 @@ py::array_t<std::uint32_t> ModelHandle::predict(const py::array& X) const {
 }
 
 py::array_t<double> ModelHandle::scores(const py::array& X) const {
+  return per_class(NumpyRows(X), &FlyNN::scores);
+}
+py::array_t<double> ModelHandle::scores_sparse(const CsrRows& X) const {
   return per_class(X, &FlyNN::scores);
 }
 
 py::array_t<double> ModelHandle::predict_proba(const py::array& X) const {
+  return per_class(NumpyRows(X), &FlyNN::predict_proba);
+}
+py::array_t<double> ModelHandle::predict_proba_sparse(const CsrRows& X) const {
   return per_class(X, &FlyNN::predict_proba);
 }
 
-py::array_t<double> ModelHandle::per_class(const py::array& X, PerClassFn fn) const {
-  const NumpyRows rows(X);
+template <typename Rows>
+py::array_t<double> ModelHandle::per_class(const Rows& rows, PerClassFn fn) const {
   const std::size_t L = model_.labels().size();
   std::vector<double> out;
   {

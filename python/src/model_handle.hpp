@@ -16,6 +16,8 @@
 
 namespace flynn::python {
 
+class CsrRows;  // sparse_rows.hpp
+
 /// Class ids of the rows (one per row, each < number of classes), as numpy hands them over.
 using LabelIds = pybind11::array_t<std::uint32_t, pybind11::array::c_style | pybind11::array::forcecast>;
 
@@ -44,17 +46,24 @@ class ModelHandle {
 
   /// Forgets everything, then learns the rows (fit), learns them on top (partial_fit), or
   /// removes rows learned before (forget). The model is unchanged when one of them throws.
+  /// Rows are a numpy array or a sparse CSR matrix (same values, same results).
   void fit(const pybind11::array& X, const LabelIds& y);
+  void fit_sparse(const CsrRows& X, const LabelIds& y);
   void partial_fit(const pybind11::array& X, const LabelIds& y);
+  void partial_fit_sparse(const CsrRows& X, const LabelIds& y);
   void forget(const pybind11::array& X, const LabelIds& y);
+  void forget_sparse(const CsrRows& X, const LabelIds& y);
   /// Adds another model's counts (same configuration and labels).
   void merge(const ModelHandle& other) { model_.merge(other.model_); }
 
   /// Predicted class ids (n,), scores (n × L, lower = more familiar) and probabilities
   /// softmax(−score/ρ) (n × L). Ties go to the lowest class id.
   pybind11::array_t<std::uint32_t> predict(const pybind11::array& X) const;
+  pybind11::array_t<std::uint32_t> predict_sparse(const CsrRows& X) const;
   pybind11::array_t<double> scores(const pybind11::array& X) const;
+  pybind11::array_t<double> scores_sparse(const CsrRows& X) const;
   pybind11::array_t<double> predict_proba(const pybind11::array& X) const;
+  pybind11::array_t<double> predict_proba_sparse(const CsrRows& X) const;
 
   /// A copy of the model's counts (L × m, uint32) and rows per class (L, uint64).
   pybind11::tuple counts() const;
@@ -68,9 +77,15 @@ class ModelHandle {
   FlyNN& model() { return model_; }
 
  private:
+  // The operations over any row source (NumpyRows or CsrRows, model_handle.cpp).
+  template <typename Rows> void fit_rows(const Rows& rows, const LabelIds& y);
+  template <typename Rows> void partial_fit_rows(const Rows& rows, const LabelIds& y);
+  template <typename Rows> void forget_rows(const Rows& rows, const LabelIds& y);
+  template <typename Rows> pybind11::array_t<std::uint32_t> predict_rows(const Rows& rows) const;
   using PerClassFn = std::vector<double> (FlyNN::*)(const DataView&, const PredictOptions&) const;
-  /// scores or predict_proba (n × L) over numpy rows.
-  pybind11::array_t<double> per_class(const pybind11::array& X, PerClassFn fn) const;
+  /// scores or predict_proba (n × L) over the rows.
+  template <typename Rows>
+  pybind11::array_t<double> per_class(const Rows& rows, PerClassFn fn) const;
 
   FlyNN model_;
 };

@@ -7,11 +7,13 @@
 #include "config_dict.hpp"
 #include "dask_bindings.hpp"
 #include "federated_bindings.hpp"
+#include "file_training_bindings.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/version.hpp"
 #include "model_handle.hpp"
+#include "sparse_rows.hpp"
 #include "table_bindings.hpp"
 #ifdef FLYNN_PYTHON_WITH_TUNE
 #include "tune_bindings.hpp"
@@ -108,6 +110,9 @@ PYBIND11_MODULE(_flynn, m) {
                     [](ModelHandle& h, TableSchema s) { h.model().set_table_schema(std::move(s)); })
       .def_property_readonly("provenance",
                              [](const ModelHandle& h) { return provenance_dict(h.model().provenance()); });
+
+  python::bind_sparse_rows(m);
+  python::bind_file_training(m);
 
   py::module_ fed = m.def_submodule("federated", "FlyNNFL: simulated federation and DP releases");
   python::bind_federated(fed);

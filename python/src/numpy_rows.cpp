@@ -72,10 +72,12 @@ std::optional<DataView> NumpyRows::view() const {
   return DataView(reinterpret_cast<const std::uint8_t*>(data_), n_rows_, n_cols_, stride);
 }
 
-std::size_t NumpyRows::block_rows() const {
+std::size_t conversion_block_rows(std::size_t n_cols) {
   constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
-  return std::max<std::size_t>(1, kBlockBytes / (4 * n_cols_));
+  return std::max<std::size_t>(1, kBlockBytes / (4 * n_cols));
 }
+
+std::size_t NumpyRows::block_rows() const { return conversion_block_rows(n_cols_); }
 
 void NumpyRows::copy_rows(std::size_t first, std::size_t count, float* out) const {
   switch (type_) {

@@ -68,11 +68,14 @@ pybind11::array_t<T> to_numpy(std::vector<T>&& values, std::vector<pybind11::ssi
   return pybind11::array_t<T>(shape, owned->data(), free_when_done);
 }
 
-/// Calls fn(view, first_row) over all rows of `rows`: once, over the array's own memory,
-/// when its layout allows; otherwise once per block of converted float32 rows (one block
-/// buffer, reused).
-template <typename Fn>
-void for_each_view(const NumpyRows& rows, Fn&& fn) {
+/// Rows per conversion block of rows `n_cols` wide: about 4 MiB of float32, at least one row.
+std::size_t conversion_block_rows(std::size_t n_cols);
+
+/// Calls fn(view, first_row) over all rows of `rows` (NumpyRows, or CsrRows: anything with
+/// view, copy_rows and block_rows): once, over the array's own memory, when its layout
+/// allows; otherwise once per block of converted float32 rows (one block buffer, reused).
+template <typename Rows, typename Fn>
+void for_each_view(const Rows& rows, Fn&& fn) {
   if (const std::optional<DataView> v = rows.view()) {
     fn(*v, std::size_t{0});
     return;

@@ -1,0 +1,88 @@
+#pragma once
+// Training a model from a data file, streaming: what `flynn train` and Python's
+// flynn.fit_file do. A regular file is read twice in bounded chunks (RowStream): a first
+// pass learns the rows, the width, the classes and the exact feature sums, a second counts
+// chunk by chunk. Counts and statistics are exact sums, so the model equals fit() on the
+// whole file, byte for byte, while memory stays that of one chunk (plus the model).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "flynn/classifier.hpp"
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/feature_stats.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/row_stream.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::io {
+
+/// LoadOptions as a user spells them: the text of the CLI's data-format flags (--format,
+/// --label-col, --header, --delimiter, --idx-labels, --id-col, --feature-cols,
+/// --ignore-cols, --missing), which Python's flynn.fit_file takes as keywords too.
+struct LoadFlags {
+  std::string format = "auto";    ///< csv, arff, idx, libsvm or auto
+  std::string label_col = "last"; ///< last, a 1-based number, negative from the end, a name, none
+  std::string header = "auto";    ///< auto, yes, no
+  std::string delimiter;          ///< one character, "tab" or "\t"; "" = detect
+  std::string idx_labels;         ///< IDX labels file ("" = beside the images)
+  std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
+  std::string id_col;             ///< name or 1-based number ("" = none)
+  std::string feature_cols;       ///< names, numbers or ranges, comma-separated ("" = all)
+  std::string ignore_cols;        ///< as feature_cols
+  std::string missing = "mean";   ///< mean, zero or error
+};
+
+/// The LoadOptions the flags mean. Throws flynn::Error naming the flag (as the CLI spells
+/// it, e.g. "--header: 'maybe' is not one of auto, yes, no") on a value it cannot take.
+LoadOptions load_options(const LoadFlags& flags);
+
+/// How to train from a file: how to read it, which model to build, and how to report.
+struct FileTrainingOptions {
+  /// How the file is read (format, label column, header, columns, missing cells, limits).
+  LoadOptions load;
+  /// The hyper-parameters, resolved for the file's width and number of classes.
+  HyperParams hyper;
+  /// The class list fixing class ids (`flynn train --labels`); every label of the file must
+  /// be in it. Without it: the file's labels, sorted (LabelSet::sorted).
+  std::optional<LabelSet> labels;
+  /// Standardisation statistics from public knowledge (`--feature-stats`), used instead of
+  /// the rows' own (then the rows' sums are never computed); checked against the model.
+  std::optional<FeatureStats> public_stats;
+  /// Names the public statistics in errors about their fit ("--feature-stats FILE").
+  std::string public_stats_source = "feature statistics";
+  /// Rows per chunk at most (memory: one chunk of rows at a time).
+  std::size_t chunk_rows = ChunkLimits{}.max_rows;
+  /// Worker threads of the model (0 = all cores); never changes the model.
+  int threads = 0;
+  /// Called as each phase begins, with its name ("reading": the first pass; "training":
+  /// counting), returning the progress callback of that phase (may be empty), and with ""
+  /// as it ends (the result is then ignored); the callback is not used after that. A
+  /// callback returning false cancels the training: train_from_file throws flynn::Cancelled.
+  std::function<ProgressFn(std::string_view phase)> progress;
+};
+
+/// A model trained from a file, and what a summary reports about its training data.
+struct FileTrainingResult {
+  FlyNN model;
+  std::uint64_t rows = 0;       ///< training rows
+  std::size_t n_features = 0;   ///< features per row (d)
+  double load_seconds = 0;      ///< reading: the first pass (or the whole-file load)
+  double train_seconds = 0;     ///< counting (and the statistics pass, when one is needed)
+};
+
+/// Trains a model on the labelled rows of the file at `path`. A regular file is streamed
+/// (read twice, in chunks of at most options.chunk_rows rows); anything else (a pipe,
+/// standard input) can be read only once and is loaded whole, as is a table with text in a
+/// numeric column (its one-hot categories must be known before any row is encoded). Either
+/// way the model, its table schema (column names, categories, fill means) and its bytes
+/// equal fit() on load_dataset(path, options.load). Throws flynn::Error naming the file
+/// (and line) on bad data, on data without a label column or with fewer than two classes,
+/// on a label missing from options.labels, and on public statistics that do not fit.
+FileTrainingResult train_from_file(const std::string& path, const FileTrainingOptions& options);
+
+}  // namespace flynn::io

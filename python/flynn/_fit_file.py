@@ -1,0 +1,85 @@
+"""flynn.fit_file: training from a data file, streamed from disk as ``flynn train`` does."""
+import os
+
+from . import _flynn
+from ._classifier import FlyNNClassifier, _threads
+
+# The data-format flags of ``flynn train`` (--label-col → label_col, ...), given to the core
+# as the CLI's texts (_flynn.LoadFlags).
+_LOAD_FLAGS = ("format", "label_col", "header", "delimiter", "idx_labels", "id_col",
+               "feature_cols", "ignore_cols", "missing")
+# Its hyper-parameter flags (None, or absent: flynn's default, as without the flag).
+_HYPER_FLAGS = ("m", "expansion_factor", "s", "connection_sparsity", "rho", "wta_ratio",
+                "wta_nnz", "gamma", "seed", "preprocess", "variant")
+_OTHER_FLAGS = ("labels", "feature_stats", "max_input_bytes", "n_jobs", "chunk_rows")
+_ALL_FLAGS = frozenset(_LOAD_FLAGS + _HYPER_FLAGS + _OTHER_FLAGS)
+
+
+def _flag_text(name, value):
+    """A Python value as the CLI's text for flag `name`: lists of columns joined with
+    commas, True/False for header as yes/no, numbers in decimal."""
+    if name == "header" and isinstance(value, bool):
+        return "yes" if value else "no"
+    if name in ("feature_cols", "ignore_cols") and isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (str, int, os.PathLike)):
+        raise TypeError(f"fit_file(): {name}={value!r} must be a string"
+                        + (" or a list of columns" if name.endswith("_cols") else "")
+                        + (" or an integer" if name in ("label_col", "id_col") else ""))
+    return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+
+
+def fit_file(path, **flags):
+    """Trains a FlyNNClassifier on the labelled rows of a data file (CSV[.gz], ARFF,
+    IDX[.gz], LIBSVM), read from disk in bounded chunks exactly as ``flynn train --data
+    path`` reads it: the same model bytes for the same flags, in the memory of one chunk.
+
+    Keywords are ``flynn train``'s flags with '-' as '_': data format ``format``,
+    ``label_col``, ``header`` ("auto", "yes", "no" or a bool), ``delimiter``,
+    ``idx_labels``, ``id_col``, ``feature_cols`` and ``ignore_cols`` (a string as on the
+    command line, or a list of names and 1-based numbers), ``missing`` ("mean", "zero",
+    "error"), ``max_input_bytes`` (an int); hyper-parameters ``m``, ``expansion_factor``,
+    ``s``, ``connection_sparsity``, ``rho``, ``wta_ratio``, ``wta_nnz``, ``gamma``,
+    ``seed``, ``preprocess``, ``variant``; ``labels`` (the class list, a list or "a,b,c"),
+    ``feature_stats`` (a statistics file) and ``n_jobs`` (threads; never changes the
+    model). An unknown keyword is a TypeError; bad data a ValueError (flynn.FlynnError)
+    with the CLI's message, naming the file and line. Ctrl-C (KeyboardInterrupt) stops the
+    training between chunks.
+
+    The classifier's classes_ are the model's class names (integers when every name is
+    one) and n_features_in_ the model's feature count (for a table: after one-hot encoding
+    of its text columns). ``fit_info_`` holds rows, n_features, load_seconds and
+    train_seconds, as ``flynn train --json`` reports them.
+    """
+    unknown = sorted(set(flags) - _ALL_FLAGS)
+    if unknown:
+        raise TypeError("fit_file() got unexpected keyword argument(s) "
+                        + ", ".join(repr(k) for k in unknown)
+                        + "; the keywords are flynn train's flags with '-' as '_': "
+                        + ", ".join(sorted(_ALL_FLAGS)))
+    load = _flynn.LoadFlags()
+    for name in _LOAD_FLAGS:
+        if flags.get(name) is not None:
+            setattr(load, name, _flag_text(name, flags[name]))
+    max_input_bytes = flags.get("max_input_bytes")
+    if max_input_bytes is not None:
+        if isinstance(max_input_bytes, bool) or not isinstance(max_input_bytes, int) \
+                or max_input_bytes <= 0:
+            raise ValueError(f"max_input_bytes={max_input_bytes!r}: give a positive byte count")
+        load.max_input_bytes = max_input_bytes
+    labels = flags.get("labels")
+    if isinstance(labels, (list, tuple)):
+        labels = ",".join(str(c) for c in labels)
+    feature_stats = flags.get("feature_stats")
+    n_jobs = flags.get("n_jobs")
+    # Absent or None: the core's default, as without the flag.
+    given = {name: flags[name] for name in _HYPER_FLAGS + ("chunk_rows",)
+             if flags.get(name) is not None}
+    model, rows, n_features, load_seconds, train_seconds = _flynn.train_file(
+        os.fspath(path), load, labels=labels or "",
+        feature_stats=os.fspath(feature_stats) if feature_stats is not None else "",
+        threads=_threads(n_jobs), **given)
+    clf = FlyNNClassifier._from_model(model, n_jobs)
+    clf.fit_info_ = {"rows": rows, "n_features": n_features, "load_seconds": load_seconds,
+                     "train_seconds": train_seconds}
+    return clf

@@ -1,0 +1,107 @@
+#include "file_training_bindings.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "flynn/config.hpp"
+#include "flynn/error.hpp"
+#include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/train_file.hpp"
+#include "model_handle.hpp"
+
+namespace py = pybind11;
+
+namespace flynn::python {
+
+namespace {
+
+// The flags arrive as the CLI's texts (flynn/_fit_file.py spells Python values so), and the
+// hyper-parameters as the CLI's values, None where the flag is not given.
+py::tuple train_file(const std::string& path, const io::LoadFlags& flags,
+                     std::optional<std::uint64_t> m, std::optional<double> expansion_factor,
+                     std::optional<std::uint64_t> s, std::optional<double> connection_sparsity,
+                     std::optional<std::uint64_t> rho, std::optional<double> wta_ratio,
+                     std::optional<std::uint64_t> wta_nnz, std::optional<double> gamma,
+                     std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
+                     std::optional<std::string> variant, const std::string& labels,
+                     const std::string& feature_stats, std::size_t chunk_rows, int threads) {
+  io::FileTrainingOptions o;
+  // In the CLI's order (flynn train): the flags, then the statistics file, then the data.
+  o.load = io::load_options(flags);
+  if (!feature_stats.empty()) {
+    o.public_stats = io::load_feature_stats(feature_stats, flags.max_input_bytes);
+    o.public_stats_source = fmt::format("feature_stats {}", feature_stats);
+  }
+  HyperParams& h = o.hyper;
+  h.m = m;
+  h.expansion_factor = expansion_factor;
+  h.s = s;
+  h.connection_sparsity = connection_sparsity;
+  h.rho = rho;
+  h.wta_ratio = wta_ratio;
+  h.wta_nnz = wta_nnz;
+  h.gamma = gamma;
+  h.seed = seed;
+  if (preprocess) h.preprocess = parse_preprocess(*preprocess);
+  if (variant) h.variant = parse_variant(*variant);
+  if (!labels.empty()) o.labels = LabelSet::parse_list(labels);
+  if (chunk_rows == 0) throw Error("chunk_rows must be at least 1");
+  o.chunk_rows = chunk_rows;
+  o.threads = threads;
+  // Ctrl-C (or any signal whose handler raises) stops the training between chunks: the
+  // progress callback runs the pending signal handlers, and the exception one raised is
+  // raised here once the core has stopped.
+  std::optional<py::error_already_set> interrupted;
+  o.progress = [&interrupted](std::string_view phase) -> ProgressFn {
+    if (phase.empty()) return {};
+    return [&interrupted](std::size_t, std::size_t) {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() == 0) return true;
+      interrupted.emplace();  // takes the exception the handler raised
+      return false;
+    };
+  };
+  std::optional<io::FileTrainingResult> t;
+  try {
+    py::gil_scoped_release nogil;
+    t.emplace(io::train_from_file(path, o));
+  } catch (const Cancelled&) {
+    if (interrupted) throw *interrupted;
+    throw;
+  }
+  return py::make_tuple(ModelHandle(std::move(t->model)), t->rows, t->n_features, t->load_seconds,
+                        t->train_seconds);
+}
+
+}  // namespace
+
+void bind_file_training(py::module_& m) {
+  py::class_<io::LoadFlags>(m, "LoadFlags")
+      .def(py::init<>())
+      .def_readwrite("format", &io::LoadFlags::format)
+      .def_readwrite("label_col", &io::LoadFlags::label_col)
+      .def_readwrite("header", &io::LoadFlags::header)
+      .def_readwrite("delimiter", &io::LoadFlags::delimiter)
+      .def_readwrite("idx_labels", &io::LoadFlags::idx_labels)
+      .def_readwrite("max_input_bytes", &io::LoadFlags::max_input_bytes)
+      .def_readwrite("id_col", &io::LoadFlags::id_col)
+      .def_readwrite("feature_cols", &io::LoadFlags::feature_cols)
+      .def_readwrite("ignore_cols", &io::LoadFlags::ignore_cols)
+      .def_readwrite("missing", &io::LoadFlags::missing);
+  m.def("train_file", &train_file, py::arg("path"), py::arg("flags"), py::arg("m") = py::none(),
+        py::arg("expansion_factor") = py::none(), py::arg("s") = py::none(),
+        py::arg("connection_sparsity") = py::none(), py::arg("rho") = py::none(),
+        py::arg("wta_ratio") = py::none(), py::arg("wta_nnz") = py::none(),
+        py::arg("gamma") = py::none(), py::arg("seed") = py::none(),
+        py::arg("preprocess") = py::none(), py::arg("variant") = py::none(),
+        py::arg("labels") = "", py::arg("feature_stats") = "", py::arg("chunk_rows") = io::ChunkLimits{}.max_rows,
+        py::arg("threads") = 0,
+        "Trains a Model from a data file as `flynn train` does: (model, rows, n_features, "
+        "load_seconds, train_seconds).");
+}
+
+}  // namespace flynn::python

@@ -1,0 +1,264 @@
+// Training from a data file (see train_file.hpp): `flynn train`'s two-pass streaming
+// trainer, shared with Python's flynn.fit_file.
+#include "flynn/io/train_file.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/imputation.hpp"
+#include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/table_columns.hpp"
+
+namespace flynn::io {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A phase of the training, from its construction to its end: the reporter hears of both
+// (options.progress, called with the phase's name, then with ""), so that what it shows
+// for a phase (a progress bar) lasts exactly as long as the phase.
+class Phase {
+ public:
+  Phase(const FileTrainingOptions& o, std::string_view name) : o_(o) {
+    if (o_.progress) callback_ = o_.progress(name);
+  }
+  ~Phase() {
+    if (o_.progress) o_.progress({});
+  }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+  const ProgressFn& callback() const { return callback_; }
+
+ private:
+  const FileTrainingOptions& o_;
+  ProgressFn callback_;
+};
+
+// Reports a stream's progress through the file (when the callback and the size exist);
+// a callback that returns false cancels the training (ProgressFn's contract).
+void report(const ProgressFn& progress, const RowStream& rows) {
+  if (progress && rows.file_size() && !progress(rows.bytes_read(), rows.file_size()))
+    throw Cancelled();
+}
+
+// The untrained model for data of `n_features` features and these classes, holding the
+// public statistics when given (then the rows' own are never computed).
+FlyNN make_model(const FileTrainingOptions& o, std::size_t n_features, const LabelSet& labels) {
+  const FlyConfig config = o.hyper.resolve(static_cast<std::uint32_t>(n_features), labels.size());
+  FlyNN model(config, labels, o.threads);
+  if (o.public_stats) {
+    try {
+      check_feature_stats_fit(*o.public_stats, config);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", o.public_stats_source, e.what()));
+    }
+    model.set_feature_stats(*o.public_stats);
+  }
+  return model;
+}
+
+// Data that can be read only once (a pipe, standard input), or a table with text columns:
+// loaded whole, then fitted.
+FileTrainingResult train_in_memory(const std::string& path, const FileTrainingOptions& o) {
+  const auto t_load = std::chrono::steady_clock::now();
+  Dataset data = load_dataset(path, o.load);
+  if (!data.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
+  data.require_trainable();
+  const LabelSet labels = o.labels ? *o.labels : data.classes;
+  FileTrainingResult t{make_model(o, data.n_features, labels), data.n_rows, data.n_features,
+                       seconds_since(t_load), 0};
+  const auto t_train = std::chrono::steady_clock::now();
+  // partial_fit on the new model is fit(), except that it keeps public statistics.
+  {
+    const Phase phase(o, "training");
+    t.model.partial_fit(data, phase.callback());
+  }
+  t.model.set_table_schema(data.schema);
+  t.train_seconds = seconds_since(t_train);
+  return t;
+}
+
+// What the first pass over a training file learns, all of it needed before counting: the
+// row count, the width, the classes and the exact feature sums (FeatureSums add up the
+// same in any order, so these equal the sums of the whole file).
+struct TrainingSurvey {
+  std::uint64_t rows = 0;
+  std::size_t n_features = 0;
+  bool fixed_width = true;  // false: LIBSVM chunks are as wide as their own largest index
+  std::set<std::string> class_names;
+  std::optional<FeatureSums> sums;  // only when the width is known from the start
+                                    // and no value is missing
+  // The table schema of the chunks (column names, id column; empty for positional data).
+  TableSchema schema;
+  // --missing mean: the sums of the non-missing values, whose means fill the missing ones.
+  std::optional<ImputationSums> imputation;
+  // Whether chunks hold missing values (NaN) to fill with schema.fill before use.
+  bool fill_chunks = false;
+};
+
+TrainingSurvey survey(const std::string& path, const FileTrainingOptions& o,
+                      const ChunkLimits& limits, bool want_sums) {
+  RowStream rows(path, o.load, limits);
+  TrainingSurvey s;
+  s.n_features = rows.n_features();
+  s.fixed_width = s.n_features != 0;
+  if (want_sums && s.fixed_width) s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
+  const Phase phase(o, "reading");
+  Dataset chunk;
+  bool first = true;
+  while (rows.next(chunk)) {
+    if (first) {
+      // Every chunk of a file carries the same schema (decided with its header).
+      s.schema = chunk.schema;
+      if (o.load.missing == MissingPolicy::Mean && o.load.impute && !s.schema.empty())
+        s.imputation.emplace(static_cast<std::uint32_t>(chunk.n_features));
+      first = false;
+    }
+    if (s.imputation)
+      for (std::size_t r = 0; r < chunk.n_rows; ++r) s.imputation->add_row(chunk.row(r));
+    // The fixed labels must name every class: refused here, naming the first row that is not.
+    if (o.labels && chunk.has_labels) chunk.class_ids_in(*o.labels);
+    s.class_names.insert(chunk.classes.names().begin(), chunk.classes.names().end());
+    if (s.sums)
+      for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
+    s.n_features = std::max(s.n_features, chunk.n_features);
+    s.rows += chunk.n_rows;
+    report(phase.callback(), rows);
+  }
+  if (!rows.has_labels()) throw Error(fmt::format("{}: training data needs a label column", path));
+  if (s.class_names.size() < 2) {
+    // Dataset::require_trainable's check and message, on a stand-in of the file's labels
+    // (built only on this error path).
+    Dataset all_one_class;
+    all_one_class.source = path;
+    all_one_class.has_labels = true;
+    all_one_class.n_rows = static_cast<std::size_t>(s.rows);
+    all_one_class.classes = LabelSet(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+    all_one_class.labels.assign(all_one_class.n_rows, 0);
+    all_one_class.require_trainable();
+  }
+  if (s.imputation) {
+    // What parse_csv / parse_arff's complete_table gives the whole file: the means of the
+    // non-missing values as fill values (or no schema when there is nothing to keep).
+    s.schema = completed_schema(std::move(s.schema), *s.imputation);
+    if (s.imputation->missing_cells() > 0) {
+      // The sums took the missing values as NaN: sum the filled rows again.
+      s.fill_chunks = true;
+      s.sums.reset();
+    }
+  }
+  return s;
+}
+
+// A regular file, read twice in bounded chunks: a first pass for the classes, the width and
+// the feature statistics, a second that counts chunk by chunk (counts are sums). The model
+// equals fit() on the whole file: the same statistics from the same exact sums, the same
+// integer counts.
+FileTrainingResult train_streaming(const std::string& path, const FileTrainingOptions& o) {
+  ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+
+  const auto t_load = std::chrono::steady_clock::now();
+  TrainingSurvey s;
+  try {
+    // Public statistics make the rows' own sums unnecessary.
+    s = survey(path, o, limits, /*want_sums=*/!o.public_stats);
+  } catch (const TextInNumericColumn&) {
+    // A text column to one-hot encode: its categories must be known before any row is
+    // encoded, which whole-file loading learns in a pass of its own. Such tables are
+    // trained in memory.
+    return train_in_memory(path, o);
+  }
+  const LabelSet labels =
+      o.labels ? *o.labels
+               : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+  FileTrainingResult t{make_model(o, s.n_features, labels), s.rows, s.n_features,
+                       seconds_since(t_load), 0};
+
+  // LIBSVM without a fixed width: read again at the file's width, which makes every chunk
+  // as wide as load_dataset's rows.
+  LoadOptions counting = o.load;
+  if (!s.fixed_width) counting.expected_features = s.n_features;
+  const auto t_train = std::chrono::steady_clock::now();
+  if (t.model.config().variant.standardize && !o.public_stats) {
+    if (!s.sums) {
+      RowStream rows(path, counting, limits);
+      s.sums.emplace(static_cast<std::uint32_t>(s.n_features));
+      Dataset chunk;
+      while (rows.next(chunk)) {
+        if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
+        for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
+      }
+    }
+    t.model.set_feature_stats(s.sums->stats());
+  }
+  {
+    RowStream rows(path, counting, limits);
+    const Phase phase(o, "training");
+    Dataset chunk;
+    while (rows.next(chunk)) {
+      if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
+      t.model.partial_fit(chunk);
+      report(phase.callback(), rows);
+    }
+  }
+  t.model.set_table_schema(std::move(s.schema));
+  t.train_seconds = seconds_since(t_train);
+  return t;
+}
+
+}  // namespace
+
+LoadOptions load_options(const LoadFlags& flags) {
+  LoadOptions o;
+  o.format = parse_format(flags.format);
+  o.label_column = LabelColumn::parse(flags.label_col);
+  if (flags.header == "auto") {
+    o.header = LoadOptions::Header::Auto;
+  } else if (flags.header == "yes") {
+    o.header = LoadOptions::Header::Yes;
+  } else if (flags.header == "no") {
+    o.header = LoadOptions::Header::No;
+  } else {
+    throw Error(fmt::format("--header: '{}' is not one of auto, yes, no", flags.header));
+  }
+  if (flags.delimiter == "\\t" || flags.delimiter == "tab") {
+    o.delimiter = '\t';
+  } else if (flags.delimiter.size() == 1) {
+    o.delimiter = flags.delimiter[0];
+  } else if (!flags.delimiter.empty()) {
+    throw Error(fmt::format("--delimiter: '{}' must be one character (or 'tab')", flags.delimiter));
+  }
+  o.idx_labels = flags.idx_labels;
+  o.max_input_bytes = flags.max_input_bytes;
+  if (!flags.id_col.empty()) {
+    try {
+      o.id_column = LabelColumn::parse(flags.id_col);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--id-col: {}", e.what()));
+    }
+  }
+  o.feature_columns = ColumnSelector::parse(flags.feature_cols, "--feature-cols");
+  o.ignore_columns = ColumnSelector::parse(flags.ignore_cols, "--ignore-cols");
+  o.missing = parse_missing_policy(flags.missing);
+  return o;
+}
+
+FileTrainingResult train_from_file(const std::string& path, const FileTrainingOptions& options) {
+  // Only a regular file can be read twice; anything else (a pipe, standard input) is
+  // loaded into memory once.
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  return regular ? train_streaming(path, options) : train_in_memory(path, options);
+}
+
+}  // namespace flynn::io
