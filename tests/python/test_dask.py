@@ -4,7 +4,9 @@ prediction on the workers equals central prediction. Runs on a distributed.Local
 
 Skipped when Dask is not installed, except under FLYNN_REQUIRE_DASK=1 (scripts/test.sh),
 where a missing Dask fails the run."""
+import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -216,6 +218,34 @@ def test_array_with_missing_cells_is_byte_identical(client, table, missing):
     assert (clf.table_ is not None) == (missing == "mean")
     assert clf.table_ is None or not clf.table_.named
     np.testing.assert_array_equal(flynn.dask.predict(clf, Xd).compute(), ref.predict(Xm))
+
+
+def test_named_dataframe_with_missing_cells_gives_flynn_trains_model(client, cli, tmp_path):
+    """The door the model file opens: flynn train on the CSV of the same table writes the
+    same bytes, and flynn predict (matching the columns by name) the same labels."""
+    rng = np.random.default_rng(5)
+    n = 400
+    # Multiples of 1/8: pandas' CSV text parses back to the same float32.
+    df = pd.DataFrame({name: np.round(rng.normal(0, 4, n) * 8) / 8
+                       for name in ["weight", "height", "age", "dose", "score"]})
+    df = df.mask(rng.random(df.shape) < 0.1)
+    y = np.where(df["weight"].fillna(0) + df["dose"].fillna(1) > 0.5, "good", "bad")
+    df["quality"] = y
+    df.to_csv(tmp_path / "train.csv", index=False)
+    hyper = ["--m", "2048", "--s", "3", "--rho", "32", "--gamma", "0.7", "--seed", "11"]
+    subprocess.run([cli, "train", "--data", tmp_path / "train.csv", "--model",
+                    tmp_path / "cli.flynn", "--header", "yes", "--quiet", *hyper], check=True)
+    ddf = frame_parts(df, (150, 0, 1, 249))
+    clf = flynn.dask.fit(ddf, "quality", m=2048, s=3, rho=32, gamma=0.7, seed=11)
+    assert clf.to_bytes() == (tmp_path / "cli.flynn").read_bytes()
+    # Columns in another order: flynn predict matches them by name.
+    queries = df.drop(columns=["quality"])[["score", "age", "weight", "height", "dose"]]
+    queries.to_csv(tmp_path / "query.csv", index=False)
+    out = subprocess.run([cli, "predict", "--model", tmp_path / "cli.flynn", "--data",
+                          tmp_path / "query.csv", "--quiet", "--json"], check=True,
+                         capture_output=True, text=True)
+    got = flynn.dask.predict(clf, ddf.drop(columns=["quality"])).compute()
+    assert list(got) == json.loads(out.stdout)["predictions"]
 
 
 def test_missing_error_and_infinite_cells_name_partition_row_and_column(client, table):
