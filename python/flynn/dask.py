@@ -8,19 +8,25 @@ FlyNN's training is a sum of integer counts, so it splits over partitions exactl
     >>> clf.predict(X_small)                        # clf is an ordinary FlyNNClassifier
 
 ``fit`` returns the FlyNNClassifier that ``FlyNNClassifier(**params).fit(X.compute(),
-y.compute())`` returns: the same model file bytes, for any partitioning. It runs up to
-two passes over the partitions, each task on the worker that holds the partition:
+y.compute())`` returns: the same model file bytes (table schema included), for any
+partitioning. It runs up to three passes over the partitions, each task on the worker that
+holds the partition:
 
-1. when ``classes`` is not given or the variant standardises features (the default
-   variant does): each partition's sorted unique labels and exact per-feature integer
-   sums (flynn's FeatureSums as 32-bit limbs), reduced in a tree (union; element-wise
-   uint64 sums) into the classes and the feature statistics;
-2. each partition is counted by a model of the same configuration, classes and
-   statistics, and the count tables are summed in a tree in the model's own count type
-   (uint32, a clear error naming the class and unit if one would overflow).
+1. when ``classes`` is not given, the variant standardises features (the default variant
+   does) or missing="mean" (the default): each partition's sorted unique labels, the
+   exact sums of its non-missing cells (flynn's ImputationSums as 32-bit limbs) and the
+   exact per-feature sums of its rows (FeatureSums limbs), reduced in a tree (union;
+   element-wise uint64 sums) into the classes, the fill values and the feature statistics;
+1b. under missing="mean" with a standardising variant, only the partitions that had
+   missing cells: the feature sums of their rows filled with the global means (central
+   training computes the statistics on the filled rows), added to the others';
+2. each partition, its missing cells filled, is counted by a model of the same
+   configuration, classes and statistics, and the count tables are summed in a tree in
+   the model's own count type (uint32, a clear error naming the class and unit if one
+   would overflow).
 
 Only labels, sums and count tables (classes × m integers) leave the workers; the rows
-never do. Persist X (``X = X.persist()``) when computing it is costly, since both passes
+never do. Persist X (``X = X.persist()``) when computing it is costly, since the passes
 read it.
 
 ``predict``/``predict_proba`` ship the fitted model to the workers as its model file
@@ -29,18 +35,26 @@ the central ``clf.predict``/``clf.predict_proba`` row for row.
 
 Decisions (docs/python.md, "Scale-out with Dask"):
 
-* Input: X a 2-D Dask array, or a Dask DataFrame of numeric (or bool) columns; y a 1-D
-  Dask array or Dask Series with one label per row, partitioned like X (same number of
-  partitions, same number of rows in each; checked per partition; rows and labels pair by
-  position, as in FlyNNClassifier.fit, not by index), or the name of a column of the
-  DataFrame X. A DataFrame with other columns (object, string, category, datetime) is
-  refused naming them: encode them first (e.g. ``dd.get_dummies(X.categorize())``).
-  Column names are kept as ``feature_names_in_`` as in FlyNNClassifier.fit.
+* Input: X a 2-D Dask array, or a Dask DataFrame of numeric columns; y a 1-D Dask array
+  or Dask Series with one label per row, partitioned like X (same number of partitions,
+  same number of rows in each; checked per partition; rows and labels pair by position,
+  as in FlyNNClassifier.fit, not by index), or the name of a column of the DataFrame X.
+  A DataFrame with other columns (object, string, category, bool, datetime) is refused
+  naming them: FlyNNClassifier.fit one-hot encodes those with categories learned from
+  all rows (TableSchemaBuilder's rules), which flynn.dask does not reduce; encode them
+  first (e.g. ``dd.get_dummies(X.categorize(), dtype="uint8")``).
+* Table schema: a DataFrame's string column names (``feature_names_in_``), y's name (or
+  ``label_name``) and, under missing="mean", the fill values are stored in the model file
+  as FlyNNClassifier.fit stores them; the schema is decided by the classifier's own
+  training path (FlyNNClassifier._training_rows on one probe row) and completed with the
+  reduced imputation sums (io::completed_schema, as a federation completes its tables).
+  Dask arrays are positional (a schema only for fill values, as fit on an array with NaN).
 * Chunks split along columns are rechunked to whole rows (each row is hashed whole);
   a Dask array y whose chunks differ from X's rows is rechunked to them.
-* Missing values: a NaN or infinite cell is refused, naming the partition, row and
-  column; fill or drop them first (the missing-value fill needs the whole table's means,
-  which flynn.dask does not reduce).
+* Missing values (NaN; pd.NA in nullable columns), as FlyNNClassifier's ``missing``:
+  "mean" fills them with the whole table's exact means, "zero" with 0, "error" refuses
+  them naming the partition, row and column (0-based, within the partition). An infinite
+  cell is refused the same way under every policy.
 * Empty partitions contribute nothing (they are skipped); no rows at all is an error.
 * ``classes``: when given, the model's classes are exactly their sorted unique values
   (as FlyNNClassifier.partial_fit's ``classes``), and a label outside them is an error
@@ -58,7 +72,8 @@ import pickle
 import numpy as np
 
 from . import _flynn
-from ._classifier import _DTYPES, FlyNNClassifier, _class_ids, _label_names, _threads
+from ._classifier import (_DTYPES, FlyNNClassifier, _check_missing, _class_ids, _frame_columns,
+                          _is_dataframe, _label_names, _threads)
 
 __all__ = ["fit", "predict", "predict_proba"]
 
@@ -90,23 +105,27 @@ def _dataframe_module():
 # ---- inputs: the partitions of X and y, as pairs of Delayed objects
 
 def _numeric_columns_or_raise(frame):
-    import pandas as pd
+    """TypeError naming the columns FlyNNClassifier.fit would one-hot encode as text (every
+    dtype that is not numeric, bool included): flynn.dask does not learn categories."""
+    from pandas.api import types as pdt
     bad = [(c, str(t)) for c, t in frame.dtypes.items()
-           if not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t))
-           or isinstance(t, pd.CategoricalDtype)]
+           if not pdt.is_numeric_dtype(t) or pdt.is_bool_dtype(t) or pdt.is_complex_dtype(t)
+           or isinstance(t, pdt.CategoricalDtype)]
     if bad:
         listed = ", ".join(f"{c!r} ({t})" for c, t in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
         raise TypeError(f"flynn.dask trains on numeric columns, but column(s) {listed}{more} "
-                        "are not numeric: encode them first (e.g. "
-                        "dd.get_dummies(X.categorize(columns=[...]))) or drop them")
+                        "are not numeric: FlyNNClassifier.fit would one-hot encode them with "
+                        "categories learned from all rows, which flynn.dask does not reduce; "
+                        "encode them first (e.g. dd.get_dummies(X.categorize(columns=[...]), "
+                        "dtype='uint8')) or drop them")
 
 
 def _partitions(X, y):
-    """(x_parts, y_parts, n_features, feature_names, X) for Dask inputs: one Delayed per
+    """(x_parts, y_parts, n_features, columns, y_series) for Dask inputs: one Delayed per
     partition of X and of y (in order, equally many), the feature count, the DataFrame's
-    feature names (None for arrays or non-string column names) and X as it will be read
-    (rechunked to whole rows)."""
+    column index (None for arrays) and y when it is a Dask Series (whose name is the label
+    column's, as a pandas Series' is at FlyNNClassifier.fit; None otherwise)."""
     import dask.array as da
     dd = _dataframe_module()
     is_frame = dd is not None and isinstance(X, dd.DataFrame)
@@ -115,9 +134,8 @@ def _partitions(X, y):
             raise ValueError(f"y = {y!r} is not a column of X")
         X, y = X.drop(columns=[y]), X[y]
     if is_frame:
-        from sklearn.utils.validation import _get_feature_names
         _numeric_columns_or_raise(X)
-        names = _get_feature_names(X._meta)  # FlyNNClassifier.fit's rule, on the column index
+        columns = X._meta.columns
         n_features = len(X.columns)
         x_parts = list(X.to_delayed(optimize_graph=False))
     elif isinstance(X, da.Array):
@@ -125,7 +143,7 @@ def _partitions(X, y):
             raise ValueError(f"X must be 2-D (rows × features), got a {X.ndim}-D Dask array")
         if X.numblocks[1] > 1:
             X = X.rechunk({1: -1})  # each row is hashed whole
-        names = None
+        columns = None
         n_features = X.shape[1]
         x_parts = list(X.to_delayed(optimize_graph=False).ravel())
     else:
@@ -134,7 +152,9 @@ def _partitions(X, y):
     if n_features == 0:
         raise ValueError("X has no features (0 columns)")
 
+    y_series = None
     if dd is not None and isinstance(y, dd.Series):
+        y_series = y
         y_parts = list(y.to_delayed(optimize_graph=False))
     elif isinstance(y, da.Array):
         if y.ndim != 1:
@@ -153,18 +173,25 @@ def _partitions(X, y):
         raise ValueError(f"X has {len(x_parts)} partitions but y has {len(y_parts)}: partition "
                          "them alike (e.g. take both from one DataFrame, or rechunk y to "
                          "X.chunks[0])")
-    return x_parts, y_parts, n_features, names, X
+    return x_parts, y_parts, n_features, columns, y_series
 
 
-def _partition_rows(x, y, index, n_features):
+def _partition_rows(x, y, index, n_features, missing):
     """One partition's rows as FlyNNClassifier.fit reads them (a 2-D array of float32,
-    float64 or uint8) and its labels (1-D): ValueError naming the partition otherwise."""
+    float64 or uint8; a pandas partition's columns converted to float32 as fit converts a
+    DataFrame's, NaN = missing) and its labels (1-D): ValueError naming the partition
+    otherwise, or naming the row and column of an infinite cell, or of a missing one under
+    missing="error". Missing cells are left NaN: see _filled."""
     from sklearn.utils import check_array, column_or_1d
     where = f"partition {index}"
     try:
-        # NaN cells are checked below, to name their row and column.
-        rows = check_array(x, dtype=_DTYPES, order=None, ensure_min_samples=0,
-                           force_all_finite=False)
+        if _is_dataframe(x):
+            rows = (np.column_stack(_frame_columns(x)) if x.shape[1]
+                    else np.empty((len(x), 0), np.float32))
+        else:
+            # Non-finite cells are checked below, to name their row and column.
+            rows = check_array(x, dtype=_DTYPES, order=None, ensure_min_samples=0,
+                               force_all_finite=False)
         labels = column_or_1d(y, warn=True)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
@@ -174,34 +201,85 @@ def _partition_rows(x, y, index, n_features):
         raise ValueError(f"{where}: {rows.shape[0]} rows but {labels.shape[0]} labels: X and "
                          "y must be partitioned alike")
     if rows.dtype.kind == "f" and not np.isfinite(rows).all():
-        r, c = np.argwhere(~np.isfinite(rows))[0]
-        raise ValueError(f"{where}, row {r}, column {c}: {rows[r, c]} — flynn.dask trains on "
-                         "finite values only: fill or drop missing values first (e.g. "
-                         "X.fillna(...), X.dropna())")
+        bad = np.isinf(rows) if missing != "error" else ~np.isfinite(rows)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            what = ("missing value (missing='error'; 'mean' or 'zero' fill it)"
+                    if np.isnan(rows[r, c]) else
+                    "infinite value (a feature must be finite; NaN marks a missing one)")
+            raise ValueError(f"{where}, row {r}, column {c}: {rows[r, c]}: {what}")
     if labels.dtype.kind == "f" and not np.isfinite(labels).all():
         raise ValueError(f"{where}: y contains NaN or infinity")
     return rows, labels
 
 
+def _has_missing(rows):
+    return rows.dtype.kind == "f" and bool(np.isnan(rows).any())
+
+
+def _filled(rows, fill):
+    """rows with their missing cells filled (fill: one value per column), as float32, as
+    central fit's table encoder fills them; rows without missing cells as they are."""
+    if not _has_missing(rows):
+        return rows
+    return _flynn.dask.fill_missing_cells(rows.astype(np.float32, copy=False),
+                                          np.asarray(fill, dtype=np.float32))
+
+
 # ---- pass 1: classes and feature sums
 
-def _scan_partition(x, y, index, n_features, want_classes, want_sums):
-    """(sorted unique labels or None, FeatureSums limbs or None) of one partition;
-    (None, None) when it has no rows."""
-    rows, labels = _partition_rows(x, y, index, n_features)
+def _scan_partition(x, y, index, spec):
+    """What one partition adds to the first pass, None when it has no rows: its sorted
+    unique labels (when the classes are wanted), the ImputationSums limbs of its cells
+    (missing="mean"), and the FeatureSums limbs of its rows as they are trained (when the
+    variant standardises) — except under missing="mean" for a partition with missing cells,
+    whose filled rows need the global means first: its index is listed in "unfilled"."""
+    rows, labels = _partition_rows(x, y, index, spec["n_features"], spec["missing"])
     if rows.shape[0] == 0:
-        return None, None
-    return (np.unique(labels) if want_classes else None,
-            _flynn.dask.feature_sum_limbs(rows) if want_sums else None)
+        return None
+    scan = dict(classes=np.unique(labels) if spec["want_classes"] else None,
+                imputation=None, features=None, unfilled=[])
+    if spec["missing"] == "mean":
+        scan["imputation"] = _flynn.dask.imputation_sum_limbs(rows)
+    elif spec["missing"] == "zero":
+        rows = _filled(rows, np.zeros(spec["n_features"], np.float32))
+    if spec["want_sums"]:
+        if _has_missing(rows):
+            scan["unfilled"] = [index]
+        else:
+            scan["features"] = _flynn.dask.feature_sum_limbs(rows)
+    return scan
+
+
+def _sum_limbs(limbs):
+    """Element-wise sum of limb arrays (None when there are none): exact in any order, since
+    each limb of a partition is below 2^32, so uint64 sums of up to 2^32 partitions cannot
+    wrap."""
+    limbs = [v for v in limbs if v is not None]
+    return np.sum(limbs, axis=0, dtype=np.uint64) if limbs else None
 
 
 def _combine_scans(*scans):
-    """Union of the labels, element-wise sum of the limbs: exact in any order (each limb
-    of a partition is below 2^32, so uint64 sums of up to 2^32 partitions cannot wrap)."""
-    labels = [s[0] for s in scans if s[0] is not None]
-    limbs = [s[1] for s in scans if s[1] is not None]
-    return (np.unique(np.concatenate(labels)) if labels else None,
-            np.sum(limbs, axis=0, dtype=np.uint64) if limbs else None)
+    """Union of the labels, sums of the limbs, all unfilled partitions."""
+    scans = [s for s in scans if s is not None]
+    if not scans:
+        return None
+    labels = [s["classes"] for s in scans if s["classes"] is not None]
+    return dict(classes=np.unique(np.concatenate(labels)) if labels else None,
+                imputation=_sum_limbs(s["imputation"] for s in scans),
+                features=_sum_limbs(s["features"] for s in scans),
+                unfilled=[i for s in scans for i in s["unfilled"]])
+
+
+def _filled_feature_sums(x, y, index, spec):
+    """The FeatureSums limbs of a partition's rows filled with the global means (the first
+    pass's unfilled partitions)."""
+    rows, _ = _partition_rows(x, y, index, spec["n_features"], spec["missing"])
+    return _flynn.dask.feature_sum_limbs(_filled(rows, spec["fill"]))
+
+
+def _combine_limbs(*limbs):
+    return _sum_limbs(limbs)
 
 
 # ---- pass 2: counts
@@ -209,9 +287,10 @@ def _combine_scans(*scans):
 def _count_partition(x, y, index, spec):
     """The counts (classes × m uint32, rows per class uint64) a partition adds to a model of
     spec's configuration, classes and statistics; None when it has no rows."""
-    rows, labels = _partition_rows(x, y, index, spec["n_features"])
+    rows, labels = _partition_rows(x, y, index, spec["n_features"], spec["missing"])
     if rows.shape[0] == 0:
         return None
+    rows = _filled(rows, spec["fill"])
     try:
         ids = _class_ids(labels, spec["classes"])
     except ValueError as e:
@@ -247,6 +326,22 @@ def _task_threads(n_jobs):
     return _threads(n_jobs) if n_jobs is not None else 1
 
 
+def _training_schema(clf, columns, n_features, label_name):
+    """The table schema clf.fit learns for a table of these columns (names, label name),
+    before its fill values, decided by the classifier's own training path (its name checks
+    and the table encoder) on one probe row: every cell missing under missing="mean" and
+    "zero", so that an unnamed table keeps its schema for completed_schema to decide, zeros
+    under "error". Sets clf's n_features_in_ and feature_names_in_ as fit does. An empty
+    schema or None when fit would store none."""
+    probe = np.full((1, n_features), 0.0 if clf.missing == "error" else np.nan, np.float32)
+    if columns is not None:
+        import pandas as pd
+        probe = pd.DataFrame(probe, columns=columns)
+    _, _, schema = clf._training_rows(probe, np.zeros(1, np.int64), reset=True,
+                                      label_name=label_name)
+    return schema
+
+
 def fit(X, y, classes=None, *, split_every=None, **params):
     """A FlyNNClassifier(**params) trained on the rows of a Dask array or DataFrame X with
     labels y (a Dask array or Series partitioned like X, or a column name of X): counted
@@ -254,36 +349,57 @@ def fit(X, y, classes=None, *, split_every=None, **params):
     those of ``FlyNNClassifier(**params).fit(X.compute(), y.compute())`` (with ``classes``:
     of ``partial_fit(X, y, classes=classes)`` on a new estimator).
 
-    ``params`` are FlyNNClassifier's (m, s, rho, gamma, seed, preprocess, variant, n_jobs).
-    ``split_every`` (default 8): partial results summed per node of the reduction trees.
-    Computes with Dask's current scheduler (a distributed Client when one is active).
-    See the module documentation for the input rules."""
+    ``params`` are FlyNNClassifier's (m, s, rho, gamma, seed, preprocess, variant, n_jobs,
+    missing, label_name). ``split_every`` (default 8): partial results summed per node of
+    the reduction trees. Computes with Dask's current scheduler (a distributed Client when
+    one is active). See the module documentation for the input rules."""
     dask = _import_dask()
     template = FlyNNClassifier(**params)  # unknown parameters fail here, before any work
+    _check_missing(template.missing)
     split_every = _SPLIT_EVERY if split_every is None else int(split_every)
     if split_every < 2:
         raise ValueError(f"split_every = {split_every}: must be at least 2")
-    x_parts, y_parts, n_features, names, _ = _partitions(X, y)
+    x_parts, y_parts, n_features, columns, y_series = _partitions(X, y)
     if not x_parts:
         raise ValueError("X has no partitions")
+    # A Dask array's .name is its graph key, not a column name: only a Series names y.
+    label_name = template._label_name_of(y_series)
+    schema = _training_schema(template, columns, n_features, label_name)
 
     # The variant (and so whether statistics are needed) depends on the feature count
     # only, not on the classes.
     variant = template._hyper().resolve(n_features)["variant"]
     standardizes = _flynn.dask.standardizes(variant)
+    mean = template.missing == "mean"
     if classes is not None:
         classes = np.unique(np.asarray(classes))
+    spec = dict(n_features=n_features, missing=template.missing, want_classes=classes is None,
+                want_sums=standardizes,
+                fill=np.zeros(n_features, np.float32) if template.missing == "zero" else None)
     stats = None
-    if classes is None or standardizes:
-        scans = [dask.delayed(_scan_partition, pure=True)(
-                     x, yp, i, n_features, classes is None, standardizes)
+    if classes is None or standardizes or mean:
+        # Pass 1: classes, imputation sums, feature sums of the rows that need no fill.
+        scans = [dask.delayed(_scan_partition, pure=True)(x, yp, i, spec)
                  for i, (x, yp) in enumerate(zip(x_parts, y_parts))]
-        found, limbs = dask.compute(_tree(scans, _combine_scans, split_every))[0]
-        if found is None and limbs is None:
+        scan = dask.compute(_tree(scans, _combine_scans, split_every))[0]
+        if scan is None:
             raise ValueError("X has no rows (every partition is empty)")
         if classes is None:
-            classes = found
+            classes = scan["classes"]
+        if mean:
+            # Central fit fills the missing cells with the whole table's means before
+            # anything learns from the rows (the feature statistics included).
+            schema = _flynn.dask.completed_schema(schema, scan["imputation"], n_features)
+            spec["fill"] = None if schema.empty else np.asarray(schema.fill, np.float32)
         if standardizes:
+            limbs = scan["features"]
+            if scan["unfilled"]:
+                # Pass 1b, over the partitions with missing cells only: their filled rows'
+                # feature sums, added to the others'.
+                refills = [dask.delayed(_filled_feature_sums, pure=True)(
+                               x_parts[i], y_parts[i], i, spec) for i in scan["unfilled"]]
+                limbs = _sum_limbs([limbs, dask.compute(
+                    _tree(refills, _combine_limbs, split_every))[0]])
             stats = _flynn.dask.feature_stats_from_limbs(limbs, n_features)
 
     from sklearn.utils.multiclass import check_classification_targets
@@ -294,8 +410,8 @@ def fit(X, y, classes=None, *, split_every=None, **params):
     clf = template
     clf._new_model(classes, n_features)  # the configuration is checked before counting
 
-    spec = dict(params=template.get_params(), classes=classes, n_features=n_features,
-                stats=stats, task_threads=_task_threads(template.n_jobs))
+    spec.update(params=template.get_params(), classes=classes, stats=stats,
+                task_threads=_task_threads(template.n_jobs))
     counted = [dask.delayed(_count_partition, pure=True)(x, yp, i, spec)
                for i, (x, yp) in enumerate(zip(x_parts, y_parts))]
     total = dask.compute(_tree(counted, _combine_counts, split_every))[0]
@@ -305,9 +421,7 @@ def fit(X, y, classes=None, *, split_every=None, **params):
     if stats is not None:
         _flynn.dask.set_feature_stats(clf._model, *stats)
     clf._model.set_counts(counts, rows_per_class, _flynn.Provenance())
-    clf.n_features_in_ = n_features
-    if names is not None:
-        clf.feature_names_in_ = names
+    clf._set_table(schema)
     return clf
 
 

@@ -13,7 +13,11 @@
 #include "flynn/class_counts.hpp"
 #include "flynn/config.hpp"
 #include "flynn/error.hpp"
+#include "flynn/dataset.hpp"
 #include "flynn/feature_stats.hpp"
+#include "flynn/imputation.hpp"
+#include "flynn/io/table_columns.hpp"
+#include "flynn/table_schema.hpp"
 #include "model_handle.hpp"
 #include "numpy_rows.hpp"
 
@@ -27,34 +31,98 @@ using Counts = py::array_t<std::uint32_t, py::array::c_style | py::array::forcec
 using Rows = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>;
 using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
 
+/// Calls fn(row) with each row of `rows` as n_cols float32 values, as the model reads
+/// them (float64 rounded to float32, uint8 widened as FlyNN::learn_feature_stats widens
+/// them). Called with the GIL released.
+template <typename Fn>
+void for_each_float_row(const NumpyRows& rows, Fn&& fn) {
+  std::vector<float> widened(rows.n_cols());
+  for_each_view(rows, [&](const DataView& block, std::size_t) {
+    for (std::size_t r = 0; r < block.n_rows(); ++r) {
+      if (const float* f = block.floats()) {
+        fn(f + r * block.row_stride());
+      } else {
+        const std::uint8_t* b = block.bytes() + r * block.row_stride();
+        for (std::size_t j = 0; j < widened.size(); ++j) widened[j] = static_cast<float>(b[j]);
+        fn(static_cast<const float*>(widened.data()));
+      }
+    }
+  });
+}
+
+py::array_t<std::uint64_t> limbs_array(const std::vector<std::uint64_t>& limbs) {
+  py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(limbs.size()));
+  std::copy(limbs.begin(), limbs.end(), out.mutable_data());
+  return out;
+}
+
 /// The exact feature sums of one partition's rows as FeatureSums::to_limbs (1 + 12·d
 /// uint64 slots, each limb < 2^32): element-wise sums of such arrays over up to 2^32
 /// partitions, in any order or tree, are the limbs of the sums of all rows. The rows are
-/// read as the model reads them (float64 rounded to float32, bytes widened), so the
-/// statistics equal those FlyNN::fit computes on the concatenated rows.
+/// read as the model reads them, so the statistics equal those FlyNN::fit computes on the
+/// concatenated rows. The rows must be complete (missing cells filled).
 py::array_t<std::uint64_t> feature_sum_limbs(const py::array& X) {
   const NumpyRows rows(X);
   std::vector<std::uint64_t> limbs;
   {
     py::gil_scoped_release nogil;
     FeatureSums sums(static_cast<std::uint32_t>(rows.n_cols()));
-    std::vector<float> widened(rows.n_cols());
-    for_each_view(rows, [&](const DataView& block, std::size_t) {
-      for (std::size_t r = 0; r < block.n_rows(); ++r) {
-        if (const float* f = block.floats()) {
-          sums.add_row(f + r * block.row_stride());
-        } else {  // uint8 rows, as FlyNN::learn_feature_stats widens them
-          const std::uint8_t* b = block.bytes() + r * block.row_stride();
-          for (std::size_t j = 0; j < widened.size(); ++j) widened[j] = static_cast<float>(b[j]);
-          sums.add_row(widened.data());
-        }
-      }
-    });
+    for_each_float_row(rows, [&](const float* row) { sums.add_row(row); });
     limbs = sums.to_limbs();
   }
-  py::array_t<std::uint64_t> out(static_cast<py::ssize_t>(limbs.size()));
-  std::copy(limbs.begin(), limbs.end(), out.mutable_data());
-  return out;
+  return limbs_array(limbs);
+}
+
+/// The exact sums of one partition's non-missing (non-NaN) cells as
+/// ImputationSums::to_limbs: like feature_sum_limbs, element-wise sums over partitions are
+/// the limbs of the whole table's sums, whose means fill the missing cells under
+/// missing="mean" exactly as central training's ImputationSums::of all rows.
+py::array_t<std::uint64_t> imputation_sum_limbs(const py::array& X) {
+  const NumpyRows rows(X);
+  std::vector<std::uint64_t> limbs;
+  {
+    py::gil_scoped_release nogil;
+    ImputationSums sums(static_cast<std::uint32_t>(rows.n_cols()));
+    for_each_float_row(rows, [&](const float* row) { sums.add_row(row); });
+    limbs = sums.to_limbs();
+  }
+  return limbs_array(limbs);
+}
+
+/// io::completed_schema of the training table's schema for the whole table's summed
+/// imputation limbs: the schema central training stores under missing="mean" (the means
+/// as fill values, or an empty schema when it has nothing to keep), as the federation
+/// completes its tables with all-reduced sums.
+TableSchema completed_schema(const TableSchema& schema, const Rows& limbs,
+                             std::uint32_t n_features) {
+  if (limbs.ndim() != 1) throw std::invalid_argument("imputation limbs must be one-dimensional");
+  const std::vector<std::uint64_t> v(limbs.data(), limbs.data() + limbs.size());
+  return io::completed_schema(schema, ImputationSums::from_limbs(v, n_features));
+}
+
+/// Missing (NaN) cells counted in summed imputation limbs.
+std::uint64_t missing_cells(const Rows& limbs, std::uint32_t n_features) {
+  if (limbs.ndim() != 1) throw std::invalid_argument("imputation limbs must be one-dimensional");
+  const std::vector<std::uint64_t> v(limbs.data(), limbs.data() + limbs.size());
+  return ImputationSums::from_limbs(v, n_features).missing_cells();
+}
+
+/// float32 rows (n × d) with every NaN cell replaced by fill[j] of its column, by
+/// flynn::fill_missing (a copy; flynn::Error when fill does not have d values).
+py::array_t<float> fill_missing_cells(const Floats& X, const Floats& fill) {
+  if (X.ndim() != 2 || fill.ndim() != 1)
+    throw std::invalid_argument("fill_missing_cells takes 2-D rows and a 1-D fill vector");
+  Dataset data;
+  data.n_rows = static_cast<std::size_t>(X.shape(0));
+  data.n_features = static_cast<std::size_t>(X.shape(1));
+  data.features.assign(X.data(), X.data() + X.size());
+  const std::vector<float> values(fill.data(), fill.data() + fill.size());
+  {
+    py::gil_scoped_release nogil;
+    fill_missing(data, values);
+  }
+  return to_numpy(std::move(data.features), {static_cast<py::ssize_t>(data.n_rows),
+                                             static_cast<py::ssize_t>(data.n_features)});
 }
 
 py::array_t<float> floats_array(const std::vector<float>& v) {
@@ -121,6 +189,11 @@ py::tuple sum_counts(const std::vector<std::pair<Counts, Rows>>& parts) {
 
 void bind_dask(py::module_& m) {
   m.def("feature_sum_limbs", &feature_sum_limbs, py::arg("X"));
+  m.def("imputation_sum_limbs", &imputation_sum_limbs, py::arg("X"));
+  m.def("completed_schema", &completed_schema, py::arg("schema"), py::arg("limbs"),
+        py::arg("n_features"));
+  m.def("missing_cells", &missing_cells, py::arg("limbs"), py::arg("n_features"));
+  m.def("fill_missing_cells", &fill_missing_cells, py::arg("X"), py::arg("fill"));
   m.def("feature_stats_from_limbs", &feature_stats_from_limbs, py::arg("limbs"),
         py::arg("n_features"));
   m.def("set_feature_stats", &set_feature_stats, py::arg("model"), py::arg("centres"),

@@ -4,7 +4,9 @@ prediction on the workers equals central prediction. Runs on a distributed.Local
 
 Skipped when Dask is not installed, except under FLYNN_REQUIRE_DASK=1 (scripts/test.sh),
 where a missing Dask fails the run."""
+import json
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -144,14 +146,135 @@ def test_label_outside_classes_names_partition_and_label(client, table):
         flynn.dask.fit(Xd, yd, classes=range(1, 10), **PARAMS)
 
 
-def test_nan_cell_names_partition_row_and_column(client, table):
+def with_missing_cells(X):
+    """X (float32) with NaN cells in several partitions of ROW_CHUNKS: scattered ones, a
+    column missing through the whole of partition 4, and column 5 missing everywhere (its
+    mean is then 0, as flynn's)."""
+    X = X.astype(np.float32)
+    rng = np.random.default_rng(3)
+    X[rng.random(X.shape) < 0.02] = np.nan
+    X[621:954, 9] = np.nan
+    X[:, 5] = np.nan
+    return X
+
+
+@pytest.mark.parametrize("missing,variant", [("mean", None), ("mean", "paper"), ("zero", None)])
+def test_named_dataframe_with_missing_cells_is_byte_identical(client, table, missing, variant):
+    X, y = table
+    df = pd.DataFrame(with_missing_cells(X), columns=[f"px{j}" for j in range(64)])
+    # A nullable integer column whose pd.NA is a missing cell, as at fit.
+    df["px3"] = pd.array(np.where(np.isnan(df["px3"]), None, df["px3"].fillna(0).astype(int)),
+                         dtype="Int64")
+    df["digit"] = y
+    ddf = frame_parts(df, ROW_CHUNKS)
+    params = dict(PARAMS, variant=variant, missing=missing)
+    clf = flynn.dask.fit(ddf, "digit", **params)
+    ref = central(df.drop(columns=["digit"]), df["digit"], **params)
+    assert clf.to_bytes() == ref.to_bytes()
+    table_ = clf.table_
+    assert table_.column_names == [f"px{j}" for j in range(64)]
+    assert table_.label_name == "digit"
+    assert len(table_.fill) == (64 if missing == "mean" else 0)
+    if missing == "mean":
+        assert table_.fill[5] == 0.0 and table_.fill[9] != 0.0
+    features = ddf.drop(columns=["digit"])
+    got = flynn.dask.predict(clf, features).compute()
+    np.testing.assert_array_equal(got.to_numpy(), ref.predict(df.drop(columns=["digit"])))
+    # label_name overrides the Series' name, as at fit.
+    renamed = flynn.dask.fit(features, ddf["digit"], label_name="class", **params)
+    assert renamed.to_bytes() == central(df.drop(columns=["digit"]), df["digit"],
+                                         label_name="class", **params).to_bytes()
+
+
+def test_named_dataframe_without_missing_cells_stores_the_means(client, table):
+    """Under missing="mean" a named table stores its means as fill values even when no
+    cell is missing (as flynn train does): a reduction whatever the variant or classes."""
+    X, y = table
+    df = pd.DataFrame(X, columns=[f"px{j}" for j in range(64)])
+    ys = pd.Series(y, name="digit")
+    ddf = dd.from_pandas(df, npartitions=5)
+    yd = dd.from_pandas(ys, npartitions=5)
+    clf = flynn.dask.fit(ddf, yd, classes=range(10), variant="paper", **PARAMS)
+    ref = flynn.FlyNNClassifier(variant="paper", **PARAMS).partial_fit(df, ys, classes=range(10))
+    assert clf.to_bytes() == ref.to_bytes()
+    assert len(clf.table_.fill) == 64
+    # Integer column names are no names (positional), as at fit: no schema without NaN.
+    unnamed = flynn.dask.fit(dd.from_pandas(pd.DataFrame(X), npartitions=3),
+                             dd.from_pandas(pd.Series(y), npartitions=3), **PARAMS)
+    assert unnamed.table_ is None
+    assert unnamed.to_bytes() == central(pd.DataFrame(X), y, **PARAMS).to_bytes()
+
+
+@pytest.mark.parametrize("missing", ["mean", "zero"])
+def test_array_with_missing_cells_is_byte_identical(client, table, missing):
+    X, y = table
+    Xm = with_missing_cells(X)
+    Xd = da.from_array(Xm, chunks=(ROW_CHUNKS, 64))
+    yd = da.from_array(y, chunks=(ROW_CHUNKS,))
+    clf = flynn.dask.fit(Xd, yd, missing=missing, **PARAMS)
+    ref = central(Xm, y, missing=missing, **PARAMS)
+    assert clf.to_bytes() == ref.to_bytes()
+    # Positional: a schema only for the fill values (mean), none under zero.
+    assert (clf.table_ is not None) == (missing == "mean")
+    assert clf.table_ is None or not clf.table_.named
+    np.testing.assert_array_equal(flynn.dask.predict(clf, Xd).compute(), ref.predict(Xm))
+
+
+def test_named_dataframe_with_missing_cells_gives_flynn_trains_model(client, cli, tmp_path):
+    """The door the model file opens: flynn train on the CSV of the same table writes the
+    same bytes, and flynn predict (matching the columns by name) the same labels."""
+    rng = np.random.default_rng(5)
+    n = 400
+    # Multiples of 1/8: pandas' CSV text parses back to the same float32.
+    df = pd.DataFrame({name: np.round(rng.normal(0, 4, n) * 8) / 8
+                       for name in ["weight", "height", "age", "dose", "score"]})
+    df = df.mask(rng.random(df.shape) < 0.1)
+    y = np.where(df["weight"].fillna(0) + df["dose"].fillna(1) > 0.5, "good", "bad")
+    df["quality"] = y
+    df.to_csv(tmp_path / "train.csv", index=False)
+    hyper = ["--m", "2048", "--s", "3", "--rho", "32", "--gamma", "0.7", "--seed", "11"]
+    subprocess.run([cli, "train", "--data", tmp_path / "train.csv", "--model",
+                    tmp_path / "cli.flynn", "--header", "yes", "--quiet", *hyper], check=True)
+    ddf = frame_parts(df, (150, 0, 1, 249))
+    clf = flynn.dask.fit(ddf, "quality", m=2048, s=3, rho=32, gamma=0.7, seed=11)
+    assert clf.to_bytes() == (tmp_path / "cli.flynn").read_bytes()
+    # Columns in another order: flynn predict matches them by name.
+    queries = df.drop(columns=["quality"])[["score", "age", "weight", "height", "dose"]]
+    queries.to_csv(tmp_path / "query.csv", index=False)
+    out = subprocess.run([cli, "predict", "--model", tmp_path / "cli.flynn", "--data",
+                          tmp_path / "query.csv", "--quiet", "--json"], check=True,
+                         capture_output=True, text=True)
+    got = flynn.dask.predict(clf, ddf.drop(columns=["quality"])).compute()
+    assert list(got) == json.loads(out.stdout)["predictions"]
+
+
+def test_missing_error_and_infinite_cells_name_partition_row_and_column(client, table):
     X, y = table
     X = X.copy()
     X[625, 7] = np.nan  # partition 4 (rows 621..953), its row 4
     Xd = da.from_array(X, chunks=(ROW_CHUNKS, 64))
     yd = da.from_array(y, chunks=(ROW_CHUNKS,))
-    with pytest.raises(ValueError, match=r"partition 4, row 4, column 7: nan .*fill or drop"):
+    with pytest.raises(ValueError, match=r"partition 4, row 4, column 7: nan: missing value "
+                                         r"\(missing='error'"):
+        flynn.dask.fit(Xd, yd, missing="error", **PARAMS)
+    with pytest.raises(ValueError, match=r"partition 4, row 4, column 7: nan: missing value"):
+        flynn.dask.fit(Xd, yd, missing="error", variant="paper", classes=range(10), **PARAMS)
+    X[954, 2] = np.inf  # partition 5, its row 0
+    Xd = da.from_array(X, chunks=(ROW_CHUNKS, 64))
+    with pytest.raises(ValueError, match=r"partition 5, row 0, column 2: inf: infinite value"):
         flynn.dask.fit(Xd, yd, **PARAMS)
+    with pytest.raises(ValueError, match=r"missing='bogus': expected one of"):
+        flynn.dask.fit(Xd, yd, missing="bogus")
+
+
+def test_column_names_the_model_file_cannot_hold_are_refused(client):
+    df = pd.DataFrame(np.arange(12.0).reshape(4, 3), columns=["a", "b", "a"])
+    df["y"] = [0, 1, 0, 1]
+    with pytest.raises(ValueError, match=r"column name\(s\) \['a'\] appear more than once"):
+        flynn.dask.fit(dd.from_pandas(df, npartitions=2), "y")
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4], "y": [0, 1, 0, 1]})
+    with pytest.raises(ValueError, match=r"label_name='a' is also the name of a feature"):
+        flynn.dask.fit(dd.from_pandas(df, npartitions=2), "y", label_name="a")
 
 
 def test_misaligned_partitions_and_bad_inputs_are_refused(client, table):
@@ -179,11 +302,14 @@ def test_misaligned_partitions_and_bad_inputs_are_refused(client, table):
 
 
 def test_non_numeric_columns_are_refused_by_name():
+    # bool too: FlyNNClassifier.fit encodes a bool column as text ('False'/'True' one-hot).
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "colour": ["r", "g", "b", "r"],
-                       "kind": pd.Categorical(["x", "y", "x", "y"]), "y": [0, 1, 0, 1]})
+                       "kind": pd.Categorical(["x", "y", "x", "y"]),
+                       "flag": [True, False, True, True], "y": [0, 1, 0, 1]})
     ddf = dd.from_pandas(df, npartitions=2)
-    with pytest.raises(TypeError, match=r"column\(s\) 'colour' \(object\), 'kind' \(category\) "
-                                        r"are not numeric"):
+    with pytest.raises(TypeError, match=r"column\(s\) 'colour' \(object\), 'kind' \(category\), "
+                                        r"'flag' \(bool\) are not numeric: FlyNNClassifier.fit "
+                                        r"would one-hot encode them"):
         flynn.dask.fit(ddf, "y")
 
 
@@ -202,6 +328,26 @@ def test_feature_sum_limbs_add_up_to_the_central_statistics(table):
     np.testing.assert_array_equal(scales, ref_scales)
     with pytest.raises(flynn.FlynnError, match="limbs do not describe"):
         _flynn.dask.feature_stats_from_limbs(limbs[0], 63)
+
+
+def test_imputation_sum_limbs_add_up_to_the_central_fill_values(table):
+    """The first pass's second reduction: imputation limbs of any split, summed and
+    completed, give the schema (fill values) central fit stores, bit for bit."""
+    X, y = table
+    Xm = with_missing_cells(X) * np.float32(-2.3)
+    limbs = [_flynn.dask.imputation_sum_limbs(Xm[a:b]) for a, b in [(0, 1), (1, 700), (700, None)]]
+    assert all(part.max() < 2**32 for part in limbs)
+    total = np.sum(limbs, axis=0, dtype=np.uint64)
+    assert _flynn.dask.missing_cells(total, 64) == np.isnan(Xm).sum()
+    ref = central(Xm, y, **PARAMS)
+    _, _, probe = ref._training_rows(np.full((1, 64), np.nan, np.float32), [0], reset=True)
+    schema = _flynn.dask.completed_schema(probe, total, 64)
+    assert schema == ref.table_
+    filled = _flynn.dask.fill_missing_cells(Xm, np.asarray(schema.fill, np.float32))
+    assert not np.isnan(filled).any()
+    np.testing.assert_array_equal(filled[~np.isnan(Xm)], Xm[~np.isnan(Xm)])
+    with pytest.raises(flynn.FlynnError, match="limbs do not describe"):
+        _flynn.dask.completed_schema(probe, total, 63)
 
 
 def test_count_sums_are_checked_for_overflow():
