@@ -87,7 +87,14 @@ def test_a_messy_csv_gives_the_cli_model_and_predictions(cli, tmp_path):
     assert clf.to_bytes() == expected
     assert clf.fit_info_["rows"] == 120
     assert list(clf.classes_) == ["k0", "k1", "k2"]
-    assert clf.n_features_in_ == 3 + 3 + 2  # age, size, weight; colour and shape one-hot
+    # The model's table columns (colour and shape are one-hot encoded inside the model).
+    assert clf.n_features_in_ == 5
+    assert list(clf.feature_names_in_) == ["age", "colour", "size", "weight", "shape"]
+    # Python encodes the CSV's rows with the model's schema, as flynn predict does.
+    import pandas as pd
+    table = pd.read_csv(data, keep_default_na=False, na_values=["", "NA"])
+    rows = table.drop(columns=["id", "label"])
+    assert [str(p) for p in clf.predict(rows)] == cli_predictions(cli, expected, tmp_path, data)
 
 
 def test_the_flags_are_the_clis(cli, tmp_path):
