@@ -191,8 +191,7 @@ TEST(ModelFootprint, TheLoaderChecksTheEstimateBeforeInflatingCounts) {
   model.fit(data);
   std::string bytes = io::serialize_model(model);
   const ModelFootprint need = model_footprint(model.config(), 3, ModelUse::Predict, 1);
-  io::ModelMemoryLimit limit;
-  limit.threads = 1;
+  io::ModelMemoryLimit limit;  // the loader counts one thread's scratch
   limit.bytes = need.total();
   EXPECT_NO_THROW(io::parse_model(bytes, "m.flynn", io::kDefaultMaxInputBytes, limit));
   limit.bytes = need.total() - 1;

@@ -56,9 +56,10 @@ struct ModelFootprint {
 ModelFootprint model_footprint(const FlyConfig& config, std::uint64_t n_classes, ModelUse use,
                                int threads);
 
-/// Bytes counted as free of justification by the default model-memory limit: every model
-/// of flynn's default shapes (m ≤ 2^17, s ≤ 64: at most ~110 MiB of lifting matrix and
-/// scratch on 16 threads, plus its counts) and generous explicit ones (m = 2^20, s = 64).
+/// Bytes counted as free of justification by the default model-memory limit: the parts
+/// no file holds (the lifting matrix and its copies come from the seed, scratch from the
+/// shape) of every model of flynn's default shapes (m ≤ 2^17, s ≤ 64: ~0.1 GiB) and of
+/// generous explicit ones (m = 2^20, s = 64: ~0.7 GiB).
 inline constexpr std::uint64_t kModelMemoryFloor = std::uint64_t{1} << 30;
 /// Bytes of memory each byte of a model file justifies under the default limit. flynn's
 /// count encoder (counts_deflate.hpp: fixed-Huffman runs, 258 bytes per 13 bits) never
@@ -74,7 +75,7 @@ inline constexpr std::uint64_t kModelMemoryPerFileByte = 2048;
 /// kModelMemoryPerFileByte × file_bytes). The machine term refuses what could not be held
 /// at all (what the loader has always refused; the guard of training and prediction,
 /// FlyConfig::check_memory, still asks for half the machine where they allocate); the file
-/// term is what the file can justify: a 130 KB file declaring m = 2^26 (2.6 GiB to use) is
+/// term is what the file can justify: a 130 KB file declaring m = 2^26 (2.4 GiB to use) is
 /// refused, a 2.2 MB 2500-class model (1.9 GiB) is not.
 std::uint64_t default_model_memory_limit(std::uint64_t file_bytes);
 

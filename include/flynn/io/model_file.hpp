@@ -77,12 +77,15 @@ struct ModelContents {
 
 /// The memory a model file may make its reader spend (issue 22). Once the header is read,
 /// and before the counts are inflated or anything is built, the model's estimated footprint
-/// for `use` on `threads` threads (model_footprint.hpp) must be within `bytes`, else
-/// flynn::Error names the estimate, its parts and the limit.
+/// for `use` (model_footprint.hpp) must be within `bytes`, else flynn::Error names the
+/// estimate, its parts and the limit. The estimate counts one thread's scratch (and, for
+/// ModelUse::Train, one count accumulator): every use needs them whatever the data, while
+/// each further thread takes its share only when the data gives it rows (1024 per task),
+/// so what the thread count adds grows with the data (bounded by its own limit and the
+/// resolve_threads cap), not with what the file claims.
 struct ModelMemoryLimit {
   std::uint64_t bytes = 0;           ///< 0: default_model_memory_limit(the file's size)
   ModelUse use = ModelUse::Predict;  ///< what the caller builds from the model
-  int threads = 0;  ///< for parse_model; load_model and deserialize_model use their `threads`
 };
 
 /// The file's bytes for a model.
@@ -111,7 +114,7 @@ std::string read_model_file(const std::string& path,
                             std::uint64_t max_input_bytes = kDefaultMaxInputBytes);
 /// Reads a model file and rebuilds the model (lifting matrix from the seed).
 /// `max_input_bytes` bounds the file and its decoded counts, `memory` what the model will
-/// need on `threads` threads (see parse_model).
+/// need (see parse_model).
 FlyNN load_model(const std::string& path, int threads = 0,
                  std::uint64_t max_input_bytes = kDefaultMaxInputBytes,
                  const ModelMemoryLimit& memory = {});

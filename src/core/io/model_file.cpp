@@ -322,8 +322,8 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   // Everything else the model implies (score table, lifting matrix, scratch, ...), from the
   // header alone and before any of it, the counts included, is built: a small file that
   // declares a huge m ends here, in microseconds (model_footprint.hpp explains the limit).
-  check_model_footprint(model_footprint(c, L, memory.use, memory.threads), memory.use,
-                        memory.bytes, bytes.size(), source);
+  check_model_footprint(model_footprint(c, L, memory.use, 1), memory.use, memory.bytes,
+                        bytes.size(), source);
   const std::string_view packed = r.bytes(packed_length, "packed counts");
 
   // One pass: the table is reserved (address space, no pages touched) and filled as the
@@ -406,9 +406,7 @@ FlyNN load_model(const std::string& path, int threads, std::uint64_t max_input_b
 
 FlyNN deserialize_model(std::string_view bytes, const std::string& source, int threads,
                         std::uint64_t max_input_bytes, const ModelMemoryLimit& memory) {
-  ModelMemoryLimit limit = memory;
-  limit.threads = threads;  // the scratch is estimated for the threads the model runs with
-  ModelContents mc = parse_model(bytes, source, max_input_bytes, limit);
+  ModelContents mc = parse_model(bytes, source, max_input_bytes, memory);
   // parse_model bounded what the model needs (ModelMemoryLimit); the guard of half the
   // machine applies where training and prediction allocate, not here: a model must load.
   mc.config.validate();
