@@ -319,9 +319,10 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
                        "than this machine's {:.1f} GiB",
                        L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
                        flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
-  // Everything else the model implies (score table, lifting matrix, scratch, ...), from the
-  // header alone and before any of it, the counts included, is built: a small file that
-  // declares a huge m ends here, in microseconds (model_footprint.hpp explains the limit).
+  // What the caller will build from the model (the counts; to predict or train also the
+  // score table or accumulators, the lifting matrix, scratch, ...), estimated from the header
+  // alone before any of it is built: a small file that declares a huge m ends here, in
+  // microseconds (model_footprint.hpp explains the default limit).
   check_model_footprint(model_footprint(c, L, memory.use, 1), memory.use, memory.bytes,
                         bytes.size(), source);
   const std::string_view packed = r.bytes(packed_length, "packed counts");
