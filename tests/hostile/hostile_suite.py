@@ -339,7 +339,7 @@ def expect_model_memory_refusal(s, f, needles):
                        ["the model (m = ", "needs an estimated", "above the limit of",
                         "the default limit for a model file of", "--max-model-memory"] + needles,
                        os.path.getsize(f))
-    if r.seconds > 2.0 or r.rss > (256 << 20) * SCALE[0]:
+    if r.seconds > 2.0 * SCALE[0] or r.rss > (256 << 20) * SCALE[0]:
         raise Failure(f"predict on {os.path.basename(f)} took {r.seconds:.2f} s and "
                       f"{r.rss >> 20} MiB: the issue allows 2 s and 256 MiB")
     return r
