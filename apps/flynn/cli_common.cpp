@@ -135,6 +135,23 @@ std::uint64_t InputLimitOption::bytes() const {
   return text.empty() ? io::kDefaultMaxInputBytes : parse_byte_size(text, "--max-input-bytes");
 }
 
+void ModelMemoryOption::add_to(CLI::App* app) {
+  app->add_option("--max-model-memory", text,
+                  fmt::format("Largest estimated memory a model may need once loaded (counts, "
+                              "score table, lifting matrix, scratch), suffixes K M G T "
+                              "(default: {} plus {} bytes per byte of the model file, at most "
+                              "this machine's memory)",
+                              memory_size_text(kModelMemoryFloor), kModelMemoryPerFileByte))
+      ->group("Data format");
+}
+
+io::ModelMemoryLimit ModelMemoryOption::limit(ModelUse use) const {
+  io::ModelMemoryLimit l;
+  l.bytes = text.empty() ? 0 : parse_byte_size(text, "--max-model-memory");
+  l.use = use;
+  return l;
+}
+
 namespace {
 
 // The shared validator of make_integer_options_strict (check_strict_integer).

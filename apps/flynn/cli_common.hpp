@@ -17,6 +17,7 @@
 #include "flynn/feature_stats.hpp"
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
 #include "flynn/progress.hpp"
 #include "option_parsing.hpp"
 
@@ -53,6 +54,19 @@ struct InputLimitOption {
   void add_to(CLI::App* app);
   /// The limit in bytes; throws flynn::Error naming the flag on a malformed or zero value.
   std::uint64_t bytes() const;
+};
+
+/// --max-model-memory: the cap on what a model file read may cost in memory once loaded
+/// and used, its estimated footprint (model_footprint.hpp: counts, score table, lifting
+/// matrix, scratch), checked before anything is built. Same size syntax as
+/// --max-input-bytes; default: default_model_memory_limit for the file's size (1 GiB plus
+/// 2048 bytes per byte of the file, at most the machine's memory).
+struct ModelMemoryOption {
+  std::string text;  ///< as given; empty = the default for each file
+  void add_to(CLI::App* app);
+  /// The limit for a model used as `use`; throws flynn::Error naming the flag on a
+  /// malformed or zero value.
+  io::ModelMemoryLimit limit(ModelUse use) const;
 };
 
 /// Makes every integer option of `app` and of all its subcommands strict, with one shared

@@ -16,10 +16,12 @@ struct ForgetOptions {
   std::string model, data, out;
   CommonOptions common;
   DataOptions format;
+  ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
 void run_forget(const ForgetOptions& o) {
-  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
+  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
+                               o.model_memory.limit(ModelUse::Train));
   const Dataset data = load_labelled_rows(model, o.data, o.format, "forget");
   {
     ProgressBar bar("forgetting", !o.common.quiet);
@@ -39,6 +41,7 @@ void add_forget_command(CLI::App& app) {
       ->required();
   cmd->add_option("--out", o->out, "Where to write the model (default: --model itself)");
   o->format.add_to(cmd);
+  o->model_memory.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { run_forget(*o); });
 }

@@ -18,12 +18,21 @@ struct InfoOptions {
   std::string model;
   bool json = false;
   InputLimitOption input_limit;  ///< --max-input-bytes
+  ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
 void run_info(const InfoOptions& o) {
   const std::uint64_t limit = o.input_limit.bytes();
   const std::string bytes = io::read_model_file(o.model, limit);
-  const io::ModelContents mc = io::parse_model(bytes, o.model, limit);
+  // info builds only the count table, so only that is held to --max-model-memory; the
+  // whole footprint is reported instead, with whether predict would accept it, so a
+  // suspicious file can be inspected without being loaded.
+  const io::ModelMemoryLimit memory = o.model_memory.limit(ModelUse::Inspect);
+  const io::ModelContents mc = io::parse_model(bytes, o.model, limit, memory);
+  // One thread's scratch, as the loader estimates it (io::ModelMemoryLimit).
+  const ModelFootprint use = model_footprint(mc.config, mc.labels.size(), ModelUse::Predict, 1);
+  const std::uint64_t memory_limit =
+      memory.bytes ? memory.bytes : default_model_memory_limit(bytes.size());
   const ClassCounts& counts = mc.counts;
   const std::size_t L = mc.labels.size();
   nlohmann::json classes = nlohmann::json::array();
@@ -50,7 +59,19 @@ void run_info(const InfoOptions& o) {
                       {"config", config_json(mc.config)},
                       {"training_rows", counts.total_rows()},
                       {"classes", classes},
-                      {"differentially_private", mc.provenance.differentially_private}};
+                      {"differentially_private", mc.provenance.differentially_private},
+                      {"footprint",
+                       {{"predict_bytes", use.total()},
+                        {"counts_bytes", use.counts},
+                        {"score_table_bytes", use.score_table},
+                        {"lifting_matrix_bytes", use.lifting_matrix},
+                        {"sparse_lists_bytes", use.sparse_lists},
+                        {"feature_state_bytes", use.feature_state},
+                        {"thread_scratch_bytes", use.thread_scratch},
+                        {"limit_bytes", memory_limit},
+                        {"within_limit", use.total() <= memory_limit},
+                        {"build_operations", use.build_operations},
+                        {"additions_per_row", use.additions_per_row}}}};
   if (mc.provenance.differentially_private)
     j["dp"] = {{"epsilon", mc.provenance.epsilon},
                {"T", mc.provenance.dp_T},
@@ -81,7 +102,14 @@ void run_info(const InfoOptions& o) {
                                   "epsilon={}, T={}, parties={})\n",
                                   mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
                     : fmt::format("training: {} rows\n", counts.total_rows()))
-            << fmt::format("classes:  {}\n", L);
+            << fmt::format("classes:  {}\n", L)
+            << fmt::format("memory:   an estimated {} to load and predict, {} the limit of {}{}\n",
+                           use.describe(), use.total() <= memory_limit ? "within" : "ABOVE",
+                           memory_size_text(memory_limit),
+                           use.total() <= memory_limit ? "" : " (predict refuses it)")
+            << fmt::format("work:     {} additions per row hashed (m × s), {} operations to "
+                           "build\n",
+                           use.additions_per_row, use.build_operations);
   if (!table.empty()) {
     std::size_t categorical = 0;
     for (const TableColumn& c : table.columns) categorical += c.categorical();
@@ -103,6 +131,7 @@ void add_info_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's configuration, classes and counts");
   cmd->add_option("--model", o->model, "Model file")->required();
   o->input_limit.add_to(cmd);
+  o->model_memory.add_to(cmd);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o] { run_info(*o); });
 }

@@ -21,14 +21,18 @@ struct MergeOptions {
   std::string out;
   CommonOptions common;
   InputLimitOption input_limit;  ///< --max-input-bytes for the models read
+  ModelMemoryOption model_memory;  ///< --max-model-memory, for each model read
 };
 
 void run_merge(const MergeOptions& o) {
   if (o.models.size() < 2)
     throw Error(fmt::format("merge needs at least two models, got {}", o.models.size()));
-  FlyNN merged = io::load_model(o.models[0], o.common.threads, o.input_limit.bytes());
+  // Merging builds each model as loading for prediction does (its hasher), then adds counts.
+  const io::ModelMemoryLimit memory = o.model_memory.limit(ModelUse::Predict);
+  FlyNN merged = io::load_model(o.models[0], o.common.threads, o.input_limit.bytes(), memory);
   for (std::size_t i = 1; i < o.models.size(); ++i) {
-    const FlyNN other = io::load_model(o.models[i], o.common.threads, o.input_limit.bytes());
+    const FlyNN other =
+        io::load_model(o.models[i], o.common.threads, o.input_limit.bytes(), memory);
     try {
       merged.merge(other);
     } catch (const Error& e) {
@@ -47,6 +51,7 @@ void add_merge_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Merged model file (written atomically)")->required();
   o->common.add_to(cmd);
   o->input_limit.add_to(cmd);
+  o->model_memory.add_to(cmd);
   cmd->callback([o] { run_merge(*o); });
 }
 

@@ -28,6 +28,7 @@ struct PredictCmdOptions {
   bool proba = false;
   CommonOptions common;
   DataOptions format;
+  ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
 // The CSV header line of the predictions. The first column: the data's row ids (named
@@ -130,7 +131,8 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
 
 void run_predict(const PredictCmdOptions& o) {
   if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
-  const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
+  const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
+                                     o.model_memory.limit(ModelUse::Predict));
   const io::LoadOptions load = model_load_options(o.format.load_options(), model);
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
@@ -194,6 +196,7 @@ void add_predict_command(CLI::App& app) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30))
       ->group("");
   o->format.add_to(cmd);
+  o->model_memory.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { run_predict(*o); });
 }

@@ -19,10 +19,12 @@ struct UpdateOptions {
   std::string model, data, out, labels;
   CommonOptions common;
   DataOptions format;
+  ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
 void run_update(const UpdateOptions& o) {
-  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes());
+  FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
+                               o.model_memory.limit(ModelUse::Train));
   if (model.provenance().differentially_private)
     throw Error(fmt::format("{}: cannot update a differentially private model: rows added "
                             "without noise would not be covered by its epsilon",
@@ -62,6 +64,7 @@ void add_update_command(CLI::App& app) {
   cmd->add_option("--labels", o->labels,
                   "Extended label list L1,L2,...: the model's labels in order, then new ones");
   o->format.add_to(cmd);
+  o->model_memory.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { run_update(*o); });
 }

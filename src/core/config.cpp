@@ -25,6 +25,9 @@ std::uint64_t floor_ratio(double ratio, double base) {
 std::uint64_t memory_override = 0;  // detail::override_physical_memory_bytes
 
 std::uint32_t next_power_of_two(std::uint32_t d) {
+  // Above 2^31 there is none in 32 bits: saturate, as encoded_dim does (validate refuses
+  // such a d for densify; estimates of unvalidated headers must not loop forever).
+  if (d > (1u << 31)) return 0xFFFFFFFFu;
   std::uint32_t p = 1;
   while (p < d) p <<= 1;
   return p;

@@ -13,6 +13,7 @@ Usage: hostile_suite.py FLYNN [CASE...]      (ctest runs it with the built CLI)
        hostile_suite.py FLYNN --sanitized [CASE...]   (an ASan build: bounds × 4)
 Standard library only, so it runs wherever python3 does. Exit 0 when every case passes.
 """
+import json
 import os
 import signal
 import stat
@@ -297,20 +298,107 @@ def model_with_a_consistent_count_of_2_to_28_predicts_in_bounds(s):
 
 @case
 def model_with_m_2_to_29_is_bounded(s):
-    """About 1 MB, m = 2^29. Inconsistent counts are refused while streaming (no table is
-    allocated); consistent ones of 3 classes (6 GiB of counts) are refused by the estimate."""
+    """About 0.5 MB, m = 2^29. Inconsistent counts are refused while streaming (no table is
+    allocated) when the model-memory limit lets the counts be read at all (by default, the
+    2 GiB they claim are more than 0.5 MB justifies: issue 22); consistent ones of 3
+    classes (6 GiB of counts) are refused by the estimate."""
     m, chunk = 1 << 29, 1 << 24
     zeros = bytes(chunk)
     # A count of 1 in a class of 0 rows, then zeros.
     stream = deflate_runs([(b"\x01" + zeros[1:], 1), (zeros, m // chunk - 1)])
     f = s.write("wide.flynn", model_file(m=m, rows=(0,), stream=stream))
-    s.expect_error(["info", "--model", f], ["more than its 0 rows"], os.path.getsize(f))
+    s.expect_error(["info", "--model", f, "--max-model-memory", "4G"], ["more than its 0 rows"],
+                   os.path.getsize(f))
+    s.expect_error(["info", "--model", f], ["needs an estimated 2.00 GiB (counts 2.00 GiB)"],
+                   os.path.getsize(f))
     stream = deflate_runs([(zeros, 3 * m // chunk)])
     f = s.write("wide3.flynn", model_file(m=m, labels=("a", "b", "c"), rows=(0, 0, 0), stream=stream))
     s.expect_error(["info", "--model", f], ["counts need 6442450944 bytes (6.0 GiB)"],
                    os.path.getsize(f))
     s.expect_error(["predict", "--model", f, "--data", s.small_table()],
                    ["counts need 6442450944 bytes"], os.path.getsize(f))
+
+
+def inflated_model(m, classes=2, chunk=1 << 24):
+    """A consistent model file (rho 1, one row per class, its one count at unit 0) whose
+    m × classes table of 1-byte varints deflates ~1032:1 at zlib level 9: a few bytes of
+    file per kilobyte of declared counts (issue 22)."""
+    zeros = bytes(chunk)
+    first = b"\x01" + zeros[1:]
+    runs = []
+    for _ in range(classes):
+        runs += [(first, 1), (zeros, m // chunk - 1)]
+    labels = tuple("c%d" % k for k in range(classes))
+    return model_file(m=m, labels=labels, rows=(1,) * classes, stream=deflate_runs(runs))
+
+
+def expect_model_memory_refusal(s, f, needles):
+    """predict on crafted file `f` under the default limit: the issue's bounds (2 s,
+    256 MiB peak RSS), beyond the suite's own, and a message naming the estimate."""
+    r = s.expect_error(["predict", "--model", f, "--data", s.small_table()],
+                       ["the model (m = ", "needs an estimated", "above the limit of",
+                        "the default limit for a model file of", "--max-model-memory"] + needles,
+                       os.path.getsize(f))
+    if r.seconds > 2.0 * SCALE[0] or r.rss > (256 << 20) * SCALE[0]:
+        raise Failure(f"predict on {os.path.basename(f)} took {r.seconds:.2f} s and "
+                      f"{r.rss >> 20} MiB: the issue allows 2 s and 256 MiB")
+    return r
+
+
+@case
+def model_130kb_declaring_m_2_to_26_is_refused_by_its_estimate(s):
+    """Issue 22: ~130 KB, m = 2^26, two classes, consistent counts. Used to run past 20 s
+    (2.3 GB when stopped); now refused from the header before anything is built. info
+    still reads it (its counts fit the limit) and says predict would refuse it."""
+    f = s.write("m26.flynn", inflated_model(1 << 26))
+    if not 100_000 < os.path.getsize(f) < 160_000:
+        raise Failure(f"the crafted file is {os.path.getsize(f)} bytes, not ~130 KB")
+    expect_model_memory_refusal(s, f, ["m = 67108864, s = 1, 2 classes", "counts 512.0 MiB",
+                                       "score table 1.00 GiB", "lifting matrix"])
+    for cmd in ("update", "forget"):
+        s.expect_error([cmd, "--model", f, "--data", s.path("data.csv"), "--out",
+                        s.path("out.flynn")], ["needs an estimated", "to load and train"],
+                       os.path.getsize(f))
+    s.expect_error(["merge", f, f, "--out", s.path("out.flynn")], ["needs an estimated"],
+                   os.path.getsize(f))
+    # Decoding 2^27 counts is info's job (512 MiB): not held to the suite's memory bound.
+    r = s.run(["info", "--model", f], bounded=False)
+    if r.rc != 0 or "ABOVE the limit" not in r.out or "predict refuses it" not in r.out:
+        raise Failure(f"info: exit {r.rc}, output {r.out[-600:]!r} {r.err[-300:]!r}")
+    # The limit is the user's to raise or lower.
+    s.expect_error(["predict", "--model", f, "--data", s.path("data.csv"),
+                    "--max-model-memory", "64M"],
+                   ["above the limit of 64.0 MiB (--max-model-memory)"], os.path.getsize(f))
+
+
+@case
+def model_1mb_declaring_m_2_to_29_is_refused_by_its_estimate(s):
+    """Issue 22: ~1 MB, m = 2^29, two classes: 4 GiB of counts, within --max-input-bytes,
+    used to end in an error only after 19.8 s at 4.2 GB. info refuses it too: its counts
+    alone are above the limit."""
+    f = s.write("m29.flynn", inflated_model(1 << 29))
+    if not 900_000 < os.path.getsize(f) < 1_200_000:
+        raise Failure(f"the crafted file is {os.path.getsize(f)} bytes, not ~1 MB")
+    expect_model_memory_refusal(s, f, ["m = 536870912, s = 1, 2 classes", "counts 4.00 GiB"])
+    s.expect_error(["info", "--model", f], ["needs an estimated 4.00 GiB (counts 4.00 GiB) to "
+                                            "read its counts", "above the limit of"],
+                   os.path.getsize(f))
+
+
+@case
+def model_memory_limit_is_a_size(s):
+    model = s.small_model()
+    data = s.path("data.csv")
+    for bad, needle in (("0", "must be at least 1 byte"), ("12Q", "is not a size")):
+        s.expect_error(["predict", "--model", model, "--data", data, "--max-model-memory", bad],
+                       ["--max-model-memory", needle])
+    s.expect_error(["predict", "--model", model, "--data", data, "--max-model-memory", "1K"],
+                   ["above the limit of 1.0 KiB (--max-model-memory)"])
+    s.expect_ok(["predict", "--model", model, "--data", data, "--max-model-memory", "1G"])
+    r = s.expect_ok(["info", "--model", model, "--json"])
+    fp = json.loads(r.out)["footprint"]
+    if not fp["within_limit"] or not 0 < fp["predict_bytes"] <= fp["limit_bytes"]:
+        raise Failure(f"info --json footprint {fp}")
 
 
 @case

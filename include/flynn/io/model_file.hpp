@@ -55,6 +55,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/model_footprint.hpp"
 
 namespace flynn::io {
 
@@ -74,6 +75,19 @@ struct ModelContents {
   TableSchema schema;         ///< the table section (version 3 files; else empty)
 };
 
+/// The memory a model file may make its reader spend (issue 22). Once the header is read,
+/// and before the counts are inflated or anything is built, the model's estimated footprint
+/// for `use` (model_footprint.hpp) must be within `bytes`, else flynn::Error names the
+/// estimate, its parts and the limit. The estimate counts one thread's scratch (and, for
+/// ModelUse::Train, one count accumulator): every use needs them whatever the data, while
+/// each further thread takes its share only when the data gives it rows (1024 per task),
+/// so what the thread count adds grows with the data (bounded by its own limit and the
+/// resolve_threads cap), not with what the file claims.
+struct ModelMemoryLimit {
+  std::uint64_t bytes = 0;           ///< 0: default_model_memory_limit(the file's size)
+  ModelUse use = ModelUse::Predict;  ///< what the caller builds from the model
+};
+
 /// The file's bytes for a model.
 std::string serialize_model(const FlyNN& model);
 /// Parses and verifies a model file's bytes (magic, version, lengths, checksum, field
@@ -85,9 +99,11 @@ std::string serialize_model(const FlyNN& model);
 /// (L × m × 4 bytes) is estimated before it is allocated and must fit both
 /// `max_input_bytes` and the machine's memory (the error names the estimate); the count
 /// stream is decoded in pieces and checked in full before that allocation, so a small
-/// damaged file never causes a large one.
+/// damaged file never causes a large one. Then `memory` bounds everything the model will
+/// need (ModelMemoryLimit), from the header alone, before the counts are inflated.
 ModelContents parse_model(std::string_view bytes, const std::string& source,
-                          std::uint64_t max_input_bytes = kDefaultMaxInputBytes);
+                          std::uint64_t max_input_bytes = kDefaultMaxInputBytes,
+                          const ModelMemoryLimit& memory = {});
 
 /// Writes the model atomically (temp file + rename).
 void save_model(const FlyNN& model, const std::string& path);
@@ -97,16 +113,18 @@ void save_model(const FlyNN& model, const std::string& path);
 std::string read_model_file(const std::string& path,
                             std::uint64_t max_input_bytes = kDefaultMaxInputBytes);
 /// Reads a model file and rebuilds the model (lifting matrix from the seed).
-/// `max_input_bytes` bounds the file and its decoded counts (see parse_model).
+/// `max_input_bytes` bounds the file and its decoded counts, `memory` what the model will
+/// need (see parse_model).
 FlyNN load_model(const std::string& path, int threads = 0,
-                 std::uint64_t max_input_bytes = kDefaultMaxInputBytes);
+                 std::uint64_t max_input_bytes = kDefaultMaxInputBytes,
+                 const ModelMemoryLimit& memory = {});
 /// The model a model file's bytes describe (the in-memory inverse of serialize_model, e.g.
 /// for pickling): parse_model, then the model rebuilt exactly as load_model does. Throws
-/// flynn::Error naming `source` and the problem, also when the counts and the lifting
-/// matrix together would not fit in this machine's memory (the message names the
-/// estimate).
+/// flynn::Error naming `source` and the problem, also when the model's estimated memory is
+/// above `memory`'s limit (the message names the estimate).
 FlyNN deserialize_model(std::string_view bytes, const std::string& source, int threads = 0,
-                        std::uint64_t max_input_bytes = kDefaultMaxInputBytes);
+                        std::uint64_t max_input_bytes = kDefaultMaxInputBytes,
+                        const ModelMemoryLimit& memory = {});
 
 /// CRC-32 of the file as stored in its last 4 bytes, for display ("info").
 std::uint32_t model_checksum(std::string_view bytes);

@@ -169,7 +169,7 @@ std::string serialize_model(const FlyNN& model) {
 }
 
 ModelContents parse_model(std::string_view bytes, const std::string& source,
-                          std::uint64_t max_input_bytes) {
+                          std::uint64_t max_input_bytes, const ModelMemoryLimit& memory) {
   ByteReader r(bytes, [&source](const std::string& msg) {
     throw Error(fmt::format("{}: {}", source, msg));
   });
@@ -319,6 +319,12 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
                        "than this machine's {:.1f} GiB",
                        L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
                        flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
+  // What the caller will build from the model (the counts; to predict or train also the
+  // score table or accumulators, the lifting matrix, scratch, ...), estimated from the header
+  // alone before any of it is built: a small file that declares a huge m ends here, in
+  // microseconds (model_footprint.hpp explains the default limit).
+  check_model_footprint(model_footprint(c, L, memory.use, 1), memory.use, memory.bytes,
+                        bytes.size(), source);
   const std::string_view packed = r.bytes(packed_length, "packed counts");
 
   // One pass: the table is reserved (address space, no pages touched) and filled as the
@@ -393,23 +399,18 @@ std::string read_model_file(const std::string& path, std::uint64_t max_input_byt
   return bytes;
 }
 
-FlyNN load_model(const std::string& path, int threads, std::uint64_t max_input_bytes) {
-  return deserialize_model(read_model_file(path, max_input_bytes), path, threads, max_input_bytes);
+FlyNN load_model(const std::string& path, int threads, std::uint64_t max_input_bytes,
+                 const ModelMemoryLimit& memory) {
+  return deserialize_model(read_model_file(path, max_input_bytes), path, threads,
+                           max_input_bytes, memory);
 }
 
 FlyNN deserialize_model(std::string_view bytes, const std::string& source, int threads,
-                        std::uint64_t max_input_bytes) {
-  ModelContents mc = parse_model(bytes, source, max_input_bytes);
-  mc.config.validate();  // no memory guard (half the machine): a model must load
-  // ... but what loading itself allocates must fit at all: the counts are in hand, the
-  // lifting matrix (m × s column indices) is built next.
-  const std::uint64_t lifting_bytes = std::uint64_t(mc.config.m) * mc.config.s * 4;
-  const std::uint64_t need = lifting_bytes + mc.counts.values().size() * 4;
-  if (need > flynn::detail::physical_memory_bytes())
-    throw Error(fmt::format("{}: loading needs about {:.1f} GiB (m = {}, s = {}, {} classes), "
-                            "more than this machine's {:.1f} GiB",
-                            source, need / double(1ULL << 30), mc.config.m, mc.config.s,
-                            mc.labels.size(), flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
+                        std::uint64_t max_input_bytes, const ModelMemoryLimit& memory) {
+  ModelContents mc = parse_model(bytes, source, max_input_bytes, memory);
+  // parse_model bounded what the model needs (ModelMemoryLimit); the guard of half the
+  // machine applies where training and prediction allocate, not here: a model must load.
+  mc.config.validate();
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));

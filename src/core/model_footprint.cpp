@@ -1,0 +1,185 @@
+#include "flynn/model_footprint.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "flynn/detail/memory.hpp"
+#include "flynn/detail/parallel.hpp"
+#include "flynn/error.hpp"
+
+namespace flynn {
+
+namespace {
+
+constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+
+// Saturating arithmetic: an absurd header must give an absurd estimate, never a wrapped one.
+std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? kSaturated : out;
+}
+template <typename... T>
+std::uint64_t mul(std::uint64_t a, std::uint64_t b, T... rest) {
+  return mul(mul(a, b), rest...);
+}
+std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
+
+// The hashing code's buffer sizes (fly_hasher.cpp, topk.hpp), for the scratch estimate.
+constexpr std::uint64_t kTaskRows = 1024;         // rows per worker task (winners, encoded rows)
+constexpr std::uint64_t kGroupBytes = 512 * 1024;  // kernel blocks per lane
+constexpr std::uint64_t kKernelLanes = 4;          // f32, u8, i16, i32 block buffers
+constexpr std::uint64_t kMaxBlockRows = 32;        // widest vector: 32 int16 lanes
+constexpr std::uint64_t kTopKEntryBytes = 8;       // value (≤ 4 bytes) + key
+constexpr std::uint64_t kNarrowColumnsMax = 65536;  // FlyHasher keeps 16-bit columns up to here
+
+// TopK's candidate buffer of one row: 2ρ + 32 entries.
+std::uint64_t topk_row_bytes(std::uint64_t rho) {
+  return mul(add(mul(2, rho), 32), kTopKEntryBytes);
+}
+
+}  // namespace
+
+std::uint64_t ModelFootprint::total() const {
+  std::uint64_t t = 0;
+  for (std::uint64_t part : {counts, score_table, lifting_matrix, sparse_lists, feature_state,
+                             thread_scratch, training_counts})
+    t = add(t, part);
+  return t;
+}
+
+std::string ModelFootprint::describe() const {
+  std::vector<std::string> parts;
+  auto part = [&](std::uint64_t bytes, const std::string& what) {
+    if (bytes) parts.push_back(fmt::format("{} {}", what, memory_size_text(bytes)));
+  };
+  part(counts, "counts");
+  part(score_table, "score table");
+  part(lifting_matrix, "lifting matrix");
+  part(sparse_lists, "sparse-row lists");
+  part(feature_state, "feature state");
+  part(thread_scratch, fmt::format("scratch of {} thread{}", threads, threads == 1 ? "" : "s"));
+  part(training_counts, fmt::format("training counts of {} thread{}", threads, threads == 1 ? "" : "s"));
+  std::string out = memory_size_text(total());
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? " (" : ", ") + parts[i];
+  if (!parts.empty()) out += ")";
+  return out;
+}
+
+ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, ModelUse use,
+                               int threads) {
+  ModelFootprint f;
+  const std::uint64_t m = c.m, s = c.s, rho = c.rho, d = c.input_dim, L = n_classes;
+  const std::uint64_t cells = mul(L, m);
+  f.m = m;
+  f.s = s;
+  f.classes = L;
+  f.threads = use == ModelUse::Inspect ? 1 : resolve_threads(threads);
+  const std::uint64_t T = static_cast<std::uint64_t>(f.threads);
+  // ClassCounts: L × m uint32.
+  f.counts = mul(cells, 4);
+  f.build_operations = cells;  // each count decoded and checked
+  if (use == ModelUse::Inspect) return f;
+
+  // The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
+  // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits, and the
+  // sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
+  // building, columns cursors, 8 bytes each), which densify never uses.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hashes;  // (units, columns)
+  if (c.variant.paper_half) {
+    const std::array<FlyConfig, 2> h = c.halves();
+    for (const FlyConfig& part : h) hashes.emplace_back(part.m, part.hash_input_dim());
+  } else {
+    hashes.emplace_back(m, c.hash_input_dim());
+  }
+  const bool sparse_path = c.preprocess != Preprocess::Densify;
+  std::uint64_t widest = 0;
+  for (const auto& [units, columns] : hashes) {
+    widest = std::max(widest, columns);
+    const std::uint64_t entries = mul(units, s);
+    f.lifting_matrix = add(f.lifting_matrix, mul(entries, columns <= kNarrowColumnsMax ? 6 : 4));
+    if (sparse_path)
+      f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
+    f.build_operations = add(f.build_operations, entries);
+  }
+  f.additions_per_row = mul(m, s);
+
+  // Per-feature state: densify's ±1 signs; a variant's encoder (standardisation means and
+  // inverse scales in double, the model's float statistics, thermometer thresholds).
+  if (c.preprocess == Preprocess::Densify) f.feature_state = d;
+  if (c.variant.standardize) f.feature_state = add(f.feature_state, mul(d, 2, 8 + 4));
+  f.feature_state = add(f.feature_state, mul(c.variant.thermometer, 8));
+
+  // One thread's hashing buffers: a task's winners and (variants) encoded rows, each
+  // kernel lane's group of blocks and its rows' top-ρ buffers, the sparse path's m
+  // activations and one top-ρ buffer, the row buffers, densify's transform buffer. A
+  // paper-half variant also joins the halves' winners per task.
+  std::uint64_t per_thread = mul(kTaskRows, rho, 4);
+  if (!c.variant.is_paper()) per_thread = add(per_thread, mul(kTaskRows, widest, 4));
+  const std::uint64_t lane = add(std::max(kGroupBytes, mul(widest, kMaxBlockRows, 4)),
+                                 mul(kTaskRows + kMaxBlockRows, topk_row_bytes(rho)));
+  per_thread = add(per_thread, mul(kKernelLanes, lane));
+  if (sparse_path) per_thread = add(per_thread, add(mul(m, 4), topk_row_bytes(rho)));
+  per_thread = add(per_thread, mul(widest, 4, 2));
+  if (c.preprocess == Preprocess::Densify) per_thread = add(per_thread, mul(widest, 8));
+  f.thread_scratch = mul(per_thread, T);
+  if (c.variant.paper_half)  // the two halves' winners of one chunk of rows (all threads)
+    f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), rho, 4));
+
+  if (use == ModelUse::Predict) {
+    // FilterScorer: a bit mask per unit for binary filters of at most 64 classes, else the
+    // m × L table of γ^count in double.
+    const bool binary = c.gamma == 0.0 && L <= 64;
+    f.score_table = binary ? mul(m, 8) : mul(cells, 8);
+    f.build_operations = add(f.build_operations, binary ? m : cells);
+  } else {
+    // FlyNN::count: one L × m accumulator per thread that receives rows.
+    f.training_counts = mul(f.counts, T);
+    f.build_operations = add(f.build_operations, mul(cells, T));
+  }
+  return f;
+}
+
+std::uint64_t default_model_memory_limit(std::uint64_t file_bytes) {
+  return std::min(detail::physical_memory_bytes(),
+                  add(kModelMemoryFloor, mul(kModelMemoryPerFileByte, file_bytes)));
+}
+
+void check_model_footprint(const ModelFootprint& footprint, ModelUse use, std::uint64_t limit,
+                           std::uint64_t file_bytes, const std::string& source) {
+  const bool by_default = limit == 0;
+  if (by_default) limit = default_model_memory_limit(file_bytes);
+  if (footprint.total() <= limit) return;
+  const char* purpose = use == ModelUse::Inspect   ? "to read its counts"
+                        : use == ModelUse::Predict ? "to load and predict"
+                                                   : "to load and train";
+  const std::string why =
+      by_default
+          ? fmt::format("the default limit for a model file of {}: {} plus {} bytes per byte "
+                        "of the file, at most this machine's {}; --max-model-memory "
+                        "SIZE sets another",
+                        memory_size_text(file_bytes), memory_size_text(kModelMemoryFloor),
+                        kModelMemoryPerFileByte,
+                        memory_size_text(detail::physical_memory_bytes()))
+          : std::string("--max-model-memory");
+  throw Error(fmt::format("{}: the model (m = {}, s = {}, {} class{}) needs an estimated {} {}, "
+                          "above the limit of {} ({})",
+                          source, footprint.m, footprint.s, footprint.classes,
+                          footprint.classes == 1 ? "" : "es", footprint.describe(), purpose,
+                          memory_size_text(limit), why));
+}
+
+std::string memory_size_text(std::uint64_t b) {
+  if (b < 1024) return fmt::format("{} B", b);
+  if (b < (1u << 20)) return fmt::format("{:.1f} KiB", b / 1024.0);
+  if (b < (1u << 30)) return fmt::format("{:.1f} MiB", b / double(1u << 20));
+  // Two decimals from GiB on, so that an estimate just above a limit does not print as
+  // equal to it.
+  if (b < (std::uint64_t{1} << 50)) return fmt::format("{:.2f} GiB", b / double(1u << 30));
+  return fmt::format("{:.2f} PiB", b / double(std::uint64_t{1} << 50));
+}
+
+}  // namespace flynn
