@@ -1,8 +1,8 @@
 // ARFF parser (see loaders.hpp for what is accepted).
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "flynn/error.hpp"
@@ -34,12 +34,29 @@ struct StringHash {
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// A nominal attribute's declared values.
+struct NominalValues {
+  std::vector<std::string> order;  // as declared
+  // value → its position in `order`
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index;
+  bool contains(std::string_view v) const { return index.find(v) != index.end(); }
+};
+
+// One @attribute. Kept small: a sparse file may declare a million attributes, nearly all
+// numeric, so what only nominal attributes need lives in NominalValues, apart.
 struct Attribute {
+  static constexpr std::uint32_t kNotNominal = 0xFFFFFFFFu;
   std::string name;
+  std::uint64_t line = 0;  // declaration line
   AttrType type = AttrType::Numeric;
-  std::unordered_set<std::string, StringHash, std::equal_to<>> values;  // nominal values
-  std::vector<std::string> value_order;                                 // as declared
-  std::uint64_t line = 0;                                               // declaration line
+  std::uint32_t nominal = kNotNominal;  // index into the header's NominalValues
+};
+
+// The attributes of a header and the values of its nominal ones.
+struct Attributes {
+  std::vector<Attribute> list;
+  std::vector<NominalValues> nominals;
+  const NominalValues& values_of(const Attribute& a) const { return nominals[a.nominal]; }
 };
 
 bool is_space(char c) { return is_blank_char(c); }
@@ -108,19 +125,20 @@ std::string_view unquote(std::string_view v, std::string& scratch) {
   return scratch;
 }
 
-std::string declared_list(const Attribute& a) {
+std::string declared_list(const NominalValues& values) {
   std::string r = "{";
-  for (std::size_t i = 0; i < a.value_order.size() && i < 12; ++i) {
+  for (std::size_t i = 0; i < values.order.size() && i < 12; ++i) {
     if (i) r += ",";
-    r += a.value_order[i];
+    r += values.order[i];
   }
-  if (a.value_order.size() > 12) r += ",...";
+  if (values.order.size() > 12) r += ",...";
   return r + "}";
 }
 
-// Parses the part of an @attribute line after the keyword.
-Attribute parse_attribute(std::string_view rest, const std::string& source, std::uint64_t line_no) {
-  Attribute a;
+// Parses the part of an @attribute line after the keyword and appends the attribute.
+void parse_attribute(std::string_view rest, const std::string& source, std::uint64_t line_no,
+                     Attributes& attrs) {
+  Attribute& a = attrs.list.emplace_back();
   a.line = line_no;
   if (!read_token(rest, a.name, "{"))
     throw Error(where(source, line_no) + "unterminated quote in @attribute name");
@@ -137,6 +155,8 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
                   quote_text(a.name));
     }
     a.type = AttrType::Nominal;
+    a.nominal = static_cast<std::uint32_t>(attrs.nominals.size());
+    NominalValues& values = attrs.nominals.emplace_back();
     std::vector<std::string_view> items;
     if (!split_commas(rest.substr(1, close - 1), items)) {
       throw Error(where(source, line_no) + "unterminated quote in the nominal list of " +
@@ -150,13 +170,14 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
         throw Error(where(source, line_no) + "empty value in the nominal list of " +
                     quote_text(a.name));
       }
-      if (a.values.insert(v).second) a.value_order.push_back(v);
+      if (values.index.emplace(v, static_cast<std::uint32_t>(values.order.size())).second)
+        values.order.push_back(v);
     }
-    if (a.value_order.empty()) {
+    if (values.order.empty()) {
       throw Error(where(source, line_no) + "nominal attribute " + quote_text(a.name) +
                   " has no values");
     }
-    return a;
+    return;
   }
   std::string type;
   read_token(rest, type, "");
@@ -166,7 +187,7 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
     a.type = AttrType::String;
   } else if (iequals(type, "date")) {
     a.type = AttrType::Date;
-    return a;  // the optional date format follows
+    return;  // the optional date format follows
   } else if (iequals(type, "relational")) {
     throw Error(where(source, line_no) + "attribute " + quote_text(a.name) +
                 " is relational, which is not supported");
@@ -181,7 +202,37 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
     throw Error(where(source, line_no) + "unexpected text after the type of attribute " +
                 quote_text(a.name));
   }
-  return a;
+}
+
+// Throws when two attributes share a name, naming the first repeat in the file and the
+// line of its first declaration. Found by sorting (hash, name, position) triples rather
+// than with a set of names: a million attributes then cost 16 bytes each for the check
+// instead of a hash-set node per name; names are compared only when their hashes tie.
+void check_unique_names(const std::vector<Attribute>& attrs, const std::string& source) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> order(attrs.size());
+  for (std::size_t j = 0; j < attrs.size(); ++j)
+    order[j] = {std::hash<std::string_view>{}(attrs[j].name), static_cast<std::uint32_t>(j)};
+  std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    const int c = attrs[x.second].name.compare(attrs[y.second].name);
+    return c != 0 ? c < 0 : x.second < y.second;
+  });
+  // Equal names are now adjacent, their first declaration first.
+  std::size_t repeat = attrs.size(), original = 0;
+  for (std::size_t i = 1, run = 0; i < order.size(); ++i) {
+    if (order[i].first != order[i - 1].first ||
+        attrs[order[i].second].name != attrs[order[i - 1].second].name) {
+      run = i;  // a new name starts
+    } else if (order[i].second < repeat) {
+      repeat = order[i].second;
+      original = order[run].second;
+    }
+  }
+  if (repeat < attrs.size()) {
+    const Attribute& a = attrs[repeat];
+    throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
+                " is already declared on line " + std::to_string(attrs[original].line));
+  }
 }
 
 // The keyword at the start of a header line ("@attribute" etc.), lower-cased, or "".
@@ -217,8 +268,8 @@ class ArffParser final : public RowParser {
 
   const LoadOptions& options_;
   std::string source_;
-  std::vector<Attribute> attrs_;
-  std::size_t cls_ = 0;               // the class attribute; attrs_.size() when none
+  Attributes attrs_;
+  std::size_t cls_ = 0;               // the class attribute; attrs_.list.size() when none
   std::vector<std::size_t> feat_pos_;  // position of each attribute in the feature row
   bool labelled_ = false;
   std::size_t n_features_ = 0;
@@ -242,10 +293,29 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   const std::string& source = source_;
   const LoadOptions& options = options_;
   std::string_view line;
-  std::vector<Attribute> attrs;
-  std::unordered_map<std::string, std::uint64_t> declared;  // attribute name → line
+  Attributes header;
+  const std::vector<Attribute>& attrs = header.list;
   bool in_data = false, any_content = false;
   std::uint64_t data_line = 0;
+
+  // A reader that gives the text block by block calls begin() again after NeedMoreText:
+  // look for @data with a cheap scan first, so that a long header (a million @attribute
+  // lines) is parsed once rather than once per block read. The scan stops at the first
+  // line that is no header line, which the parse below then reports.
+  if (!at_end) {
+    LineScanner scan = lines;
+    std::string_view l;
+    bool complete = false;
+    while (scan.next(l)) {
+      const std::string_view t = trim(l);
+      if (t.empty() || t.front() == '%' || keyword_is(t, "@attribute") ||
+          keyword_is(t, "@relation"))
+        continue;
+      complete = true;  // @data, or a line the parse reports
+      break;
+    }
+    if (!complete) throw NeedMoreText{};
+  }
 
   // ---- header
   while (lines.next(line)) {
@@ -256,12 +326,7 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
     if (keyword_is(t, "@relation")) {
       if (!attrs.empty()) throw Error(where(source, no) + "@relation after @attribute");
     } else if (keyword_is(t, "@attribute")) {
-      attrs.push_back(parse_attribute(t.substr(10), source, no));
-      const auto [it, fresh] = declared.emplace(attrs.back().name, no);
-      if (!fresh) {
-        throw Error(where(source, no) + "attribute " + quote_text(attrs.back().name) +
-                    " is already declared on line " + std::to_string(it->second));
-      }
+      parse_attribute(t.substr(10), source, no, header);
     } else if (keyword_is(t, "@data")) {
       if (!trim(t.substr(5)).empty())
         throw Error(where(source, no) + "unexpected text after @data");
@@ -279,6 +344,7 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   if (!any_content) throw Error(source + ": empty file");
   if (!in_data) throw Error(source + ": no @data section");
   if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
+  check_unique_names(attrs, source);
   // ---- which attribute is the class
   const std::size_t nattr = attrs.size();
   const LabelColumn& lc = options.label_column;
@@ -377,7 +443,7 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   }
   fill_ = model_schema && !model_schema->fill.empty() ? &model_schema->fill : nullptr;
 
-  attrs_ = std::move(attrs);
+  attrs_ = std::move(header);
   cls_ = cls;
   feat_pos_ = std::move(feat_pos);
   labelled_ = labelled;
@@ -391,17 +457,17 @@ float ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t attr) c
   const LoadOptions& options = options_;
   if (attr == cls_)
     throw Error(where(source, no, col) + "missing value '?' for the class attribute " +
-                quote_text(attrs_[attr].name));
+                quote_text(attrs_.list[attr].name));
   if (options.missing == MissingPolicy::Zero) return 0.0f;
   if (options.missing == MissingPolicy::Mean) {
     if (fill_) return (*fill_)[feat_pos_[attr]];
     if (!options.schema || !options.impute) return std::numeric_limits<float>::quiet_NaN();
     throw Error(where(source, no, col) + "missing value '?' for attribute " +
-                quote_text(attrs_[attr].name) +
+                quote_text(attrs_.list[attr].name) +
                 ", and the model stores no training means to fill it with; use --missing zero");
   }
   throw Error(where(source, no, col) + "missing value '?' for attribute " +
-              quote_text(attrs_[attr].name) + " (--missing error; use --missing mean or zero to fill it)");
+              quote_text(attrs_.list[attr].name) + " (--missing error; use --missing mean or zero to fill it)");
 }
 
 void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
@@ -413,14 +479,14 @@ void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::st
     return;
   }
   if (j == cls_) {
-    const Attribute& a = attrs_[j];
+    const Attribute& a = attrs_.list[j];
     const std::string_view name = unquote(v, scratch);
     if (name.empty()) throw Error(where(source, no, col) + "empty class value");
     if (a.type == AttrType::Nominal) {
-      if (a.values.find(name) == a.values.end()) {
+      if (!attrs_.values_of(a).contains(name)) {
         throw Error(where(source, no, col) + "class value " + quote_text(name) +
                     " is not declared for attribute " + quote_text(a.name) + " " +
-                    declared_list(a));
+                    declared_list(attrs_.values_of(a)));
       }
     } else if (a.type == AttrType::Numeric) {
       float tmp;
@@ -439,7 +505,7 @@ void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::st
 
 void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) {
   const std::string& source = source_;
-  const std::size_t nattr = attrs_.size();
+  const std::size_t nattr = attrs_.list.size();
   const std::size_t cls = cls_;
   const bool labelled = labelled_;
   Dataset& ds = chunk_.rows;
@@ -488,7 +554,7 @@ void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64
       }
       if (labelled && !has_class) {
         throw Error(where(source, no) + "sparse row omits the class attribute " +
-                    quote_text(attrs_[cls].name));
+                    quote_text(attrs_.list[cls].name));
       }
     } else {
       if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
