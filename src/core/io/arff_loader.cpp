@@ -341,10 +341,11 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
     }
   }
   if (!in_data && !at_end) throw NeedMoreText{};
+  // Before "no @data": a repeated name is the first problem of such a header too.
+  check_unique_names(attrs, source);
   if (!any_content) throw Error(source + ": empty file");
   if (!in_data) throw Error(source + ": no @data section");
   if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
-  check_unique_names(attrs, source);
   // ---- which attribute is the class
   const std::size_t nattr = attrs.size();
   const LabelColumn& lc = options.label_column;
