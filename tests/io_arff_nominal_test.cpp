@@ -336,3 +336,36 @@ TEST(IoArffNominal, CliModelsFromArffAndCsvAreByteIdenticalAndPredictAlike) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(IoArffNominal, CliModelKeepsTheDeclaredOrderThroughTheModelFile) {
+  // Declared order red, green, blue (not sorted): the model file stores it, loads again,
+  // and predicts ARFF and CSV rows alike.
+  flynn::test::TempDir dir;
+  const std::string a = dir.file("c.arff"), c = dir.file("c.csv"), m = dir.file("c.flynn");
+  std::string arff_text =
+      "@relation r\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
+      "@attribute class {hot,cold}\n@data\n";
+  std::string csv_text = "colour,x,class\n";
+  const char* colours[] = {"red", "green", "blue"};
+  for (int i = 0; i < 30; ++i) {
+    const std::string row = std::string(colours[i % 3]) + "," + std::to_string(i % 7) + "," +
+                            (i % 3 == 0 ? "hot" : "cold") + "\n";
+    arff_text += row;
+    csv_text += row;
+  }
+  flynn::test::write_text(a, arff_text);
+  flynn::test::write_text(c, csv_text);
+  auto r = flynn::test::run_cli("train --data " + a + " --model " + m + " --quiet --m 64 --s 2 --rho 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = flynn::test::run_cli("info --model " + m);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto pa = flynn::test::run_cli("predict --model " + m + " --data " + a);
+  const auto pc = flynn::test::run_cli("predict --model " + m + " --data " + c);
+  ASSERT_EQ(pa.exit_code, 0) << pa.err;
+  ASSERT_EQ(pc.exit_code, 0) << pc.err;
+  EXPECT_EQ(pa.out, pc.out);
+}
+
+}  // namespace
