@@ -105,9 +105,10 @@ TEST(IoArff, ClassAttributeChoices) {
   LoadOptions neg;
   neg.label_column = LabelColumn::parse("-3");
   EXPECT_EQ(arff(text, neg).labels, a.labels);
-  // Default (last) would make the nominal 'k' a feature.
-  EXPECT_TRUE(
-      contains(arff_error(text), {"iris.arff:2:", "attribute 'k' is nominal", "only numeric"}));
+  // Default (last): the nominal 'k' is a feature (one-hot over p, q), 'y' the class.
+  const Dataset last = arff(text);
+  EXPECT_EQ(last.classes.joined(), "2,4");
+  EXPECT_EQ(last.features, (std::vector<float>{1, 0, 1, 0, 1, 3}));
   LoadOptions missing;
   missing.label_column = LabelColumn::parse("zz");
   EXPECT_TRUE(contains(arff_error(text, missing), {"iris.arff:", "no attribute named 'zz'"}));
@@ -138,9 +139,8 @@ TEST(IoArff, NumericAndStringClassValuesAreLabelText) {
 }
 
 TEST(IoArff, FeatureTypeErrorsNameTheAttribute) {
-  EXPECT_TRUE(
-      contains(arff_error("@relation r\n@attribute s string\n@attribute c {a}\n@data\nx,a\n"),
-               {"iris.arff:2:", "attribute 's' is string"}));
+  // String and nominal features are one-hot encoded (io_arff_nominal_test.cpp); dates are
+  // refused.
   EXPECT_TRUE(contains(arff_error("@relation r\n@attribute d date\n@attribute c {a}\n@data\nx,a\n"),
                        {"iris.arff:2:", "attribute 'd' is date"}));
   EXPECT_TRUE(contains(arff_error("@relation r\n@attribute rel relational\n"),
@@ -208,7 +208,8 @@ TEST(IoArff, ExpectedFeatures) {
   o.expected_features = 3;
   EXPECT_TRUE(arff(kIris, o).has_labels);
   o.expected_features = 4;
-  // As many attributes as features: unlabelled, so the nominal class would be a feature.
+  // As many attributes as features: unlabelled, so the nominal class would be a feature,
+  // which a model without a table schema has only numbers for.
   EXPECT_TRUE(contains(arff_error(kIris, o), {"iris.arff:7: attribute 'class' is nominal"}));
   o.expected_features = 7;
   EXPECT_TRUE(contains(arff_error(kIris, o),

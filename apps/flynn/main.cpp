@@ -4,7 +4,9 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <mutex>
 #include <new>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +14,7 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
+#include "flynn/io/load_notes.hpp"
 #include "flynn/version.hpp"
 
 namespace {
@@ -43,6 +46,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("flynn ") + flynn::version_string);
   flynn::cli::add_registered_commands(app);
   flynn::cli::make_integer_options_strict(app);
+  // What a loader had to guess (a CSV header under --header auto), on stderr: once per
+  // note, however many passes over the file a command makes.
+  flynn::io::set_note_handler([](const std::string& note) {
+    static std::mutex mutex;
+    static std::set<std::string> printed;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (printed.insert(note).second) std::fprintf(stderr, "flynn: note: %s\n", note.c_str());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -33,7 +33,8 @@ struct TableColumn {
   /// The header (CSV) or attribute (ARFF) name; empty when the file had no names.
   std::string name;
   /// Empty for a numeric column (one feature). Otherwise the column was categorical and is
-  /// one-hot encoded: one feature per category, in this (sorted) order; a cell holding
+  /// one-hot encoded: one feature per category, in this order (sorted for a CSV text
+  /// column, declared for an ARFF nominal attribute); a cell holding
   /// category k sets feature k of the block to 1 and the others to 0; an unseen category
   /// or a missing cell gives an all-zero block.
   std::vector<std::string> categories;

@@ -76,10 +76,15 @@ struct LoadOptions {
   Format format = Format::Auto;
   LabelColumn label_column;  ///< CSV/ARFF: which column holds the class
   /// CSV: whether the first line is a header. Auto: it is when any of its feature fields
-  /// (every field but the label column's) is not a number. When only the label field of
+  /// (every field but the label column's) is text above a number on line 2. When every
+  /// such field is text on line 2 too (categorical columns, or an all-text table) it is
+  /// a header only when the next rows (up to 64) show it: line 1's fields are distinct
+  /// and none of its text fields (the label's included) occurs in its column below,
+  /// where at least two of those columns repeat values. When only the label field of
   /// line 1 is not a number (e.g. "1,2,class" or "1,2,cat") line 1 is a header only if
-  /// the next line's label field is a number. A header must have as many fields as the
-  /// data rows. Label column Kind::Name implies a header (Header::No is then an error).
+  /// the next line's label field is a number. The decisions that are guesses are sent as
+  /// notes (load_notes.hpp). A header must have as many fields as the data rows. Label
+  /// column Kind::Name implies a header (Header::No is then an error).
   enum class Header { Auto, Yes, No } header = Header::Auto;
   char delimiter = 0;      ///< CSV: 0 = detect among ',', ';', '\t' from line 1
   std::string idx_labels;  ///< IDX: the labels file; empty = derive from the name
@@ -106,7 +111,8 @@ struct LoadOptions {
   /// flynn loads whole; the CLI's --max-input-bytes changes it.
   std::uint64_t max_input_bytes = kDefaultMaxInputBytes;
 
-  // ---- Tables (CSV; ARFF: missing values and names only): see table_columns.hpp ----
+  // ---- Tables (CSV; ARFF: missing values, names and nominal/string columns) ----
+  // (see table_columns.hpp)
   /// CSV/ARFF: the column holding a row id (--id-col), passed through to predictions
   /// (Dataset::row_ids) and never a feature. Kind::None (the default) = no id column;
   /// Kind::Last = the last column. At prediction, a column named like the training id
@@ -191,17 +197,25 @@ std::string idx_labels_path_for(const std::string& images_path);
 /// Columns (table_columns.hpp): --id-col/--ignore-cols/--feature-cols pick them; missing
 /// cells (empty, NA, ?, nan) follow LoadOptions::missing; a feature column holding text
 /// is categorical and one-hot encoded (sorted categories; a column of distinct values is
-/// refused as an identifier). The header auto-detection treats line 1 as data when every
-/// feature field that is text on line 1 is text on line 2 as well (categorical columns),
-/// and as a header when it holds every name of LoadOptions::schema.
+/// refused as an identifier). The header auto-detection (LoadOptions::header) treats line
+/// 1 as a header when it holds every name of LoadOptions::schema, and otherwise decides
+/// from line 1 and up to 64 rows below it.
 Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source);
 
 /// ARFF (Weka). Keywords (@relation, @attribute, @data, attribute types) are case
 /// insensitive; lines whose first non-blank character is '%' are comments; @relation is
 /// optional. Attribute names and nominal values may be quoted with ' or " (backslash
-/// escapes the next character). Types: numeric, real, integer, {nominal list}; string,
-/// date and relational are accepted in the header but are errors when the attribute is a
-/// feature (only numeric/real/integer attributes can be features).
+/// escapes the next character). Types: numeric, real, integer, {nominal list}, string;
+/// date is accepted in the header but is an error when the attribute is a feature, and
+/// relational is refused. Feature columns are encoded as CSV columns are
+/// (table_columns.hpp, TableSchema): a nominal attribute is one-hot over its declared
+/// values in declared order (more than TableSchemaBuilder::kMaxCategories is an error;
+/// a value not declared is an error naming the cell); a string attribute is a CSV text
+/// column (numeric when every value is a number, else one-hot over the sorted values
+/// found, learned in a first pass; streaming training throws TextInNumericColumn for it
+/// as for a CSV text column). At prediction the schema's columns decide (its categories;
+/// an unseen value is an all-zero block); a nominal attribute where the model has a
+/// numeric feature (or only LoadOptions::expected_features) is an error.
 /// The class attribute is chosen by LoadOptions::label_column over the attributes (Last
 /// by default; Index is 1-based, negative from the end; Name; None = no class). The class
 /// may be nominal (values must be in the declared list), numeric/real/integer (the value
@@ -209,9 +223,12 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
 /// text); a date or relational class is an error. The dataset's classes are the values
 /// PRESENT in the data (LabelSet::sorted), not the declared list.
 /// Data rows: dense "v1,v2,..." (exactly one value per attribute) or sparse
-/// "{i v, j v, ...}" with 0-based attribute indices in strictly ascending order; omitted
-/// features are 0, an omitted class is an error. Missing feature values '?' follow
-/// LoadOptions::missing (a missing class value is an error). Training stores the feature
+/// "{i v, j v, ...}" with 0-based attribute indices in strictly ascending order; an
+/// omitted numeric feature is 0, an omitted nominal one its first declared value (sparse
+/// ARFF stores a nominal value as its index), an omitted string attribute or class is an
+/// error. Missing feature values '?' (for string attributes also the other CSV spellings
+/// of a missing cell) follow LoadOptions::missing as missing CSV cells do (a missing
+/// category is an all-zero block; a missing class value is an error). Training stores the feature
 /// attributes' names in Dataset::schema (so models keep them); at prediction with a named
 /// LoadOptions::schema the attributes are matched by position and must carry its names. Weka instance weights ("..., {w}") are not supported. Columns
 /// in messages are 1-based value positions in the row (entry positions for sparse rows).

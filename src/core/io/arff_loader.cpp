@@ -1,8 +1,9 @@
 // ARFF parser (see loaders.hpp for what is accepted).
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "flynn/error.hpp"
@@ -34,12 +35,29 @@ struct StringHash {
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// A nominal attribute's declared values.
+struct NominalValues {
+  std::vector<std::string> order;  // as declared
+  // value → its position in `order`
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> index;
+  bool contains(std::string_view v) const { return index.find(v) != index.end(); }
+};
+
+// One @attribute. Kept small: a sparse file may declare a million attributes, nearly all
+// numeric, so what only nominal attributes need lives in NominalValues, apart.
 struct Attribute {
+  static constexpr std::uint32_t kNotNominal = 0xFFFFFFFFu;
   std::string name;
+  std::uint64_t line = 0;  // declaration line
   AttrType type = AttrType::Numeric;
-  std::unordered_set<std::string, StringHash, std::equal_to<>> values;  // nominal values
-  std::vector<std::string> value_order;                                 // as declared
-  std::uint64_t line = 0;                                               // declaration line
+  std::uint32_t nominal = kNotNominal;  // index into the header's NominalValues
+};
+
+// The attributes of a header and the values of its nominal ones.
+struct Attributes {
+  std::vector<Attribute> list;
+  std::vector<NominalValues> nominals;
+  const NominalValues& values_of(const Attribute& a) const { return nominals[a.nominal]; }
 };
 
 bool is_space(char c) { return is_blank_char(c); }
@@ -108,19 +126,20 @@ std::string_view unquote(std::string_view v, std::string& scratch) {
   return scratch;
 }
 
-std::string declared_list(const Attribute& a) {
+std::string declared_list(const NominalValues& values) {
   std::string r = "{";
-  for (std::size_t i = 0; i < a.value_order.size() && i < 12; ++i) {
+  for (std::size_t i = 0; i < values.order.size() && i < 12; ++i) {
     if (i) r += ",";
-    r += a.value_order[i];
+    r += values.order[i];
   }
-  if (a.value_order.size() > 12) r += ",...";
+  if (values.order.size() > 12) r += ",...";
   return r + "}";
 }
 
-// Parses the part of an @attribute line after the keyword.
-Attribute parse_attribute(std::string_view rest, const std::string& source, std::uint64_t line_no) {
-  Attribute a;
+// Parses the part of an @attribute line after the keyword and appends the attribute.
+void parse_attribute(std::string_view rest, const std::string& source, std::uint64_t line_no,
+                     Attributes& attrs) {
+  Attribute& a = attrs.list.emplace_back();
   a.line = line_no;
   if (!read_token(rest, a.name, "{"))
     throw Error(where(source, line_no) + "unterminated quote in @attribute name");
@@ -137,6 +156,8 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
                   quote_text(a.name));
     }
     a.type = AttrType::Nominal;
+    a.nominal = static_cast<std::uint32_t>(attrs.nominals.size());
+    NominalValues& values = attrs.nominals.emplace_back();
     std::vector<std::string_view> items;
     if (!split_commas(rest.substr(1, close - 1), items)) {
       throw Error(where(source, line_no) + "unterminated quote in the nominal list of " +
@@ -150,13 +171,14 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
         throw Error(where(source, line_no) + "empty value in the nominal list of " +
                     quote_text(a.name));
       }
-      if (a.values.insert(v).second) a.value_order.push_back(v);
+      if (values.index.emplace(v, static_cast<std::uint32_t>(values.order.size())).second)
+        values.order.push_back(v);
     }
-    if (a.value_order.empty()) {
+    if (values.order.empty()) {
       throw Error(where(source, line_no) + "nominal attribute " + quote_text(a.name) +
                   " has no values");
     }
-    return a;
+    return;
   }
   std::string type;
   read_token(rest, type, "");
@@ -166,7 +188,7 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
     a.type = AttrType::String;
   } else if (iequals(type, "date")) {
     a.type = AttrType::Date;
-    return a;  // the optional date format follows
+    return;  // the optional date format follows
   } else if (iequals(type, "relational")) {
     throw Error(where(source, line_no) + "attribute " + quote_text(a.name) +
                 " is relational, which is not supported");
@@ -181,7 +203,37 @@ Attribute parse_attribute(std::string_view rest, const std::string& source, std:
     throw Error(where(source, line_no) + "unexpected text after the type of attribute " +
                 quote_text(a.name));
   }
-  return a;
+}
+
+// Throws when two attributes share a name, naming the first repeat in the file and the
+// line of its first declaration. Found by sorting (hash, name, position) triples rather
+// than with a set of names: a million attributes then cost 16 bytes each for the check
+// instead of a hash-set node per name; names are compared only when their hashes tie.
+void check_unique_names(const std::vector<Attribute>& attrs, const std::string& source) {
+  std::vector<std::pair<std::size_t, std::uint32_t>> order(attrs.size());
+  for (std::size_t j = 0; j < attrs.size(); ++j)
+    order[j] = {std::hash<std::string_view>{}(attrs[j].name), static_cast<std::uint32_t>(j)};
+  std::sort(order.begin(), order.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    const int c = attrs[x.second].name.compare(attrs[y.second].name);
+    return c != 0 ? c < 0 : x.second < y.second;
+  });
+  // Equal names are now adjacent, their first declaration first.
+  std::size_t repeat = attrs.size(), original = 0;
+  for (std::size_t i = 1, run = 0; i < order.size(); ++i) {
+    if (order[i].first != order[i - 1].first ||
+        attrs[order[i].second].name != attrs[order[i - 1].second].name) {
+      run = i;  // a new name starts
+    } else if (order[i].second < repeat) {
+      repeat = order[i].second;
+      original = order[run].second;
+    }
+  }
+  if (repeat < attrs.size()) {
+    const Attribute& a = attrs[repeat];
+    throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
+                " is already declared on line " + std::to_string(attrs[original].line));
+  }
 }
 
 // The keyword at the start of a header line ("@attribute" etc.), lower-cased, or "".
@@ -191,11 +243,31 @@ bool keyword_is(std::string_view line, std::string_view kw) {
 }
 
 // The ARFF parser (RowParser protocol, see row_parser.hpp). begin() reads the header up
-// to @data and chooses the class attribute; read_rows() parses dense and sparse rows.
+// to @data, chooses the class attribute and lays out the model's columns; read_rows()
+// parses dense and sparse rows into them.
+//
+// Columns: every attribute but the class is one model column, in attribute order, encoded
+// as a CSV text column would be (table_columns.hpp): a numeric attribute is one feature;
+// a nominal attribute is one-hot encoded over its declared values, in declared order; a
+// string attribute is a CSV text column, numeric when all its values are numbers and
+// otherwise one-hot over the sorted values found in the rows (learned by a first pass,
+// learn_categories(), as parse_csv does). At prediction the model's columns decide the
+// encoding (its categories), the header only what a value may be.
 class ArffParser final : public RowParser {
  public:
   ArffParser(const LoadOptions& options, std::string source)
       : options_(options), source_(std::move(source)) {}
+
+  /// Training: the schema a learning pass found (string attributes' categories) instead
+  /// of discovering it. Call before begin().
+  void use_schema(TableSchema schema) { learned_ = std::move(schema); }
+  /// Training: rows feed a TableSchemaBuilder over the string attributes instead of being
+  /// encoded; learned_schema() gives the result. Call before begin().
+  void learn_categories() { learning_ = true; }
+  /// The schema the rows observed so far call for (learn_categories() mode).
+  TableSchema learned_schema() const;
+  /// Data rows observed (learn_categories() mode).
+  std::uint64_t observed_rows() const { return observed_rows_; }
 
   void begin(LineScanner& lines, bool at_end) override;
   bool has_labels() const override { return labelled_; }
@@ -204,29 +276,74 @@ class ArffParser final : public RowParser {
   std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
-    if (chunk_.total_rows == 0) throw Error(source_ + ": no data rows after @data");
+    if (chunk_.total_rows == 0 && observed_rows_ == 0)
+      throw Error(source_ + ": no data rows after @data");
   }
 
  private:
-  // The value of a missing feature value '?' (LoadOptions::missing): an error, 0, the
-  // model's mean at prediction, or NaN until the training means are known.
-  float missing(std::uint64_t no, std::size_t col, std::size_t attr) const;
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  // Where an attribute's value goes: its model column and, when that column is one-hot
+  // encoded, its category index (categories_). 8 bytes per attribute, for wide files.
+  struct Slot {
+    std::uint32_t column = kNone;      // kNone for the class
+    std::uint32_t categories = kNone;  // index into categories_, kNone for a numeric column
+  };
+  using CategoryIndex = std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>>;
+
+  // Lays out the model columns (slots_, offsets_, categories_, sparse_row_) for schema_.
+  void lay_out(std::size_t nattr);
+  // A missing value ('?', and for string attributes every CSV spelling of a missing cell)
+  // of attribute `j`: an error for the class or under --missing error; for a one-hot
+  // column an all-zero block; for a numeric one 0, the model's mean at prediction, or NaN
+  // until the training means are known.
+  void missing(std::uint64_t no, std::size_t col, std::size_t j, std::string_view text,
+               float* row) const;
   // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
   void store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v, float* row);
+  // Parses one data line into `row` (learning: feeds the builder, `row` unused).
+  void parse_row(std::string_view t, std::uint64_t no, float* row);
   void reset_chunk();
 
   const LoadOptions& options_;
   std::string source_;
-  std::vector<Attribute> attrs_;
-  std::size_t cls_ = 0;               // the class attribute; attrs_.size() when none
-  std::vector<std::size_t> feat_pos_;  // position of each attribute in the feature row
+  std::optional<TableSchema> learned_;  // use_schema()
+  bool learning_ = false;               // learn_categories()
+  Attributes attrs_;
+  std::size_t cls_ = 0;  // the class attribute; attrs_.list.size() when none
   bool labelled_ = false;
+  // Training without a learned schema while string attributes are features: a string
+  // value that is not a number throws TextInNumericColumn (the caller learns first).
+  bool discovering_ = false;
   std::size_t n_features_ = 0;
-  // The schema chunks carry: at training the attribute names (stored in the model, so that
-  // CSV tables are matched by them too); at prediction the model's.
+  // The schema chunks carry and rows are encoded with: at training the attributes' names
+  // (stored in the model, so that CSV tables are matched by them too) and the nominal
+  // ones' categories; at prediction the model's.
   TableSchema schema_;
+  std::vector<Slot> slots_;  // per attribute
+  // Per model column its first feature; empty when every column is numeric (the column's
+  // index is then its feature), which spares a wide numeric file 8 bytes an attribute.
+  std::vector<std::size_t> offsets_;
+  std::vector<CategoryIndex> categories_;  // per one-hot column: category → position
+  std::size_t first_feature(const Slot& s) const {
+    return offsets_.empty() ? s.column : offsets_[s.column];
+  }
+  // The features of a one-hot column.
+  std::size_t end_feature(const Slot& s) const { return offsets_[s.column + 1]; }
+  // The dense row a sparse row starts from: 0 for numeric columns, and for a nominal
+  // attribute the one-hot block of its first declared value, which is what an omitted
+  // entry means in sparse ARFF (Weka stores a nominal value as its index, 0 when omitted).
+  std::vector<float> sparse_row_;
+  bool sparse_row_zero_ = true;  // sparse_row_ is all zero (no nominal feature)
+  // Feature attributes a sparse row must give (an omitted one has no value to take): the
+  // string attributes (Weka's index 0 of a string attribute is whichever string it read
+  // first, not a value of the header).
+  std::vector<std::uint32_t> sparse_required_;
   const std::vector<float>* fill_ = nullptr;  // the model's missing-value means, if any
-  std::uint64_t cells_ = 0;       // dense values of the current chunk
+  std::optional<TableSchemaBuilder> builder_;  // learn_categories(): the string attributes
+  std::vector<std::string_view> learn_cells_;  // one per attribute, for the builder
+  std::vector<std::string> learn_scratch_;
+  std::uint64_t observed_rows_ = 0;
+  std::uint64_t cells_ = 0;  // dense values of the current chunk
   TableChunk chunk_;
   std::vector<std::string_view> fields_;
   std::string scratch_;
@@ -237,15 +354,44 @@ void ArffParser::reset_chunk() {
   cells_ = 0;
 }
 
+TableSchema ArffParser::learned_schema() const {
+  TableSchema s = schema_;
+  const TableSchema strings = builder_->finish();  // its columns: the string attributes
+  std::size_t i = 0;
+  for (std::size_t j = 0; j < attrs_.list.size(); ++j)
+    if (j != cls_ && attrs_.list[j].type == AttrType::String)
+      s.columns[slots_[j].column].categories = strings.columns[i++].categories;
+  return s;
+}
+
 void ArffParser::begin(LineScanner& lines, bool at_end) {
   using Kind = LabelColumn::Kind;
   const std::string& source = source_;
   const LoadOptions& options = options_;
   std::string_view line;
-  std::vector<Attribute> attrs;
-  std::unordered_map<std::string, std::uint64_t> declared;  // attribute name → line
+  Attributes header;
+  const std::vector<Attribute>& attrs = header.list;
   bool in_data = false, any_content = false;
   std::uint64_t data_line = 0;
+
+  // A reader that gives the text block by block calls begin() again after NeedMoreText:
+  // look for @data with a cheap scan first, so that a long header (a million @attribute
+  // lines) is parsed once rather than once per block read. The scan stops at the first
+  // line that is no header line, which the parse below then reports.
+  if (!at_end) {
+    LineScanner scan = lines;
+    std::string_view l;
+    bool complete = false;
+    while (scan.next(l)) {
+      const std::string_view t = trim(l);
+      if (t.empty() || t.front() == '%' || keyword_is(t, "@attribute") ||
+          keyword_is(t, "@relation"))
+        continue;
+      complete = true;  // @data, or a line the parse reports
+      break;
+    }
+    if (!complete) throw NeedMoreText{};
+  }
 
   // ---- header
   while (lines.next(line)) {
@@ -256,12 +402,7 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
     if (keyword_is(t, "@relation")) {
       if (!attrs.empty()) throw Error(where(source, no) + "@relation after @attribute");
     } else if (keyword_is(t, "@attribute")) {
-      attrs.push_back(parse_attribute(t.substr(10), source, no));
-      const auto [it, fresh] = declared.emplace(attrs.back().name, no);
-      if (!fresh) {
-        throw Error(where(source, no) + "attribute " + quote_text(attrs.back().name) +
-                    " is already declared on line " + std::to_string(it->second));
-      }
+      parse_attribute(t.substr(10), source, no, header);
     } else if (keyword_is(t, "@data")) {
       if (!trim(t.substr(5)).empty())
         throw Error(where(source, no) + "unexpected text after @data");
@@ -276,15 +417,25 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
     }
   }
   if (!in_data && !at_end) throw NeedMoreText{};
+  // Before "no @data": a repeated name is the first problem of such a header too.
+  check_unique_names(attrs, source);
   if (!any_content) throw Error(source + ": empty file");
   if (!in_data) throw Error(source + ": no @data section");
   if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
+
   // ---- which attribute is the class
   const std::size_t nattr = attrs.size();
   const LabelColumn& lc = options.label_column;
+  const TableSchema* model_schema = options.schema;  // non-null: prediction
+  const bool model_columns = model_schema && !model_schema->empty();
   bool labelled = lc.kind != Kind::None;
-  if (options.expected_features) {
-    const std::size_t d = *options.expected_features;
+  // At prediction the model's columns (one per attribute, whatever their one-hot width),
+  // or its features when it has no table schema.
+  const std::optional<std::size_t> expected =
+      model_columns ? std::optional<std::size_t>(model_schema->columns.size())
+                    : options.expected_features;
+  if (expected) {
+    const std::size_t d = *expected;
     if (nattr == d) {
       if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
         throw Error(source + ": " + std::to_string(nattr) + " attributes, the model expects " +
@@ -332,95 +483,194 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
         throw Error(where(source, a.line) + "the class attribute " + quote_text(a.name) + " is " +
                     type_name(a.type) + "; it must be nominal, numeric or string");
       }
-    } else if (a.type != AttrType::Numeric) {
-      throw Error(where(source, a.line) + "attribute " + quote_text(a.name) + " is " +
-                  type_name(a.type) + "; only numeric, real or integer attributes can be features" +
+    } else if (a.type == AttrType::Date) {
+      throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
+                  " is date; date attributes cannot be features (numeric, nominal and string "
+                  "attributes can)" +
                   (labelled ? "" : " (is it the class? see the label column option)"));
+    } else if (a.type == AttrType::Nominal && !model_schema &&
+               header.values_of(a).order.size() > TableSchemaBuilder::kMaxCategories) {
+      throw Error(where(source, a.line) + "nominal attribute " + quote_text(a.name) +
+                  " declares " + std::to_string(header.values_of(a).order.size()) +
+                  " values, more than the " + std::to_string(TableSchemaBuilder::kMaxCategories) +
+                  " a feature may one-hot encode");
     }
   }
-  // Position of each attribute in the feature row (nattr for the class).
-  std::vector<std::size_t> feat_pos(nattr, nattr);
-  for (std::size_t j = 0, p = 0; j < nattr; ++j)
-    if (j != cls) feat_pos[j] = p++;
 
-  // Prediction: the model's table. Attributes are matched by position; when the model
-  // has names they must be these attributes' names, in this order.
-  const TableSchema* model_schema = options.schema;
-  if (model_schema && model_schema->named && !model_schema->empty()) {
-    for (std::size_t j = 0, k = 0; j < nattr && k < model_schema->columns.size(); ++j) {
-      if (j == cls) continue;
-      const TableColumn& c = model_schema->columns[k++];
-      if (c.categorical())
-        throw Error(source + ": the model one-hot encodes column " + quote_text(c.name) +
-                    "; ARFF rows cannot be read for it (use CSV)");
-      if (c.name != attrs[j].name)
-        throw Error(where(source, attrs[j].line) + "attribute " + quote_text(attrs[j].name) +
-                    " is where the model expects feature " + quote_text(c.name) +
-                    " (ARFF attributes are matched by position)");
-    }
-  }
-  schema_ = {};
+  // ---- the model's columns
   // Names are kept for tables of at most kMaxNamedAttributes attributes: every chunk and
   // the model carry the schema, and ARFF matches attributes by position anyway, so for the
   // very wide (sparse) files the names would only cost memory: a million attribute names
   // tripled the peak memory of training on a 27 MB file (tests/hostile).
   constexpr std::size_t kMaxNamedAttributes = std::size_t{1} << 16;
-  if (!model_schema) {
-    if (nattr <= kMaxNamedAttributes) {
-      schema_.named = true;
-      for (std::size_t j = 0; j < nattr; ++j)
-        if (j != cls) schema_.columns.push_back({attrs[j].name, {}});
-      if (labelled) schema_.label_name = attrs[cls].name;
+  schema_ = {};
+  if (model_schema || options.expected_features) {
+    // A width to match (a model without a table schema has numbers only): a nominal value
+    // has no number to give a numeric feature.
+    for (std::size_t j = 0, k = 0; j < nattr; ++j) {
+      if (j == cls) continue;
+      const Attribute& a = attrs[j];
+      const TableColumn* c = model_columns ? &model_schema->columns[k++] : nullptr;
+      if (a.type == AttrType::Nominal && !(c && c->categorical()))
+        throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
+                    " is nominal, where the model has a numeric feature" +
+                    (labelled ? "" : " (is it the class? see the label column option)"));
     }
-  } else if (!model_schema->empty()) {
-    schema_ = *model_schema;
+  }
+  if (model_schema) {
+    // Prediction: the model's table. Attributes are matched by position; when the model
+    // has names they must be these attributes' names, in this order.
+    if (model_columns) schema_ = *model_schema;
+    for (std::size_t j = 0, k = 0; j < nattr; ++j) {
+      if (j == cls) continue;
+      const Attribute& a = attrs[j];
+      const TableColumn* c = model_columns ? &model_schema->columns[k++] : nullptr;
+      if (c && model_schema->named && c->name != a.name)
+        throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
+                    " is where the model expects feature " + quote_text(c->name) +
+                    " (ARFF attributes are matched by position)");
+    }
+  } else if (learned_) {
+    schema_ = *learned_;
+  } else {
+    // Training: a schema when there are names to keep or columns that may be one-hot.
+    bool text = false;
+    for (std::size_t j = 0; j < nattr; ++j)
+      text |= j != cls && (attrs[j].type == AttrType::Nominal || attrs[j].type == AttrType::String);
+    schema_.named = nattr <= kMaxNamedAttributes;
+    if (schema_.named || text) {
+      schema_.columns.reserve(nattr);
+      for (std::size_t j = 0; j < nattr; ++j) {
+        if (j == cls) continue;
+        TableColumn& c = schema_.columns.emplace_back();
+        if (schema_.named) c.name = attrs[j].name;
+        if (attrs[j].type == AttrType::Nominal) c.categories = header.values_of(attrs[j]).order;
+      }
+      if (schema_.named && labelled) schema_.label_name = attrs[cls].name;
+    } else {
+      schema_.named = false;
+    }
   }
   fill_ = model_schema && !model_schema->fill.empty() ? &model_schema->fill : nullptr;
 
-  attrs_ = std::move(attrs);
+  attrs_ = std::move(header);
   cls_ = cls;
-  feat_pos_ = std::move(feat_pos);
   labelled_ = labelled;
-  n_features_ = labelled ? nattr - 1 : nattr;
+  bool strings = false;
+  for (std::size_t j = 0; j < nattr; ++j) strings |= j != cls && attrs_.list[j].type == AttrType::String;
+  discovering_ = strings && !model_schema && !learned_;
+  lay_out(nattr);
+
+  builder_.reset();
+  observed_rows_ = 0;
+  if (learning_ && strings) {
+    TableLayout layout;
+    layout.roles.assign(nattr, ColumnRole::Ignored);
+    std::vector<std::string> names(nattr);
+    for (std::size_t j = 0; j < nattr; ++j) {
+      names[j] = attrs_.list[j].name;
+      if (j != cls && attrs_.list[j].type == AttrType::String) {
+        layout.roles[j] = ColumnRole::Feature;
+        layout.features.push_back(j);
+      }
+    }
+    builder_.emplace(layout, std::move(names), source);
+    learn_cells_.assign(nattr, std::string_view{});
+    learn_scratch_.assign(nattr, std::string{});
+  }
   chunk_.total_rows = 0;
   reset_chunk();
 }
 
-float ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t attr) const {
+void ArffParser::lay_out(std::size_t nattr) {
+  slots_.assign(nattr, Slot{});
+  categories_.clear();
+  sparse_required_.clear();
+  offsets_.clear();
+  const bool by_schema = !schema_.empty();
+  const bool one_hot = by_schema && schema_.has_categorical();
+  std::size_t d = 0;
+  for (std::size_t j = 0, k = 0; j < nattr; ++j) {
+    if (j == cls_) continue;
+    Slot& s = slots_[j];
+    s.column = static_cast<std::uint32_t>(k);
+    if (one_hot) offsets_.push_back(d);
+    std::size_t width = 1;
+    if (by_schema && schema_.columns[k].categorical()) {
+      const std::vector<std::string>& cats = schema_.columns[k].categories;
+      s.categories = static_cast<std::uint32_t>(categories_.size());
+      CategoryIndex& index = categories_.emplace_back();
+      for (std::size_t i = 0; i < cats.size(); ++i) index.emplace(cats[i], static_cast<std::uint32_t>(i));
+      width = cats.size();
+    }
+    if (attrs_.list[j].type == AttrType::String) sparse_required_.push_back(static_cast<std::uint32_t>(j));
+    d += width;
+    ++k;
+  }
+  if (one_hot) offsets_.push_back(d);
+  n_features_ = d;
+  // The row a sparse row starts from (see sparse_row_); none when it is all zero.
+  sparse_row_.clear();
+  if (one_hot) sparse_row_.assign(d, 0.0f);
+  for (std::size_t j = 0; j < nattr; ++j) {
+    const Slot& s = slots_[j];
+    if (s.categories == kNone || attrs_.list[j].type != AttrType::Nominal) continue;
+    const CategoryIndex& index = categories_[s.categories];
+    const auto it = index.find(attrs_.values_of(attrs_.list[j]).order.front());
+    if (it != index.end()) sparse_row_[first_feature(s) + it->second] = 1.0f;
+  }
+  sparse_row_zero_ = std::find(sparse_row_.begin(), sparse_row_.end(), 1.0f) == sparse_row_.end();
+  if (sparse_row_zero_) sparse_row_.clear();
+}
+
+void ArffParser::missing(std::uint64_t no, std::size_t col, std::size_t j, std::string_view text,
+                         float* row) const {
   const std::string& source = source_;
   const LoadOptions& options = options_;
-  if (attr == cls_)
-    throw Error(where(source, no, col) + "missing value '?' for the class attribute " +
-                quote_text(attrs_[attr].name));
-  if (options.missing == MissingPolicy::Zero) return 0.0f;
-  if (options.missing == MissingPolicy::Mean) {
-    if (fill_) return (*fill_)[feat_pos_[attr]];
-    if (!options.schema || !options.impute) return std::numeric_limits<float>::quiet_NaN();
-    throw Error(where(source, no, col) + "missing value '?' for attribute " +
-                quote_text(attrs_[attr].name) +
+  const Attribute& a = attrs_.list[j];
+  if (j == cls_)
+    throw Error(where(source, no, col) + "missing value " + quote_text(text) + " for the class attribute " +
+                quote_text(a.name));
+  if (options.missing == MissingPolicy::Error)
+    throw Error(where(source, no, col) + "missing value " + quote_text(text) + " for attribute " +
+                quote_text(a.name) + " (--missing error; use --missing mean or zero to fill it)");
+  const Slot& s = slots_[j];
+  float* o = row + first_feature(s);
+  if (s.categories != kNone) {
+    // As in a CSV table: a missing category is the all-zero block.
+    std::fill(o, row + end_feature(s), 0.0f);
+    return;
+  }
+  if (options.missing == MissingPolicy::Zero) {
+    *o = 0.0f;
+  } else if (fill_) {
+    *o = (*fill_)[first_feature(s)];
+  } else if (!options.schema || !options.impute) {
+    *o = std::numeric_limits<float>::quiet_NaN();  // filled once the means are known
+  } else {
+    throw Error(where(source, no, col) + "missing value " + quote_text(text) + " for attribute " +
+                quote_text(a.name) +
                 ", and the model stores no training means to fill it with; use --missing zero");
   }
-  throw Error(where(source, no, col) + "missing value '?' for attribute " +
-              quote_text(attrs_[attr].name) + " (--missing error; use --missing mean or zero to fill it)");
 }
 
 void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v,
                        float* row) {
   const std::string& source = source_;
   std::string& scratch = scratch_;
+  const Attribute& a = attrs_.list[j];
   if (v == "?") {
-    row[feat_pos_[j]] = missing(no, col, j);
+    missing(no, col, j, v, row);
     return;
   }
   if (j == cls_) {
-    const Attribute& a = attrs_[j];
     const std::string_view name = unquote(v, scratch);
     if (name.empty()) throw Error(where(source, no, col) + "empty class value");
     if (a.type == AttrType::Nominal) {
-      if (a.values.find(name) == a.values.end()) {
+      if (!attrs_.values_of(a).contains(name)) {
         throw Error(where(source, no, col) + "class value " + quote_text(name) +
                     " is not declared for attribute " + quote_text(a.name) + " " +
-                    declared_list(a));
+                    declared_list(attrs_.values_of(a)));
       }
     } else if (a.type == AttrType::Numeric) {
       float tmp;
@@ -430,81 +680,175 @@ void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::st
     chunk_.rows.labels.push_back(chunk_.interner.intern(name));
     return;
   }
-  const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
+  const Slot& s = slots_[j];
+  float* o = row + first_feature(s);
+  if (a.type == AttrType::Numeric && s.categories == kNone) {
+    const std::string_view t = is_quoted(v) ? trim(unquote(v, scratch)) : v;
+    float x;
+    const NumStatus st = parse_float(t, x);
+    if (st != NumStatus::Ok) throw_bad_number(source, no, col, t, st);
+    *o = x;
+    return;
+  }
+  const std::string_view text = unquote(v, scratch);
+  if (a.type == AttrType::Nominal) {
+    if (!attrs_.values_of(a).contains(text))
+      throw Error(where(source, no, col) + "value " + quote_text(text) +
+                  " is not declared for attribute " + quote_text(a.name) + " " +
+                  declared_list(attrs_.values_of(a)));
+  } else if (a.type == AttrType::String && is_missing_cell(text)) {
+    // A string attribute is a CSV text column: the CSV spellings of a missing cell.
+    missing(no, col, j, text, row);
+    return;
+  }
+  if (s.categories != kNone) {
+    std::fill(o, row + end_feature(s), 0.0f);
+    const CategoryIndex& index = categories_[s.categories];
+    const auto it = index.find(trim(text));
+    if (it != index.end()) o[it->second] = 1.0f;  // unseen (at prediction): all-zero block
+    return;
+  }
+  // A string attribute in a numeric column (all its training values were numbers).
+  const std::string_view t = trim(text);
   float x;
   const NumStatus st = parse_float(t, x);
+  if (st == NumStatus::NotNumber && discovering_) throw TextInNumericColumn{};
   if (st != NumStatus::Ok) throw_bad_number(source, no, col, t, st);
-  row[feat_pos_[j]] = x;
+  *o = x;
+}
+
+void ArffParser::parse_row(std::string_view t, std::uint64_t no, float* row) {
+  const std::string& source = source_;
+  const std::size_t nattr = attrs_.list.size();
+  const std::size_t cls = cls_;
+  std::vector<std::string_view>& fields = fields_;
+  const bool sparse = t.front() == '{';
+  if (sparse) {
+    if (t.back() != '}') throw Error(where(source, no) + "sparse row without a closing '}'");
+    if (!split_commas(t.substr(1, t.size() - 2), fields))
+      throw Error(where(source, no) + "unterminated quote");
+    if (fields.size() == 1 && fields[0].empty()) fields.clear();  // "{}"
+  } else {
+    if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
+    if (fields.size() != nattr) {
+      throw Error(where(source, no) + std::to_string(fields.size()) +
+                  (fields.size() == 1 ? " value" : " values") + ", expected " +
+                  std::to_string(nattr) + " (one per attribute)");
+    }
+  }
+  if (builder_) {
+    // Learning the string attributes' categories: only their cells matter, and labels
+    // and numbers are checked when the rows are encoded.
+    std::size_t given = 0;
+    auto learn = [&](std::size_t j, std::string_view v) {
+      if (j == cls || attrs_.list[j].type != AttrType::String) return;
+      learn_cells_[j] = unquote(v, learn_scratch_[j]);
+      ++given;
+    };
+    if (sparse) {
+      for (std::string_view entry : fields) {
+        std::size_t sp = 0;
+        while (sp < entry.size() && !is_space(entry[sp])) ++sp;
+        long long idx = -1;
+        if (parse_int64(entry.substr(0, sp), idx) && idx >= 0 && idx < static_cast<long long>(nattr))
+          learn(static_cast<std::size_t>(idx), trim(entry.substr(sp)));
+      }
+      // An omitted string attribute is an error when the row is encoded; here it is
+      // missing, so that the encoding pass reports it.
+      if (given < sparse_required_.size())
+        for (std::uint32_t j : sparse_required_) learn_cells_[j] = "?";
+    } else {
+      for (std::size_t j = 0; j < nattr; ++j) learn(j, fields[j]);
+    }
+    builder_->observe(learn_cells_, no);
+    ++observed_rows_;
+    return;
+  }
+  if (sparse) {
+    if (!sparse_row_zero_) std::copy(sparse_row_.begin(), sparse_row_.end(), row);
+    long long prev = -1;
+    bool has_class = false;
+    std::size_t required = 0;
+    for (std::size_t e = 0; e < fields.size(); ++e) {
+      const std::string_view entry = fields[e];
+      const std::size_t col = e + 1;
+      std::size_t sp = 0;
+      while (sp < entry.size() && !is_space(entry[sp])) ++sp;
+      const std::string_view idx_text = entry.substr(0, sp);
+      const std::string_view value = trim(entry.substr(sp));
+      long long idx = -1;
+      if (!parse_int64(idx_text, idx) || idx < 0 || idx_text[0] == '+' || value.empty()) {
+        throw Error(where(source, no, col) + "expected 'index value' in a sparse row, found " +
+                    quote_text(entry));
+      }
+      if (idx >= static_cast<long long>(nattr)) {
+        throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
+                    " is out of range (" + std::to_string(nattr) +
+                    " attributes, indices start at 0)");
+      }
+      if (idx <= prev) {
+        throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
+                    (idx == prev ? " is repeated" : " after " + std::to_string(prev)) +
+                    ": sparse indices must be strictly ascending");
+      }
+      prev = idx;
+      const std::size_t j = static_cast<std::size_t>(idx);
+      if (j == cls) has_class = true;
+      if (j != cls && attrs_.list[j].type == AttrType::String) ++required;
+      store(no, col, j, value, row);
+    }
+    if (labelled_ && !has_class) {
+      throw Error(where(source, no) + "sparse row omits the class attribute " +
+                  quote_text(attrs_.list[cls].name));
+    }
+    if (required < sparse_required_.size()) {
+      // Which one: the first string attribute no entry names.
+      std::size_t e = 0;
+      for (std::uint32_t j : sparse_required_) {
+        long long idx = -1;
+        while (e < fields.size()) {
+          const std::string_view entry = fields[e];
+          std::size_t sp = 0;
+          while (sp < entry.size() && !is_space(entry[sp])) ++sp;
+          parse_int64(entry.substr(0, sp), idx);
+          if (idx >= static_cast<long long>(j)) break;
+          ++e;
+        }
+        if (e == fields.size() || idx != static_cast<long long>(j))
+          throw Error(where(source, no) + "sparse row omits the string attribute " +
+                      quote_text(attrs_.list[j].name) +
+                      " (an omitted string value is undefined; give it, or '?' when missing)");
+      }
+    }
+    return;
+  }
+  for (std::size_t j = 0; j < nattr; ++j) store(no, j + 1, j, fields[j], row);
 }
 
 void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) {
   const std::string& source = source_;
-  const std::size_t nattr = attrs_.size();
-  const std::size_t cls = cls_;
-  const bool labelled = labelled_;
   Dataset& ds = chunk_.rows;
-  std::vector<std::string_view>& fields = fields_;
   std::string_view line;
   while (ds.n_rows < max_rows && lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == '%') continue;
     const std::uint64_t no = lines.line_number();
+    if (builder_) {
+      parse_row(t, no, nullptr);
+      continue;
+    }
     cells_ += ds.n_features;
     if (cells_ > max_values) checked_cells(ds.n_rows + 1, ds.n_features, max_values, source);
     ds.features.resize(ds.features.size() + ds.n_features, 0.0f);
-    float* row = ds.features.data() + ds.n_rows * ds.n_features;
-    if (t.front() == '{') {
-      if (t.back() != '}') throw Error(where(source, no) + "sparse row without a closing '}'");
-      if (!split_commas(t.substr(1, t.size() - 2), fields))
-        throw Error(where(source, no) + "unterminated quote");
-      if (fields.size() == 1 && fields[0].empty()) fields.clear();  // "{}"
-      long long prev = -1;
-      bool has_class = false;
-      for (std::size_t e = 0; e < fields.size(); ++e) {
-        const std::string_view entry = fields[e];
-        const std::size_t col = e + 1;
-        std::size_t sp = 0;
-        while (sp < entry.size() && !is_space(entry[sp])) ++sp;
-        const std::string_view idx_text = entry.substr(0, sp);
-        const std::string_view value = trim(entry.substr(sp));
-        long long idx = -1;
-        if (!parse_int64(idx_text, idx) || idx < 0 || idx_text[0] == '+' || value.empty()) {
-          throw Error(where(source, no, col) + "expected 'index value' in a sparse row, found " +
-                      quote_text(entry));
-        }
-        if (idx >= static_cast<long long>(nattr)) {
-          throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
-                      " is out of range (" + std::to_string(nattr) +
-                      " attributes, indices start at 0)");
-        }
-        if (idx <= prev) {
-          throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
-                      (idx == prev ? " is repeated" : " after " + std::to_string(prev)) +
-                      ": sparse indices must be strictly ascending");
-        }
-        prev = idx;
-        if (static_cast<std::size_t>(idx) == cls) has_class = true;
-        store(no, col, static_cast<std::size_t>(idx), value, row);
-      }
-      if (labelled && !has_class) {
-        throw Error(where(source, no) + "sparse row omits the class attribute " +
-                    quote_text(attrs_[cls].name));
-      }
-    } else {
-      if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
-      if (fields.size() != nattr) {
-        throw Error(where(source, no) + std::to_string(fields.size()) +
-                    (fields.size() == 1 ? " value" : " values") + ", expected " +
-                    std::to_string(nattr) + " (one per attribute)");
-      }
-      for (std::size_t j = 0; j < nattr; ++j) store(no, j + 1, j, fields[j], row);
-    }
+    parse_row(t, no, ds.features.data() + ds.n_rows * ds.n_features);
     ds.row_origin.push_back(no);
     ++ds.n_rows;
   }
 }
 
 Dataset ArffParser::take_chunk(std::uint64_t) {
+  // Training hands the schema on when it holds something (names, categories); the
+  // caller completes it with the training means.
   Dataset out = chunk_.take(&schema_);
   reset_chunk();
   return out;
@@ -521,8 +865,22 @@ std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const st
 }  // namespace detail
 
 Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
-  ArffParser parser(options, source);
-  Dataset ds = parse_text(parser, text, options);
+  Dataset ds;
+  try {
+    ArffParser parser(options, source);
+    ds = parse_text(parser, text, options);
+  } catch (const TextInNumericColumn&) {
+    // A string attribute holds text: learn the categories of the string attributes in one
+    // pass, then encode again with them (as parse_csv does for text columns).
+    ArffParser learner(options, source);
+    learner.learn_categories();
+    LineScanner lines(text);
+    learner.begin(lines, /*at_end=*/true);
+    learner.read_rows(lines, std::numeric_limits<std::size_t>::max(), 0);
+    ArffParser parser(options, source);
+    parser.use_schema(learner.learned_schema());
+    ds = parse_text(parser, text, options);
+  }
   // Training under --missing mean: the means of the whole file fill its missing values.
   if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
     complete_table(ds, ImputationSums::of(ds));

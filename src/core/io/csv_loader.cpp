@@ -1,6 +1,7 @@
 // CSV parser (see loaders.hpp for the accepted dialect).
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <limits>
 #include <memory>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "flynn/error.hpp"
+#include "flynn/io/load_notes.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/header_decision.hpp"
 #include "core/io/row_parser.hpp"
 #include "core/io/text_scanner.hpp"
 
@@ -105,11 +108,6 @@ std::string_view unquote(std::string_view f, std::string& scratch) {
   return scratch;
 }
 
-// A numeric field: unquoted and trimmed inside the quotes as well.
-std::string_view number_text(std::string_view f) {
-  return is_quoted(f) ? trim(f.substr(1, f.size() - 2)) : f;
-}
-
 char detect_delimiter(std::string_view line) {
   std::size_t comma = 0, semi = 0, tab = 0;
   bool in_quotes = false;
@@ -143,14 +141,6 @@ void cells_of(const std::vector<std::string_view>& fields, std::vector<std::stri
   if (scratch.size() < fields.size()) scratch.resize(fields.size());
   cells.resize(fields.size());
   for (std::size_t j = 0; j < fields.size(); ++j) cells[j] = unquote(fields[j], scratch[j]);
-}
-
-// Text in a table cell for the header heuristic: not a number (NaN/Inf count as numbers,
-// so that they are reported as such rather than taken for a header) and not missing.
-bool is_text_cell(std::string_view field) {
-  float tmp;
-  const std::string_view t = number_text(field);
-  return !is_missing_cell(t) && !looks_numeric(parse_float(t, tmp));
 }
 
 // Whether some column option names a column (then the file must have a header).
@@ -301,37 +291,43 @@ void CsvParser::begin(LineScanner& lines, bool at_end) {
         const long k = lc.index, n = static_cast<long>(ncols);
         if (k != 0 && k <= n && k >= -n) label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
       }
-      std::vector<std::size_t> text_cols;
-      for (std::size_t j = 0; j < ncols; ++j)
-        if (!excluded[j] && j != label_idx && is_text_cell(first[j])) text_cols.push_back(j);
-      // The next data line, if any.
+      // Line 1 and a bounded look-ahead of the rows below it decide (header_decision.hpp).
+      std::vector<std::string_view> first_cells(first_names.begin(), first_names.end());
+      std::vector<std::vector<std::string_view>> below;
+      std::deque<std::string> unquoted;  // cells whose quotes held "" (stable addresses)
+      const std::size_t want = header_lookahead_rows(ncols);
       LineScanner peek = after_first;
       std::string_view next;
-      std::vector<std::string_view> f2;
-      bool has_next = false;
-      while (peek.next(next)) {
+      std::vector<std::string_view> f;
+      bool stopped = false;  // a row that does not split ends the look-ahead
+      while (below.size() < want && peek.next(next)) {
         if (is_blank(next)) continue;
-        split_line(next, delim, f2, source, peek.line_number());
-        has_next = true;
-        break;
+        if (below.empty()) {
+          // Line 2's quoting errors are reported here, as they always were.
+          split_line(next, delim, f, source, peek.line_number());
+        } else {
+          try {
+            split_line(next, delim, f, source, peek.line_number());
+          } catch (const Error&) {
+            stopped = true;  // reported when that row is read
+            break;
+          }
+        }
+        std::vector<std::string_view>& cells = below.emplace_back(f.size());
+        for (std::size_t j = 0; j < f.size(); ++j) {
+          std::string scratch;
+          cells[j] = unquote(f[j], scratch);
+          if (!scratch.empty() && cells[j].data() == scratch.data())
+            cells[j] = unquoted.emplace_back(std::move(scratch));
+        }
       }
-      // The decision may depend on line 2: wait for it unless the text has ended.
-      if (!has_next && !at_end) throw NeedMoreText{};
-      float tmp;
-      if (!text_cols.empty()) {
-        // Text on line 1 is a header unless the same columns hold text on line 2 as well
-        // (categorical or id columns of a headerless table).
-        header = true;
-        if (has_next && f2.size() == ncols &&
-            std::all_of(text_cols.begin(), text_cols.end(),
-                        [&](std::size_t j) { return is_text_cell(f2[j]); }))
-          header = false;
-      } else if (label_idx < ncols &&
-                 !looks_numeric(parse_float(number_text(first[label_idx]), tmp))) {
-        // "1,2,class" vs "1,2,cat": a header iff the next row's label is a number.
-        header = has_next && label_idx < f2.size() &&
-                 looks_numeric(parse_float(number_text(f2[label_idx]), tmp));
-      }
+      // The decision may depend on the rows below: it says when it must wait for more.
+      const bool complete = below.size() == want || stopped || at_end;
+      const HeaderDecision decision =
+          decide_header(first_cells, below, excluded, label_idx, complete);
+      if (decision.need_more) throw NeedMoreText{};
+      header = decision.header;
+      if (decision.guessed) send_note(source + ": " + decision.reason);
     }
   }
 

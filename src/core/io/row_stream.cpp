@@ -89,6 +89,17 @@ struct RowStream::Impl {
       try {
         parser->begin(attempt, eof);
         lines = attempt;
+        // A long header (an ARFF file with a million attributes) grew the buffer to hold
+        // all of it: drop the parsed text and give its memory back, so that the rows are
+        // read with a block's worth of buffer rather than the header's size.
+        if (lines.consumed() > limits.block_bytes) {
+          const std::uint64_t line_no = lines.line_number();
+          const std::size_t parsed = lines.consumed();
+          buf.erase(0, parsed);
+          buf.shrink_to_fit();
+          complete -= parsed;
+          lines = LineScanner(scannable(), line_no, /*at_start=*/false);
+        }
         return;
       } catch (const NeedMoreText&) {
         // The header is parsed again from its start after each read, so the text read

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 namespace flynn::io::detail {
 
@@ -49,9 +51,12 @@ TableSchema read_table_schema(ByteReader& r, std::uint32_t d) {
     if (k > d || k > r.remaining() / 4) r.fail(fmt::format("category count {} is invalid", k));
     c.categories.reserve(k);
     for (std::uint32_t i = 0; i < k; ++i) c.categories.push_back(read_name(r, "category"));
-    if (!std::is_sorted(c.categories.begin(), c.categories.end()) ||
-        std::adjacent_find(c.categories.begin(), c.categories.end()) != c.categories.end())
-      r.fail(fmt::format("the categories of column '{}' are not sorted and distinct", c.name));
+    // Distinct, in any order: a CSV text column's are sorted, an ARFF nominal attribute's
+    // keep the header's declared order.
+    std::vector<std::string_view> sorted(c.categories.begin(), c.categories.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      r.fail(fmt::format("the categories of column '{}' are not distinct", c.name));
     width += c.width();
   }
   if (width != d)

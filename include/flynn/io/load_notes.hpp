@@ -1,0 +1,24 @@
+#pragma once
+// Notes from the loaders: what a loader had to guess about a file (CSV under
+// LoadOptions::Header::Auto: whether line 1 is a header, when both readings are
+// plausible). A program that wants to tell its user installs a handler (the CLI prints
+// each note once on stderr); without one the notes are dropped.
+#include <functional>
+#include <string>
+
+namespace flynn::io {
+
+/// Receives one note: a single line "<source>: ..." that says what was decided, why, and
+/// which option overrides it.
+using NoteHandler = std::function<void(const std::string&)>;
+
+/// Installs `handler` for the notes of every loader in the process and returns the one it
+/// replaces; an empty handler drops notes. Install it before loading, not while other
+/// threads load; the handler itself may be called from several loading threads at once.
+NoteHandler set_note_handler(NoteHandler handler);
+
+/// Hands one note to the installed handler, if any. A loader sends its note again for
+/// each pass over the same file (a caller that prints them may want to drop repeats).
+void send_note(const std::string& note);
+
+}  // namespace flynn::io
