@@ -30,6 +30,17 @@ def _threads(n_jobs):
     return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
 
 
+def _model_memory(max_model_memory):
+    """The core's model-memory limit in bytes for a max_model_memory keyword (0 = default)."""
+    if max_model_memory is None:
+        return 0
+    if isinstance(max_model_memory, bool) or not isinstance(max_model_memory, (int, np.integer)) \
+            or max_model_memory <= 0:
+        raise ValueError(f"max_model_memory={max_model_memory!r}: expected a positive number of "
+                         "bytes, or None for the default limit")
+    return int(max_model_memory)
+
+
 def _label_names(classes):
     """The names a model file stores for the classes (str of each value)."""
     names = [str(c) for c in classes]
@@ -448,10 +459,13 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return self._model.to_bytes()
 
     @classmethod
-    def from_bytes(cls, data, n_jobs=None, source="<bytes>"):
-        """A fitted classifier from a model file's bytes."""
-        return cls._from_model(_flynn.Model.from_bytes(bytes(data), source, _threads(n_jobs)),
-                               n_jobs)
+    def from_bytes(cls, data, n_jobs=None, source="<bytes>", max_model_memory=None):
+        """A fitted classifier from a model file's bytes. ``max_model_memory`` (bytes) bounds
+        what the model will need, estimated from its header before anything is built (as
+        the CLI's --max-model-memory; None: the default limit for the file's size)."""
+        return cls._from_model(
+            _flynn.Model.from_bytes(bytes(data), source, _threads(n_jobs),
+                                    _model_memory(max_model_memory)), n_jobs)
 
     @classmethod
     def _from_model(cls, model, n_jobs, classes=None):
@@ -527,8 +541,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return {"requires_y": True, "allow_nan": self.missing != "error"}
 
 
-def load(path, n_jobs=None):
+def load(path, n_jobs=None, max_model_memory=None):
     """Reads a model file (from ``flynn train``, ``flynn federated`` or save()) as a fitted
-    FlyNNClassifier. classes_ are integers when every class name is one, strings otherwise."""
-    return FlyNNClassifier._from_model(_flynn.Model.load(os.fspath(path), _threads(n_jobs)),
-                                       n_jobs)
+    FlyNNClassifier. classes_ are integers when every class name is one, strings otherwise.
+    ``max_model_memory`` (bytes) bounds what the model will need, estimated from the file's
+    header before anything is built, as the CLI's --max-model-memory (None: the default, 1 GiB
+    plus 2048 bytes per byte of the file, at most the machine's memory; docs/python.md)."""
+    return FlyNNClassifier._from_model(
+        _flynn.Model.load(os.fspath(path), _threads(n_jobs), _model_memory(max_model_memory)),
+        n_jobs)

@@ -84,12 +84,15 @@ ModelHandle::ModelHandle(const HyperParams& hyper, std::uint32_t n_features,
     : model_(hyper.resolve(n_features, labels.size()), LabelSet(std::move(labels)), threads) {}
 
 ModelHandle ModelHandle::from_bytes(const std::string& bytes, const std::string& source,
-                                    int threads) {
-  return ModelHandle(io::deserialize_model(bytes, source, threads));
+                                    int threads, std::uint64_t max_model_memory) {
+  return ModelHandle(io::deserialize_model(bytes, source, threads, io::kDefaultMaxInputBytes,
+                                           io::ModelMemoryLimit{max_model_memory}));
 }
 
-ModelHandle ModelHandle::load(const std::string& path, int threads) {
-  return ModelHandle(io::load_model(path, threads));
+ModelHandle ModelHandle::load(const std::string& path, int threads,
+                              std::uint64_t max_model_memory) {
+  return ModelHandle(io::load_model(path, threads, io::kDefaultMaxInputBytes,
+                                    io::ModelMemoryLimit{max_model_memory}));
 }
 
 py::bytes ModelHandle::to_bytes() const {

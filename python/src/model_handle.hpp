@@ -34,9 +34,12 @@ class ModelHandle {
   explicit ModelHandle(FlyNN model) : model_(std::move(model)) {}
 
   /// Parses a model file's bytes (the CLI's format); `source` names them in errors.
-  static ModelHandle from_bytes(const std::string& bytes, const std::string& source, int threads);
-  /// Reads a model file written by the CLI or save().
-  static ModelHandle load(const std::string& path, int threads);
+  /// `max_model_memory` bounds what the model will need, estimated from its header before
+  /// anything is built (io::ModelMemoryLimit; 0 = the default limit for the file's size).
+  static ModelHandle from_bytes(const std::string& bytes, const std::string& source, int threads,
+                                std::uint64_t max_model_memory = 0);
+  /// Reads a model file written by the CLI or save(), bounded as from_bytes.
+  static ModelHandle load(const std::string& path, int threads, std::uint64_t max_model_memory = 0);
 
   /// The model file's bytes: deterministic, identical to what `flynn train` writes for
   /// the same data, labels and hyper-parameters.

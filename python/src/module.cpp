@@ -88,8 +88,10 @@ PYBIND11_MODULE(_flynn, m) {
                        int threads) { return ModelHandle(h, d, std::move(labels), threads); }),
            py::arg("hyper"), py::arg("n_features"), py::arg("labels"), py::arg("threads") = 0)
       .def_static("from_bytes", &ModelHandle::from_bytes, py::arg("data"),
-                  py::arg("source") = "<bytes>", py::arg("threads") = 0)
-      .def_static("load", &ModelHandle::load, py::arg("path"), py::arg("threads") = 0)
+                  py::arg("source") = "<bytes>", py::arg("threads") = 0,
+                  py::arg("max_model_memory") = 0)
+      .def_static("load", &ModelHandle::load, py::arg("path"), py::arg("threads") = 0,
+                  py::arg("max_model_memory") = 0)
       .def("to_bytes", &ModelHandle::to_bytes)
       .def("save", &ModelHandle::save, py::arg("path"))
       .def("fit", &ModelHandle::fit, py::arg("X"), py::arg("y"))

@@ -223,3 +223,22 @@ def test_fit_and_predict_release_the_gil(digits, method):
     duration = time.perf_counter() - start
     assert duration > 0.2, "the call is too short to tell"
     assert longest < 0.5 * duration
+
+
+def test_model_memory_limit_bounds_load_and_from_bytes(tmp_path):
+    """flynn.load / from_bytes hold a model to the estimate of what it will build (the CLI's
+    --max-model-memory), before building anything; the default admits ordinary models."""
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    clf = flynn.FlyNNClassifier(m=4096, seed=1).fit(X, y)
+    path = tmp_path / "digits.flynn"
+    clf.save(path)
+    assert flynn.load(path).to_bytes() == clf.to_bytes()
+    assert flynn.load(path, max_model_memory=1 << 30).to_bytes() == clf.to_bytes()
+    with pytest.raises(ValueError, match="needs an estimated .* above the limit of 1.0 KiB"):
+        flynn.load(path, max_model_memory=1024)
+    with pytest.raises(ValueError, match="needs an estimated"):
+        flynn.FlyNNClassifier.from_bytes(clf.to_bytes(), max_model_memory=1024)
+    for bad in (0, -5, 1.5, "1G", True):
+        with pytest.raises(ValueError, match="max_model_memory"):
+            flynn.load(path, max_model_memory=bad)
