@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
@@ -36,18 +37,13 @@ py::tuple train_file(const std::string& path, const io::LoadFlags& flags,
     o.public_stats = io::load_feature_stats(feature_stats, flags.max_input_bytes);
     o.public_stats_source = fmt::format("feature_stats {}", feature_stats);
   }
-  HyperParams& h = o.hyper;
-  h.m = m;
-  h.expansion_factor = expansion_factor;
-  h.s = s;
-  h.connection_sparsity = connection_sparsity;
-  h.rho = rho;
-  h.wta_ratio = wta_ratio;
-  h.wta_nnz = wta_nnz;
-  h.gamma = gamma;
-  h.seed = seed;
-  if (preprocess) h.preprocess = parse_preprocess(*preprocess);
-  if (variant) h.variant = parse_variant(*variant);
+  // The estimator's fields as FlyNNClassifier gives them, plus the CLI's alternative
+  // spellings of m, s and rho that only flynn train takes.
+  o.hyper = make_hyper(m, s, rho, gamma, seed, std::move(preprocess), std::move(variant));
+  o.hyper.expansion_factor = expansion_factor;
+  o.hyper.connection_sparsity = connection_sparsity;
+  o.hyper.wta_ratio = wta_ratio;
+  o.hyper.wta_nnz = wta_nnz;
   if (!labels.empty()) o.labels = LabelSet::parse_list(labels);
   if (chunk_rows == 0) throw Error("chunk_rows must be at least 1");
   o.chunk_rows = chunk_rows;
