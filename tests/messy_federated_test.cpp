@@ -115,6 +115,9 @@ TEST(MessyFederated, DpComputesNoMeansAndRefusesMissingCellsUnderMean) {
   const Dataset pending = io::parse_csv(messy_table(120, 4, true), table_options(false), "t.csv");
   ASSERT_TRUE(has_missing(pending));
   settings.labels = pending.classes;
+  // Its text column's categories from a public schema (under DP the rows may not provide
+  // them), so that the refusal is the missing cells'.
+  settings.schema = public_schema_of(pending, false);
   const auto halves = split_rows(pending.labels, pending.classes.size(), 2, SplitSpec::parse("iid"), 1);
   const Dataset a = pending.subset(halves[0]), b = pending.subset(halves[1]);
   try {
@@ -129,6 +132,7 @@ TEST(MessyFederated, DpComputesNoMeansAndRefusesMissingCellsUnderMean) {
       io::parse_csv("id,x,y,label\nr0,1,2,a\nr1,3,4,b\nr2,2,2,a\nr3,4,4,b\n", table_options(false), "c.csv");
   ASSERT_FALSE(has_missing(complete));
   settings.labels = complete.classes;
+  settings.schema.reset();  // all numeric: no schema needed
   const Dataset c1 = complete.subset({0, 1}), c2 = complete.subset({2, 3});
   const ColonyOutcome fed = run_colony({&c1, &c2}, settings);
   EXPECT_TRUE(fed.model.table_schema().fill.empty());

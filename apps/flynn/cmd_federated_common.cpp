@@ -1,5 +1,6 @@
 #include "cmd_federated_common.hpp"
 
+#include <cstdio>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -68,6 +69,51 @@ std::optional<DpParams> DpOptions::override(std::optional<DpParams> base) const 
   return p;
 }
 
+void SchemaOption::add_to(CLI::App* cmd) {
+  cmd->add_option("--schema", path,
+                  "Public table schema (JSON: columns, categories, label; `flynn schema` writes one): "
+                  "the parties read their rows against it and agree on it by digest. Required under "
+                  "DP for tables with text columns and for LIBSVM data; see docs/federated.md")
+      ->group("Differential privacy");
+}
+
+std::optional<PublicSchema> SchemaOption::load(std::uint64_t max_bytes) const {
+  if (path.empty()) return std::nullopt;
+  return load_public_schema(path, max_bytes);
+}
+
+Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
+                        const std::optional<PublicSchema>& schema, const SchemaOption& schema_flag,
+                        bool dp) {
+  const io::Format format = load.format == io::Format::Auto ? io::detect_format(path) : load.format;
+  if (dp && !schema && format == io::Format::Libsvm)
+    throw Error(fmt::format("{}: LIBSVM data takes d from the largest feature index in its rows, which "
+                            "the DP release does not protect: give the federation's d in a public schema "
+                            "with --schema FILE ({{\"format\": \"flynn table schema\", \"version\": 1, "
+                            "\"features\": D}})",
+                            path));
+  Dataset d;
+  if (schema) {
+    try {
+      d = io::load_dataset(path, public_schema_load_options(load, *schema));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} (read against the public schema --schema {})", e.what(), schema_flag.path));
+    }
+  } else {
+    d = io::load_dataset(path, load);
+  }
+  if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
+  return d;
+}
+
+void print_local_detail(const std::exception& e, const char* who) {
+  const auto* fe = dynamic_cast<const FederationError*>(&e);
+  if (!fe || fe->local_detail().empty()) return;
+  std::fprintf(stderr, "%s: this party's reason (not sent to the federation): %s\n", who,
+               fe->local_detail().c_str());
+  std::fflush(stderr);
+}
+
 void print_party_table(const std::vector<PartyReport>& reports,
                        const std::vector<std::uint64_t>& rows) {
   std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>11}  {}\n", "party",
@@ -79,11 +125,17 @@ void print_party_table(const std::vector<PartyReport>& reports,
     std::string n = "-";
     if (static_cast<std::size_t>(r.rank) < rows.size()) n = std::to_string(rows[r.rank]);
     else if (r.rows) n = std::to_string(*r.rows);
-    std::cout << fmt::format("{:>5} {:>9} {:>9.3f} {:>9.3f} {:>9.4f} {:>10.3f} {:>11} {:>11}  {:08x}\n",
-                             r.rank, n, r.timings.setup + r.timings.local + r.timings.privatize,
-                             r.timings.wait, r.timings.aggregate, r.timings.training,
-                             human_bytes(all.bytes_sent), human_bytes(all.bytes_received),
-                             r.model_crc32);
+    // Timings are withheld under DP and secure aggregation (they track row counts).
+    std::string local = "-", wait = "-", aggregate = "-", training = "-";
+    if (const auto& t = r.timings) {
+      local = fmt::format("{:.3f}", t->setup + t->local + t->privatize);
+      wait = fmt::format("{:.3f}", t->wait);
+      aggregate = fmt::format("{:.4f}", t->aggregate);
+      training = fmt::format("{:.3f}", t->training);
+    }
+    std::cout << fmt::format("{:>5} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>11}  {:08x}\n", r.rank, n,
+                             local, wait, aggregate, training, human_bytes(all.bytes_sent),
+                             human_bytes(all.bytes_received), r.model_crc32);
   }
 }
 

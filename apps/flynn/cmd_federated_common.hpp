@@ -1,7 +1,7 @@
 #pragma once
-// Pieces shared by `flynn federated train` and `flynn federated simulate`: the
-// differential-privacy flags, the per-party table and the privacy line they print, and
-// the "federated" command group.
+// Pieces shared by the federated commands (train, simulate, join): the differential-privacy
+// flags, --schema and reading a party's rows, the per-party table and the privacy line they
+// print, and the "federated" command group.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +10,10 @@
 #include <CLI/CLI.hpp>
 
 #include "flynn/federated/dp.hpp"
+#include "flynn/dataset.hpp"
 #include "flynn/federated/party.hpp"
+#include "flynn/federated/public_schema.hpp"
+#include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
 
@@ -41,6 +44,27 @@ struct DpOptions {
   /// overrides of the coordinator's settings; the agreement step names any difference).
   std::optional<federated::DpParams> override(std::optional<federated::DpParams> base) const;
 };
+
+/// --schema FILE: the federation's public schema (flynn/federated/public_schema.hpp), on
+/// every command that runs parties (train, simulate, join).
+struct SchemaOption {
+  std::string path;  ///< as given; empty = none
+  void add_to(CLI::App* cmd);
+  /// The schema, or none without the flag; the file is read under `max_bytes`.
+  std::optional<federated::PublicSchema> load(std::uint64_t max_bytes) const;
+};
+
+/// Reads a party's labelled training rows from `path` with `load`: against `schema` when
+/// given (a failure then names the schema file too). Under DP without a schema, LIBSVM
+/// data is refused naming --schema: its d would be the largest feature index in its rows.
+/// (Tables with text columns are refused by the party protocol itself, on every transport.)
+Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
+                        const std::optional<federated::PublicSchema>& schema,
+                        const SchemaOption& schema_flag, bool dp);
+
+/// Prints, on this process' stderr only, the reason a FederationError kept from the other
+/// parties (FederationError::local_detail); nothing when there is none. `who` prefixes it.
+void print_local_detail(const std::exception& e, const char* who);
 
 /// One line per party: rows, local/wait/aggregation/training seconds, traffic, model CRC.
 /// `rows` gives the parties' rows when known (simulation), else the reports' own.

@@ -37,6 +37,7 @@ struct JoinCliOptions {
   DataOptions format;
   DpOptions dp;
   FeatureStatsOption feature_stats;
+  SchemaOption schema;
 };
 
 // The coordinator's hyper-parameters with this party's flags, where given, on top: a
@@ -63,13 +64,16 @@ nlohmann::json party_reports_json(const std::vector<PartyReport>& reports,
     all += r.aggregate_traffic;
     nlohmann::json p = {{"rank", r.rank},
                         {"name", names[r.rank]},
-                        {"seconds_training", r.timings.training},
-                        {"seconds_local", r.timings.setup + r.timings.local + r.timings.privatize},
-                        {"seconds_aggregate", r.timings.aggregate},
                         {"bytes_sent", all.bytes_sent},
                         {"bytes_received", all.bytes_received},
                         {"model_crc32", fmt::format("{:08x}", r.model_crc32)}};
+    // Rows and timings (which track rows) are withheld under DP and secure aggregation.
     if (r.rows) p["rows"] = *r.rows;
+    if (const auto& t = r.timings) {
+      p["seconds_training"] = t->training;
+      p["seconds_local"] = t->setup + t->local + t->privatize;
+      p["seconds_aggregate"] = t->aggregate;
+    }
     a.push_back(p);
   }
   return a;
@@ -108,21 +112,25 @@ void join_command(const JoinCliOptions& o) {
     settings.hyper = overridden(comm->settings().hyper, my_hyper);
     settings.dp = o.dp.override(comm->settings().dp);
     settings.threads = o.common.threads;
+    if (!o.ledger.empty() && !settings.dp)
+      throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
+                  "releases exact counts (no differential privacy): refusing");
+    const io::LoadOptions load = o.format.party_load_options();
+    settings.missing = load.missing;
+    settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
+    settings.schema = o.schema.load(o.format.max_input_bytes());
+    Dataset d = load_party_rows(o.data, load, settings.schema, o.schema, settings.dp.has_value());
     if (!o.ledger.empty()) {
-      if (!settings.dp)
-        throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
-                    "releases exact counts (no differential privacy): refusing");
-      ledger = std::make_unique<BudgetLedger>(o.ledger, file_fingerprint(o.data), o.budget);
+      // Keyed by the records as loaded (budget_ledger.hpp), so the same rows in another
+      // order, spelling or file share the budget; entries of older ledgers, keyed by the
+      // file's bytes, still count for this very file.
+      ledger = std::make_unique<BudgetLedger>(o.ledger, records_fingerprint(d), o.budget,
+                                              std::vector<std::string>{file_fingerprint(o.data)});
       const DpUnit unit = settings.dp->unit;
       const std::string note = fmt::format("federation at {} as '{}'", o.server, me);
       BudgetLedger* l = ledger.get();
       settings.approve_release = [l, unit, note](const PrivacyAccount& a) { l->charge(a, unit, note); };
     }
-    const io::LoadOptions load = o.format.party_load_options();
-    settings.missing = load.missing;
-    settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
-    Dataset d = io::load_dataset(o.data, load);
-    if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", o.data));
     data = std::make_unique<Dataset>(std::move(d));
   } catch (const std::exception& e) {
     data.reset();
@@ -206,7 +214,9 @@ void join_command(const JoinCliOptions& o) {
               << fmt::format("model: {}\n", o.model);
   } catch (const std::exception& e) {
     bar.finish();
-    // Tell the coordinator (and through it every party) why this party stops.
+    print_local_detail(e, "flynn join");
+    // Tell the coordinator (and through it every party) why this party stops: the
+    // federation's message, never the local detail.
     comm->fail(e.what());
     throw;
   }
@@ -233,7 +243,8 @@ void add_federated_join(CLI::App& app) {
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
   cmd->add_option("--dp-ledger", o->ledger,
                   "DP budget ledger file of this party: every release is recorded, keyed by the "
-                  "SHA-256 of --data; a release beyond --dp-budget is refused")
+                  "records of --data (the same rows in any order, spelling or file are the same "
+                  "data); a release beyond --dp-budget is refused")
       ->group("Differential privacy");
   o->budget_opt = cmd->add_option("--dp-budget", o->budget,
                                   "Total epsilon this data may spend across runs (with --dp-ledger)")
@@ -244,6 +255,7 @@ void add_federated_join(CLI::App& app) {
       "gives one must agree with the others (the federation names any field that differs)");
   o->format.add_to(cmd);
   o->feature_stats.add_to(cmd);
+  o->schema.add_to(cmd);
   o->dp.add_to(cmd, "Expected privacy budget (default: the coordinator's); must agree");
   o->common.add_to(cmd);
   cmd->callback([o] { join_command(*o); });

@@ -30,6 +30,7 @@ struct SimulateOptions {
   DataOptions format;
   DpOptions dp;
   FeatureStatsOption feature_stats;
+  SchemaOption schema;
 };
 
 void simulate_command(const SimulateOptions& o) {
@@ -40,8 +41,10 @@ void simulate_command(const SimulateOptions& o) {
   spec.split_seed = o.split_seed;
   // Missing cells stay NaN until the federation's means are known (party.hpp step 1c).
   const io::LoadOptions load = o.format.party_load_options();
-  Dataset all = io::load_dataset(o.data, load);
-  if (!all.has_labels) throw Error(fmt::format("{}: training data needs a label column", o.data));
+  spec.settings.dp = o.dp.params();
+  // With --schema the table (categories, d) is the public one, as every party would read it.
+  spec.settings.schema = o.schema.load(o.format.max_input_bytes());
+  Dataset all = load_party_rows(o.data, load, spec.settings.schema, o.schema, spec.settings.dp.has_value());
   all.require_trainable();
   spec.settings.labels = training_labels(o.labels, all);
 
@@ -63,7 +66,6 @@ void simulate_command(const SimulateOptions& o) {
   spec.settings.hyper = o.hyper.params();
   // Simulations are experiments: reproducible by default, like `flynn train`.
   if (!spec.settings.hyper.seed) spec.settings.hyper.seed = Defaults::seed;
-  spec.settings.dp = o.dp.params();
   spec.settings.missing = load.missing;
   spec.settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
   spec.settings.threads = std::max(1, resolve_threads(o.common.threads) / o.parties);
@@ -131,6 +133,7 @@ void add_federated_simulate(CLI::App& group) {
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
   o->feature_stats.add_to(cmd);
+  o->schema.add_to(cmd);
   o->dp.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { simulate_command(*o); });

@@ -36,6 +36,7 @@ struct TrainOptions {
   DataOptions format;
   DpOptions dp;
   FeatureStatsOption feature_stats;
+  SchemaOption schema;
 };
 
 // Everything that can go wrong before the protocol starts is turned into this party's
@@ -74,9 +75,9 @@ Prepared prepare(const TrainOptions& o, int rank) {
     const io::LoadOptions load = o.format.party_load_options();
     p.settings.missing = load.missing;
     p.settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
-    Dataset d = io::load_dataset(path, load);
-    if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
-    p.data = std::make_unique<Dataset>(std::move(d));
+    p.settings.schema = o.schema.load(o.format.max_input_bytes());
+    p.data = std::make_unique<Dataset>(
+        load_party_rows(path, load, p.settings.schema, o.schema, p.settings.dp.has_value()));
   } catch (const std::exception& e) {
     p.data.reset();
     p.error = e.what();
@@ -170,6 +171,7 @@ void train_command(const TrainOptions& o) {
       // Every rank raised the same error at the same point of the protocol. Each prints
       // it, then they meet once more before anyone exits: mpirun kills the remaining ranks
       // as soon as one exits non-zero, which would otherwise cut some messages.
+      print_local_detail(e, fmt::format("flynn: rank {}", comm->rank()).c_str());
       std::fprintf(stderr, "flynn: error: rank %d: %s\n", comm->rank(), e.what());
       std::fflush(stderr);
       failed = true;
@@ -222,6 +224,7 @@ void add_federated_train(CLI::App& group) {
       "rank 0 draws one and broadcasts it)");
   o->format.add_to(cmd);
   o->feature_stats.add_to(cmd);
+  o->schema.add_to(cmd);
   o->dp.add_to(cmd);
   o->common.add_to(cmd);
   cmd->callback([o] { train_command(*o); });

@@ -58,9 +58,10 @@ SimulationResult simulate_federation(const Dataset& train, const Dataset& test, 
   r.balanced_accuracy = balanced_accuracy(test_ids.labels, predicted, spec.settings.labels.size());
 
   const auto& reports = r.outcome.reports;
-  r.aggregate_seconds = reports.front().timings.aggregate;
-  for (const PartyReport& p : reports) r.aggregate_seconds = std::min(r.aggregate_seconds, p.timings.aggregate);
-  for (const PartyReport& p : reports) r.training_seconds = std::max(r.training_seconds, p.timings.training);
+  // run_colony fills in every party's timings.
+  r.aggregate_seconds = reports.front().timings->aggregate;
+  for (const PartyReport& p : reports) r.aggregate_seconds = std::min(r.aggregate_seconds, p.timings->aggregate);
+  for (const PartyReport& p : reports) r.training_seconds = std::max(r.training_seconds, p.timings->training);
   // Classes held by each party, to show what a non-IID split did.
   for (const Dataset& d : shards) {
     std::vector<bool> seen(d.classes.size(), false);
@@ -76,12 +77,13 @@ nlohmann::json party_reports_json(const std::vector<PartyReport>& reports, const
     Traffic all = r.control_traffic;
     all += r.aggregate_traffic;
     nlohmann::json p = {{"rank", r.rank},
-                        {"seconds", timings_json(r.timings)},
                         {"bytes_sent", all.bytes_sent},
                         {"bytes_received", all.bytes_received},
                         {"aggregation_bytes", traffic_json(r.aggregate_traffic)},
                         {"control_bytes", traffic_json(r.control_traffic)},
                         {"model_crc32", fmt::format("{:08x}", r.model_crc32)}};
+    // Withheld under DP and secure aggregation unless the caller ran every party.
+    if (r.timings) p["seconds"] = timings_json(*r.timings);
     if (static_cast<std::size_t>(r.rank) < rows.size())
       p["rows"] = rows[r.rank];
     else if (r.rows)

@@ -30,9 +30,10 @@ ScalingRun scaling_run(const Dataset& train, const HyperParams& hyper, const Lab
   run.parties = parties;
   run.repetition = repetition;
   run.wall_seconds = out.wall_seconds;
-  run.aggregate_min = out.reports.front().timings.aggregate;
+  // run_colony fills in every party's timings.
+  run.aggregate_min = out.reports.front().timings->aggregate;
   for (const PartyReport& r : out.reports) {
-    const PartyTimings& t = r.timings;
+    const PartyTimings& t = *r.timings;
     run.training_seconds = std::max(run.training_seconds, t.training);
     run.setup_max = std::max(run.setup_max, t.setup);
     run.local_max = std::max(run.local_max, t.local);

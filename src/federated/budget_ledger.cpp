@@ -6,20 +6,27 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "core/io/byte_codec.hpp"
 
 namespace flynn::federated {
 
 namespace {
+
+constexpr const char* kRecordsKeyPrefix = "records-sha256:";
 
 // Holds an exclusive flock on the ledger for its lifetime.
 class LockedFile {
@@ -89,6 +96,57 @@ std::string now_utc() {
 
 }  // namespace
 
+std::string records_fingerprint(const Dataset& data) {
+  if (data.has_labels && data.labels.size() != data.n_rows)
+    throw Error(fmt::format("{}: {} labels for {} rows", data.source, data.labels.size(), data.n_rows));
+  const std::size_t d = data.n_features;
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx) throw Error("OpenSSL SHA-256 failed");
+  // One row: u32 label length, the label's bytes, then d little-endian float32 patterns.
+  std::vector<unsigned char> buf;
+  std::vector<std::array<unsigned char, 32>> rows(data.n_rows);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    const std::string_view label = data.has_labels ? std::string_view(data.classes.name(data.labels[r]))
+                                                   : std::string_view();
+    buf.resize(4 + label.size() + 4 * d);
+    unsigned char* out = buf.data();
+    const auto put32 = [&out](std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) *out++ = static_cast<unsigned char>(v >> (8 * i));
+    };
+    put32(static_cast<std::uint32_t>(label.size()));
+    std::memcpy(out, label.data(), label.size());
+    out += label.size();
+    const float* x = data.row(r);
+    for (std::size_t j = 0; j < d; ++j) {
+      std::uint32_t bits = std::bit_cast<std::uint32_t>(x[j]);
+      if (std::isnan(x[j])) bits = 0x7fc00000u;  // every NaN (missing cell) alike
+      if (bits == 0x80000000u) bits = 0;         // -0 as +0 (the loaders store +0 already)
+      put32(bits);
+    }
+    unsigned int len = 0;
+    if (EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+        EVP_DigestUpdate(ctx.get(), buf.data(), buf.size()) != 1 ||
+        EVP_DigestFinal_ex(ctx.get(), rows[r].data(), &len) != 1 || len != 32)
+      throw Error("OpenSSL SHA-256 failed");
+  }
+  // A multiset: sorted, so that the order of the rows does not matter.
+  std::sort(rows.begin(), rows.end());
+  io::ByteWriter head;
+  head.str("flynn records 1");
+  head.u64(d);
+  head.u64(data.n_rows);
+  unsigned char md[32];
+  unsigned int len = 0;
+  if (EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
+      EVP_DigestUpdate(ctx.get(), head.data().data(), head.data().size()) != 1 ||
+      (!rows.empty() && EVP_DigestUpdate(ctx.get(), rows.data(), rows.size() * 32) != 1) ||
+      EVP_DigestFinal_ex(ctx.get(), md, &len) != 1)
+    throw Error("OpenSSL SHA-256 failed");
+  std::string key = kRecordsKeyPrefix;
+  for (unsigned int i = 0; i < len; ++i) key += fmt::format("{:02x}", md[i]);
+  return key;
+}
+
 std::string file_fingerprint(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(fmt::format("cannot read {} to fingerprint it", path));
@@ -111,8 +169,10 @@ std::string file_fingerprint(const std::string& path) {
   return hex;
 }
 
-BudgetLedger::BudgetLedger(std::string path, std::string fingerprint, double budget)
-    : path_(std::move(path)), fingerprint_(std::move(fingerprint)), budget_(budget) {
+BudgetLedger::BudgetLedger(std::string path, std::string fingerprint, double budget,
+                           std::vector<std::string> legacy_fingerprints)
+    : path_(std::move(path)), fingerprint_(std::move(fingerprint)), budget_(budget),
+      legacy_(std::move(legacy_fingerprints)) {
   if (!(std::isfinite(budget) && budget > 0))
     throw Error(fmt::format("--dp-budget {}: must be a positive number", budget));
   if (path_.empty()) throw Error("no DP budget ledger file given");
@@ -123,7 +183,9 @@ std::vector<LedgerEntry> BudgetLedger::entries() const { return parse(path_); }
 double BudgetLedger::spent() const {
   double total = 0;
   for (const LedgerEntry& e : entries())
-    if (e.fingerprint == fingerprint_) total += e.epsilon;
+    if (e.fingerprint == fingerprint_ ||
+        std::find(legacy_.begin(), legacy_.end(), e.fingerprint) != legacy_.end())
+      total += e.epsilon;
   return total;
 }
 
@@ -133,10 +195,12 @@ void BudgetLedger::charge(const PrivacyAccount& account, DpUnit unit, const std:
   const double cost = account.per_party;
   // A relative tolerance so that e.g. ten releases of 0.1 fit a budget of 1.
   if (spent_before + cost > budget_ * (1 + 1e-9))
+    // No fingerprint in the message: the refusal is told to every party and the
+    // coordinator, and even a digest of the rows is for this party only.
     throw Error(fmt::format(
-        "DP budget exceeded for this data (fingerprint {}…): {:.6g} already spent, this release "
-        "needs {:.6g}, the budget (--dp-budget) is {:.6g}; ledger {}",
-        fingerprint_.substr(0, 12), spent_before, cost, budget_, path_));
+        "DP budget exceeded for this data: {:.6g} already spent, this release needs {:.6g}, "
+        "the budget (--dp-budget) is {:.6g}; ledger {}",
+        spent_before, cost, budget_, path_));
   std::string clean_note = note;
   for (char& c : clean_note)
     if (c == '\t' || c == '\n') c = ' ';

@@ -67,7 +67,6 @@ std::string describe_table(const TableSchema& t) {
   return r;
 }
 
-// Whether the data's missing cells await the federation's means (step 1c).
 // Whether the federation computes missing-value means (an exact all-reduce of the columns'
 // sums, stored in the model). Never under DP: the means would leave every party, and sit in
 // the released model, unprotected by the mechanism; a DP table with missing cells is
@@ -76,12 +75,47 @@ bool means_pending(const Dataset& data, MissingPolicy policy, bool dp) {
   return !dp && policy == MissingPolicy::Mean && !data.schema.empty() && data.schema.fill.empty();
 }
 
+// An error whose text quotes the party's rows (a loader's message naming a cell, an
+// unknown label): under DP or secure aggregation the other parties and the coordinator get
+// kRowsPrivateReason instead, and the text stays in FederationError::local_detail().
+struct QuotesRows : Error {
+  using Error::Error;
+};
+
+constexpr const char* kRowsPrivateReason =
+    "its data cannot be used (the reason quotes its rows, so under DP or secure aggregation "
+    "it is shown only at that party)";
+
+// The checks every party applies to the federation's rows per class (in the clear or
+// summed under secure aggregation), so all reach the same verdict. Under secure
+// aggregation the totals are the parties' to know, not the coordinator's, which relays
+// the verdict: `secure` keeps the counts out of the message.
+void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& labels,
+                      bool secure) {
+  std::size_t classes_with_rows = 0;
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    // A count never exceeds its class's rows: this bound rules out overflow in the
+    // 32-bit all-reduce (which, like MPI_SUM, would wrap silently).
+    if (totals[l] > std::numeric_limits<std::uint32_t>::max())
+      throw FederationError(fmt::format("class '{}' has {} rows in total, more than 2^32 - 1",
+                                        labels.name(l), secure ? "too many" : std::to_string(totals[l])));
+    classes_with_rows += totals[l] > 0;
+  }
+  if (classes_with_rows < 2)
+    throw FederationError(fmt::format(
+        "the parties hold rows of {} class{} in total: a classifier needs at least two",
+        classes_with_rows, classes_with_rows == 1 ? "" : "es"));
+}
+
 std::uint64_t draw_seed() {
   SecureRng rng;
   return rng.next_u64();
 }
 
 // ---- reports ------------------------------------------------------------------------------
+
+// The report block's first byte: which of its fields carry the party's values.
+constexpr std::uint8_t kReportHasRows = 1, kReportHasTimings = 2;
 
 void put_traffic(io::ByteWriter& w, const Traffic& t) {
   w.u64(t.bytes_sent);
@@ -178,15 +212,34 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   // releases go through the (masked) all-reduce instead of the all-gathers.
   const bool secure = comm.secure_aggregation();
 
+  // Under DP or secure aggregation no text quoting this party's rows may leave it.
+  const bool rows_private = dp || secure;
+
   // ---- 1. agreement -------------------------------------------------------------------
   Hello mine;
   FlyConfig config;
   std::vector<std::uint64_t> local_rows;
+  std::string local_detail;  // this party's reason when the others get a redacted one
   try {
     if (labels.empty()) throw Error("the federation's label list is empty: every party needs the same class names");
-    if (!input.data) throw Error(input.error.empty() ? "no data" : input.error);
+    if (!input.data) throw QuotesRows(input.error.empty() ? "no data" : input.error);
     const Dataset& data = *input.data;
-    check_labels(data, labels);
+    try {
+      check_labels(data, labels);  // "data.csv:9: label 'zebra' is not one of …"
+    } catch (const Error& e) {
+      throw QuotesRows(e.what());
+    }
+    // The feature set: from the public schema when there is one; under DP a table with
+    // categorical columns must have one (its categories would come from its rows).
+    if (settings.schema) {
+      check_fits_public_schema(data, *settings.schema);
+    } else if (dp && data.schema.has_categorical()) {
+      throw Error(
+          "the data has text (categorical) columns: under DP their categories must come from "
+          "public knowledge, not the rows, so give every party the same public schema with "
+          "--schema FILE (`flynn schema` writes one from a public sample; docs/federated.md, "
+          "\"Public schema under DP\")");
+    }
     // Under DP the default variant is the paper's: standardising variants' statistics are
     // not protected by the release (an explicit --variant is checked below).
     HyperParams hyper = settings.hyper;
@@ -202,8 +255,8 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
       throw Error(
           "the data has missing cells: with --dp the federation's column means that would fill "
-          "them are statistics the DP release does not protect; use --missing zero, or fill them "
-          "before training");
+          "them are statistics the DP release does not protect; use --missing zero, give public "
+          "fill values in the --schema file, or fill them before training");
     if (dp) {
       settings.dp->validate(std::uint64_t(config.m) * labels.size());
       // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
@@ -212,9 +265,15 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     mine.fingerprint = fingerprint(config, labels, settings.dp);
     if (settings.feature_stats)
       mine.fingerprint.emplace_back("feature statistics", io::feature_stats_digest(*settings.feature_stats));
+    // The public schema by digest (the data fits it, checked above): the categories stay
+    // out of the hello block. A positional schema fixes d only, so a named all-numeric
+    // table still agrees on its column names.
+    if (settings.schema)
+      mine.fingerprint.emplace_back("public schema", public_schema_digest(*settings.schema));
     // Tables only, so positional data's hello blocks stay as they were.
     if (!data.schema.empty()) {
-      mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
+      if (!settings.schema || settings.schema->table.empty())
+        mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
       mine.fingerprint.emplace_back(
           "missing values", std::string(missing_policy_name(settings.missing)) +
                                 (means_pending(data, settings.missing, dp) ? " (federation means)" : ""));
@@ -230,6 +289,10 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       mine.has_rows = true;
       mine.rows_per_class = local_rows;
     }
+  } catch (const QuotesRows& e) {
+    mine = Hello{};
+    mine.error = rows_private ? kRowsPrivateReason : e.what();
+    if (rows_private) local_detail = e.what();
   } catch (const std::exception& e) {
     mine = Hello{};
     mine.error = e.what();
@@ -243,7 +306,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
     if (!hellos[p].error.empty())
       failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, hellos[p].error);
   if (!failures.empty())
-    throw FederationError(fmt::format("the federation cannot start: {}", failures));
+    throw FederationError(fmt::format("the federation cannot start: {}", failures), local_detail);
 
   const Hello& lead = hellos[0];
   for (int p = 1; p < tau; ++p) {
@@ -266,11 +329,15 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   }
   config.seed = lead.seed;
 
+  // Rows per class of the whole federation (not under DP: they are not protected by the
+  // mechanism), summed in the clear or, under secure aggregation, by a masked all-reduce;
+  // either way every party then applies the same checks to the same totals.
   std::vector<std::uint64_t> totals(labels.size(), 0);
   if (!dp && secure) {
     // Every party passed the checks above, so every party makes this call.
     totals = local_rows;
     comm.allreduce_sum(std::span<std::uint64_t>(totals));
+    check_row_totals(totals, labels, true);
   } else if (!dp) {
     for (int p = 0; p < tau; ++p) {
       if (hellos[p].rows_per_class.size() != labels.size())
@@ -278,26 +345,17 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
                                           hellos[p].rows_per_class.size(), labels.size()));
       for (std::size_t l = 0; l < labels.size(); ++l) totals[l] += hellos[p].rows_per_class[l];
     }
-    std::size_t classes_with_rows = 0;
-    for (std::size_t l = 0; l < labels.size(); ++l) {
-      // A count never exceeds its class's rows: this bound rules out overflow in the
-      // 32-bit all-reduce (which, like MPI_SUM, would wrap silently).
-      if (totals[l] > std::numeric_limits<std::uint32_t>::max())
-        throw FederationError(fmt::format("class '{}' has {} rows in total, more than 2^32 - 1",
-                                          labels.name(l), totals[l]));
-      classes_with_rows += totals[l] > 0;
-    }
-    if (classes_with_rows < 2)
-      throw FederationError(fmt::format(
-          "the parties hold rows of {} class{} in total: a classifier needs at least two",
-          classes_with_rows, classes_with_rows == 1 ? "" : "es"));
+    check_row_totals(totals, labels, false);
   }
   // Tables awaiting means: one all-reduce of exact sums of the non-missing cells; every
   // party fills its rows (a copy, only when it has missing cells) with the same means.
   // The fingerprint made the condition the same on every party.
   const Dataset* rows = input.data;
   Dataset filled;
-  TableSchema table = input.data->schema;
+  // The model's table: the public schema's when there is one (the data fits it, its id
+  // column's name aside), so that nothing of a party's own table is released.
+  TableSchema table = settings.schema && !settings.schema->table.empty() ? settings.schema->table
+                                                                         : input.data->schema;
   if (means_pending(*input.data, settings.missing, dp)) {
     std::vector<std::uint64_t> limbs = ImputationSums::of(*input.data).to_limbs();
     comm.allreduce_sum(std::span<std::uint64_t>(limbs));
@@ -417,9 +475,13 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
       const std::uint32_t* c = aggregated.of_class(l);
       for (std::uint32_t i = 0; i < config.m; ++i) sum += c[i];
       if (sum != totals[l] * config.rho)
-        throw FederationError(fmt::format(
-            "aggregated counts of class '{}' sum to {}, but the parties announced {} rows × rho "
-            "= {}", labels.name(l), sum, totals[l], totals[l] * config.rho));
+        throw FederationError(
+            secure ? fmt::format("aggregated counts of class '{}' do not sum to the parties' rows "
+                                 "× rho: a party's counts disagree with its row totals",
+                                 labels.name(l))
+                   : fmt::format("aggregated counts of class '{}' sum to {}, but the parties "
+                                 "announced {} rows × rho = {}",
+                                 labels.name(l), sum, totals[l], totals[l] * config.rho));
     }
   }
 
@@ -453,14 +515,16 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
                                         std::string& model_file) {
   model_file = io::serialize_model(result.model);
-  // Row counts are withheld where they are private: under DP (not covered by the
-  // mechanism) and under secure aggregation (the coordinator must learn sums only).
+  // Row counts, and the timings that grow with them, are withheld where they are private:
+  // under DP (not covered by the mechanism) and under secure aggregation (the coordinator
+  // must learn sums only). The block keeps its size either way (zeros in their place), so
+  // its length tells nothing either.
   const bool withhold = result.model.provenance().differentially_private ||
                         comm.secure_aggregation();
   io::ByteWriter w;
-  w.u8(withhold ? 0 : 1);
+  w.u8(withhold ? 0 : kReportHasRows | kReportHasTimings);
   w.u64(withhold ? 0 : result.rows);
-  put_timings(w, result.timings);
+  put_timings(w, withhold ? PartyTimings{} : result.timings);
   put_traffic(w, result.control_traffic);
   put_traffic(w, result.aggregate_traffic);
   w.u32(io::model_checksum(model_file));
@@ -471,10 +535,12 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
     io::ByteReader r = message_reader(all[p], p, "report");
     PartyReport rep;
     rep.rank = p;
-    const bool has_rows = r.u8() != 0;
+    const std::uint8_t flags = r.u8();
+    if (flags & ~(kReportHasRows | kReportHasTimings)) r.fail("");
     const std::uint64_t rows = r.u64();
-    if (has_rows) rep.rows = rows;
-    rep.timings = get_timings(r);
+    if (flags & kReportHasRows) rep.rows = rows;
+    const PartyTimings timings = get_timings(r);
+    if (flags & kReportHasTimings) rep.timings = timings;
     rep.control_traffic = get_traffic(r);
     rep.aggregate_traffic = get_traffic(r);
     rep.model_crc32 = r.u32();

@@ -76,6 +76,9 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
   ColonyOutcome out(std::move(slots[0].result->model));
   out.model_file = std::move(slots[0].file);
   out.reports = std::move(slots[0].reports);
+  // The parties withhold their timings from one another under DP (party.hpp); the
+  // simulator runs them all and knows each one's, as it knows their rows.
+  for (int p = 0; p < tau; ++p) out.reports[p].timings = slots[p].result->timings;
   out.privacy = slots[0].result->privacy;
   out.seed_drawn = slots[0].result->seed_drawn;
   for (const Slot& s : slots) out.rows.push_back(s.result->rows);

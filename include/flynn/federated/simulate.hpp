@@ -19,7 +19,8 @@ struct ColonyOutcome {
   explicit ColonyOutcome(FlyNN m) : model(std::move(m)) {}
   FlyNN model;                        ///< the aggregated model (party 0's; all are identical)
   std::string model_file;             ///< its serialised bytes (identical on every party)
-  std::vector<PartyReport> reports;   ///< per party, by rank (from compare_models)
+  /// Per party, by rank (from compare_models), every party's timings filled in.
+  std::vector<PartyReport> reports;
   std::vector<std::uint64_t> rows;    ///< rows of each party (known to the simulator)
   std::optional<PrivacyAccount> privacy;
   bool seed_drawn = false;
