@@ -52,9 +52,13 @@ void expect_parity(int parties, const std::string& split, const std::string& sec
                                   "--secure-aggregation", secure, "--deadline", "60"}, &port);
   ASSERT_GT(port, 0) << server->err();
   std::vector<std::unique_ptr<Process>> joins;
-  for (int p = 0; p < parties; ++p)
-    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
-                           p == 0 ? std::vector<std::string>{"--json"} : std::vector<std::string>{}));
+  for (int p = 0; p < parties; ++p) {
+    std::vector<std::string> extra;
+    if (p == 0) extra.push_back("--json");
+    // Each party refuses a federation without secure aggregation unless it says otherwise.
+    if (secure == "off") extra.push_back("--allow-no-secure-aggregation");
+    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)), extra));
+  }
   for (int p = 0; p < parties; ++p) ASSERT_EQ(joins[p]->wait(120), 0) << joins[p]->err();
   ASSERT_EQ(server->wait(30), 0) << server->err();
 
@@ -303,6 +307,7 @@ std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) 
         j.server = fmt::format("127.0.0.1:{}", coordinator.port());
         j.tls = {f.pki + "/ca.pem", f.cert(party_name(static_cast<int>(p))) + ".pem",
                  f.cert(party_name(static_cast<int>(p))) + ".key"};
+        j.require_secure_aggregation = secure;  // the control run is without, on purpose
         auto comm = federated::GrpcParty::join(j);
         const Dataset data = io::load_dataset(f.shards[p], {});
         federated::FederationSettings s;
