@@ -691,6 +691,50 @@ TEST(MaliciousCoordinator, ExpectedPartiesAreEnforced) {
   EXPECT_NE(joins[1]->err().find("does not name 'party03'"), std::string::npos) << joins[1]->err();
 }
 
+// ---- the policy flags themselves ------------------------------------------------------------
+
+// A policy that no federation can satisfy fails at once, before connecting (nothing
+// listens at the address given), naming the flag.
+TEST(PartyPolicy, MisconfiguredPolicyFailsBeforeConnecting) {
+  Federation f(1, "iid");
+  const std::string base = fmt::format(
+      "federated join --server 127.0.0.1:1 --ca {0}/ca.pem --cert {0}/party00.pem --key "
+      "{0}/party00.key --data {1} --model {2} --quiet ",
+      f.pki, f.shards[0], f.dir.file("p0.model"));
+  test::expect_clean_error(test::run_cli(base + "--expect-parties party01,party02,party03"),
+                           "does not list this party's own name 'party00'");
+  test::expect_clean_error(test::run_cli(base + "--expect-parties party00,party01"),
+                           "--expect-parties names 2 parties, fewer than --min-parties 3");
+  test::expect_clean_error(test::run_cli(base + "--expect-parties party00,party01,party01"),
+                           "'party01' is listed twice");
+  test::expect_clean_error(test::run_cli(base + "--min-parties 0"), "--min-parties 0: must be at least 1");
+  EXPECT_FALSE(fs::exists(f.dir.file("p0.model")));
+}
+
+// The weakening flags accept exactly what they name: a 2-party federation without secure
+// aggregation through the real coordinator, with --min-parties 2 and
+// --allow-no-secure-aggregation on both parties (and the model of central training).
+TEST(PartyPolicy, WeakeningFlagsAcceptWhatTheyName) {
+  Federation f(2, "iid");
+  int port = 0;
+  auto server = f.serve(2, {"--secure-aggregation", "off", "--deadline", "30"}, &port);
+  ASSERT_GT(port, 0) << server->err();
+  std::vector<std::unique_ptr<Process>> joins;
+  for (int p = 0; p < 2; ++p)
+    joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
+                           {"--min-parties", "2", "--allow-no-secure-aggregation", "--expect-parties",
+                            "party00,party01"}));
+  for (auto& j : joins) ASSERT_EQ(j->wait(60), 0) << j->err();
+  ASSERT_EQ(server->wait(30), 0) << server->err();
+  const auto central = test::run_cli(fmt::format("train --data {} --labels {} --m 256 --rho 8 --seed 7 "
+                                                 "--model {} --quiet",
+                                                 f.pooled, f.labels, f.dir.file("central.model")));
+  ASSERT_EQ(central.exit_code, 0) << central.err;
+  for (int p = 0; p < 2; ++p)
+    EXPECT_EQ(test::read_text(f.dir.file(fmt::format("p{}.model", p))),
+              test::read_text(f.dir.file("central.model")));
+}
+
 }  // namespace
 }  // namespace flynn
 
