@@ -235,7 +235,8 @@ void add_federated_join(CLI::App& app) {
   cmd->add_option("--data", o->data, "This party's rows (labelled)")->required();
   cmd->add_option("--model", o->model, "Where to write the federation's model")->required();
   cmd->add_option("--deadline", o->deadline,
-                  "Longest wait for any answer of the coordinator, seconds (default 600)");
+                  "Longest wait for any answer of the coordinator, and for it to accept any one "
+                  "message, seconds (default 600)");
   cmd->add_option("--server-name", o->server_name,
                   "Name to check the coordinator's certificate against (default: the host of --server)");
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
