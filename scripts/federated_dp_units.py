@@ -88,7 +88,10 @@ def federate(flynn, work, pki, shards, dp_flags):
     joins = [subprocess.Popen([flynn, "federated", "join", "--server", f"127.0.0.1:{port}", "--ca",
                                f"{pki}/ca.pem", "--cert", f"{pki}/p{r}.pem", "--key", f"{pki}/p{r}.key",
                                "--data", s, "--model", os.path.join(work, f"p{r}.model"), "--threads",
-                               "1", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                               "1", "--quiet",
+                               # the default 2 parties is below a party's default policy (3)
+                               "--min-parties", str(len(shards))],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for r, s in enumerate(shards)]
     for j in joins:
         _, e = j.communicate()

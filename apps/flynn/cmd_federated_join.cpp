@@ -38,6 +38,11 @@ struct JoinCliOptions {
   DpOptions dp;
   FeatureStatsOption feature_stats;
   SchemaOption schema;
+  // This party's policy on what the coordinator tells it (JoinOptions, checked before any
+  // data-dependent byte leaves the party).
+  int min_parties = kDefaultMinParties;
+  std::vector<std::string> expect_parties;
+  bool allow_no_secure_aggregation = false;
 };
 
 // The coordinator's hyper-parameters with this party's flags, where given, on top: a
@@ -94,6 +99,9 @@ void join_command(const JoinCliOptions& o) {
   jo.deadline_seconds = o.deadline;
   jo.max_message_bytes = static_cast<std::size_t>(o.max_message_mb * (1 << 20));
   jo.server_name = o.server_name;
+  jo.min_parties = o.min_parties;
+  jo.expect_parties = o.expect_parties;
+  jo.require_secure_aggregation = !o.allow_no_secure_aggregation;
   const auto t_start = std::chrono::steady_clock::now();
   std::unique_ptr<GrpcParty> comm = GrpcParty::join(jo);
   const std::string me = comm->names()[comm->rank()];
@@ -237,10 +245,24 @@ void add_federated_join(CLI::App& app) {
   cmd->add_option("--data", o->data, "This party's rows (labelled)")->required();
   cmd->add_option("--model", o->model, "Where to write the federation's model")->required();
   cmd->add_option("--deadline", o->deadline,
-                  "Longest wait for any answer of the coordinator, seconds (default 600)");
+                  "Longest wait for any answer of the coordinator, and for it to accept any one "
+                  "message, seconds (default 600)");
   cmd->add_option("--server-name", o->server_name,
                   "Name to check the coordinator's certificate against (default: the host of --server)");
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
+  cmd->add_option("--min-parties", o->min_parties,
+                  "Refuse a federation of fewer parties, this one included (default 3: with 2, "
+                  "each party learns the other's counts from the sum)")
+      ->group("Party policy");
+  cmd->add_option("--expect-parties", o->expect_parties,
+                  "CNs of the parties this party agrees to federate with, itself included: the "
+                  "coordinator's list must be exactly these (default: any certificate of the CA)")
+      ->delimiter(',')
+      ->group("Party policy");
+  cmd->add_flag("--allow-no-secure-aggregation", o->allow_no_secure_aggregation,
+                "Accept a federation without secure aggregation (the coordinator then sees this "
+                "party's exact counts); refused by default")
+      ->group("Party policy");
   cmd->add_option("--dp-ledger", o->ledger,
                   "DP budget ledger file of this party: every release is recorded, keyed by the "
                   "records of --data (the same rows in any order, spelling or file are the same "

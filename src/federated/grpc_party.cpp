@@ -1,7 +1,11 @@
 // The party side of the gRPC backend: one TLS stream to the coordinator, a reader thread
 // that queues whatever the coordinator sends (so an Abort is never lost, even while the
-// party is busy counting), and the collectives as Contribution/Result pairs.
+// party is busy counting), a watchdog that bounds every write (a coordinator that stops
+// reading cannot hold the party), the party's policy checks on the Welcome and the signed
+// transcript, and the collectives as Contribution/Result pairs.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -16,11 +20,51 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/secure_aggregation.hpp"
 #include "flynn/io/model_file.hpp"
+#include "grpc_transcript.hpp"
 #include "grpc_wire.hpp"
 
 namespace flynn::federated {
 
 using namespace grpcwire;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out.empty() ? "none" : out;
+}
+
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// The policy's own consistency, before connecting: a party that cannot ever be satisfied
+// fails at once, naming its flags.
+void check_policy(const JoinOptions& o, const std::string& my_cn) {
+  if (o.min_parties < 1)
+    throw Error(fmt::format("--min-parties {}: must be at least 1", o.min_parties));
+  if (o.expect_parties.empty()) return;
+  std::vector<std::string> sorted = o.expect_parties;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i].empty()) throw Error("--expect-parties: an empty name");
+    if (i > 0 && sorted[i] == sorted[i - 1])
+      throw Error(fmt::format("--expect-parties: '{}' is listed twice", sorted[i]));
+  }
+  if (std::find(sorted.begin(), sorted.end(), my_cn) == sorted.end())
+    throw Error(fmt::format("--expect-parties {}: does not list this party's own name '{}' (its "
+                            "certificate's CN); the list names every party of the federation",
+                            comma_list(o.expect_parties), my_cn));
+  if (static_cast<int>(sorted.size()) < o.min_parties)
+    throw Error(fmt::format("--expect-parties names {} parties, fewer than --min-parties {}",
+                            sorted.size(), o.min_parties));
+}
+
+}  // namespace
 
 struct GrpcParty::State {
   JoinOptions options;
@@ -39,6 +83,13 @@ struct GrpcParty::State {
 
   std::mutex write_mutex;  // one Write at a time (the reader thread never writes)
   bool writes_done = false;
+
+  // The write watchdog: while a write is in flight (write_deadline set, guarded by
+  // `mutex`), a coordinator that does not take it within the deadline (it stopped reading,
+  // so HTTP/2 flow control blocks the Write) has the call cancelled, which ends the Write.
+  std::thread watchdog;
+  std::optional<Clock::time_point> write_deadline;
+  bool write_timed_out = false, stopping = false;
 
   // From the Welcome.
   int rank = 0, size = 0;
@@ -105,16 +156,54 @@ struct GrpcParty::State {
     cv.notify_all();
   }
 
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (!stopping) {
+      if (write_deadline && Clock::now() >= *write_deadline) {
+        write_timed_out = true;
+        write_deadline.reset();
+        context.TryCancel();  // thread-safe; the blocked Write returns false
+        continue;
+      }
+      if (write_deadline) cv.wait_until(lock, *write_deadline);
+      else cv.wait(lock);
+    }
+  }
+
+  // Runs one stream operation (write_mutex held by the caller) under the watchdog.
+  template <class Op>
+  bool guarded(Op op) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      write_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(options.deadline_seconds));
+      cv.notify_all();
+    }
+    const bool ok = op();
+    std::lock_guard<std::mutex> lock(mutex);
+    write_deadline.reset();
+    return ok;
+  }
+
+  bool timed_out() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return write_timed_out;
+  }
+
   void write(const pb::PartyMessage& m) {
     {
       std::lock_guard<std::mutex> lock(write_mutex);
-      if (!writes_done && stream->Write(m)) {
+      if (!writes_done && guarded([&] { return stream->Write(m); })) {
         std::lock_guard<std::mutex> l(mutex);
         wire.bytes_sent += m.ByteSizeLong();
         ++wire.messages_sent;
         return;
       }
     }
+    if (timed_out())
+      throw FederationError(fmt::format(
+          "the coordinator did not accept this party's message within {} s (--deadline): it "
+          "stopped reading; giving up", options.deadline_seconds));
     // The stream is gone: what the coordinator said last (queued Abort, final status) is
     // the reason; next() reports it.
     next("the coordinator to accept a message");
@@ -209,6 +298,85 @@ struct GrpcParty::State {
   }
 };
 
+namespace {
+
+// The checks of GrpcParty::join on the Welcome, in order: structure, policy, this party's
+// own entry, the other parties' certificates and key bindings. Throws FederationError.
+void check_welcome(const pb::Welcome& w, const JoinOptions& o, const std::string& ca_pem,
+                   const std::string& my_cn, const std::string& my_key, const std::string& my_cert,
+                   const std::string& my_key_signature) {
+  const int n = w.names_size();
+  // τ is the number of names; every per-rank list must have one entry per name.
+  if (n < 1 || w.parties() != n || w.public_keys_size() != n || w.certificates_size() != n ||
+      w.key_signatures_size() != n || w.rank() < 0 || w.rank() >= n)
+    throw FederationError(fmt::format(
+        "the coordinator's welcome is malformed ({} parties, {} names, {} keys, {} certificates, "
+        "{} key signatures, rank {})", w.parties(), n, w.public_keys_size(), w.certificates_size(),
+        w.key_signatures_size(), w.rank()));
+  const std::vector<std::string> names(w.names().begin(), w.names().end());
+  if (n < o.min_parties)
+    throw FederationError(fmt::format(
+        "the coordinator's welcome names {} part{} ({}); this party's policy requires at least {} "
+        "(with fewer, the sums reveal too much of one party's data): refusing. Lower it "
+        "with --min-parties", n, n == 1 ? "y" : "ies", join_names(names), o.min_parties));
+  if (o.require_secure_aggregation && !w.secure_aggregation())
+    throw FederationError(
+        "the coordinator turned secure aggregation off; this party's policy requires it (the "
+        "coordinator would see this party's exact counts, row totals and release): refusing. "
+        "--allow-no-secure-aggregation accepts a federation without it");
+  for (int r = 0; r < n; ++r) {
+    if (names[r].empty())
+      throw FederationError(fmt::format("the coordinator's welcome gives rank {} no name", r));
+    // Strictly increasing: sorted (ranks are the CNs in sorted order) and distinct.
+    if (r > 0 && !(names[r - 1] < names[r]))
+      throw FederationError(fmt::format(
+          "the coordinator's welcome lists the parties out of order or twice ('{}' at rank {} "
+          "after '{}'): ranks are the distinct CNs in sorted order", names[r], r, names[r - 1]));
+  }
+  if (!o.expect_parties.empty()) {
+    for (const std::string& name : names)
+      if (std::find(o.expect_parties.begin(), o.expect_parties.end(), name) == o.expect_parties.end())
+        throw FederationError(fmt::format(
+            "the coordinator's welcome names '{}', which is not among the parties this party "
+            "agreed to federate with (--expect-parties {}): refusing", name, comma_list(o.expect_parties)));
+    for (const std::string& name : o.expect_parties)
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        throw FederationError(fmt::format(
+            "the coordinator's welcome does not name '{}', one of the parties this party agreed to "
+            "federate with (--expect-parties {}; all must take part): refusing", name,
+            comma_list(o.expect_parties)));
+  }
+  const int me = w.rank();
+  if (w.public_keys(me) != my_key || names[me] != my_cn)
+    throw FederationError(fmt::format(
+        "the coordinator's welcome gives this party ('{}', rank {}) another key or name than it "
+        "sent: refusing to mask (the coordinator may be substituting keys)", my_cn, me));
+  if (w.certificates(me) != my_cert || w.key_signatures(me) != my_key_signature)
+    throw FederationError(fmt::format(
+        "the coordinator's welcome gives this party ('{}', rank {}) another certificate or key "
+        "signature than it sent: refusing (the coordinator may be substituting keys)", my_cn, me));
+  if (w.session_id().size() != 16)
+    throw FederationError(fmt::format("the coordinator's session id has {} bytes, not 16",
+                                      w.session_id().size()));
+  if (!(std::isfinite(w.deadline_seconds()) && w.deadline_seconds() > 0))
+    throw FederationError(fmt::format("the coordinator's deadline {} s is not positive", w.deadline_seconds()));
+  // Always, not only with secure aggregation: the transcript check below trusts each
+  // party's certificate to speak for the name at its rank.
+  for (int r = 0; r < n; ++r) {
+    if (r == me) continue;
+    try {
+      if (w.public_keys(r).size() != 32) throw Error("its X25519 public key is not 32 bytes");
+      verify_exchange_key(ca_pem, w.certificates(r), names[r], w.public_keys(r), w.key_signatures(r));
+    } catch (const Error& e) {
+      throw FederationError(fmt::format(
+          "party '{}' (rank {}): {}; refusing to go on with its key (the coordinator may be "
+          "substituting keys)", names[r], r, e.what()));
+    }
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   auto s = std::make_unique<State>();
   s->options = options;
@@ -220,6 +388,7 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   ssl.pem_private_key = read_pem(options.tls.key, "party private key (--key)");
   // The X25519 key, signed with the TLS key for the certificate's CN (key_binding.hpp).
   const std::string my_cn = certificate_common_name(ssl.pem_cert_chain);
+  check_policy(options, my_cn);
   const std::string key_signature = sign_exchange_key(ssl.pem_private_key, my_cn, s->keys.public_key());
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
@@ -234,6 +403,7 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   s->stream = s->stub->Session(&s->context);
   State* raw = s.get();
   s->reader = std::thread([raw] { raw->read_loop(); });
+  s->watchdog = std::thread([raw] { raw->watch(); });
 
   pb::PartyMessage hello;
   hello.mutable_join()->set_protocol(kGrpcProtocolVersion);
@@ -244,50 +414,45 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   State& st = *party->state_;
   st.write(hello);
   const pb::CoordinatorMessage m = st.next("the other parties to join");
-  if (!m.has_welcome()) throw FederationError("the coordinator answered the join with something else than a welcome");
-  const pb::Welcome& w = m.welcome();
-  st.rank = w.rank();
-  st.size = w.parties();
-  if (st.size < 1 || st.rank < 0 || st.rank >= st.size || w.names_size() != st.size ||
-      w.public_keys_size() != st.size)
-    throw FederationError("the coordinator's welcome is malformed");
-  st.names.assign(w.names().begin(), w.names().end());
-  st.deadline = w.deadline_seconds();
-  st.secure = w.secure_aggregation();
-  st.wants_model = w.wants_model();
+  // From here on a refusal is also reported to the coordinator (the reason only), which
+  // stops every party with it.
   try {
-    st.settings = from_proto(w.settings());
-  } catch (const Error& e) {
-    throw FederationError(fmt::format("the coordinator's settings are invalid: {}", e.what()));
-  }
-  if (st.secure) {
-    const std::vector<std::string> keys(w.public_keys().begin(), w.public_keys().end());
-    // Before any mask is derived: every key is the one its party signed (a coordinator
-    // that swapped keys could otherwise derive masks and unmask counts). A failure is also
-    // reported to the coordinator, which stops every party with this reason.
+    if (!m.has_welcome())
+      throw FederationError("the coordinator answered the join with something else than a welcome");
+    const pb::Welcome& w = m.welcome();
+    check_welcome(w, options, ssl.pem_root_certs, my_cn, st.keys.public_key(), ssl.pem_cert_chain,
+                  key_signature);
+    st.rank = w.rank();
+    st.size = w.names_size();
+    st.names.assign(w.names().begin(), w.names().end());
+    st.deadline = w.deadline_seconds();
+    st.secure = w.secure_aggregation();
+    st.wants_model = w.wants_model();
     try {
-      if (w.certificates_size() != st.size || w.key_signatures_size() != st.size)
-        throw FederationError("the coordinator's welcome carries no certificates and key signatures: "
-                              "secure aggregation cannot check the parties' keys");
-      if (keys[st.rank] != st.keys.public_key() || st.names[st.rank] != my_cn)
-        throw FederationError(fmt::format(
-            "the coordinator's welcome gives this party ('{}', rank {}) another key or name than "
-            "it sent: refusing to mask (the coordinator may be substituting keys)", my_cn, st.rank));
-      for (int r = 0; r < st.size; ++r) {
-        if (r == st.rank) continue;
-        try {
-          verify_exchange_key(ssl.pem_root_certs, w.certificates(r), st.names[r], keys[r], w.key_signatures(r));
-        } catch (const Error& e) {
-          throw FederationError(fmt::format(
-              "party '{}' (rank {}): {}; refusing to mask with its key (the coordinator may be "
-              "substituting keys)", st.names[r], r, e.what()));
-        }
-      }
-    } catch (const FederationError& e) {
-      party->fail(e.what());
-      throw;
+      st.settings = from_proto(w.settings());
+    } catch (const Error& e) {
+      throw FederationError(fmt::format("the coordinator's settings are invalid: {}", e.what()));
     }
-    st.masker.emplace(st.rank, st.keys, keys, w.session_id());
+    // The transcript: the first collective, before the party protocol's agreement step.
+    const std::string digest = transcript_digest(w);
+    const std::vector<std::string> signatures = st.collective(
+        pb::ALLGATHER, 0, sign_transcript(ssl.pem_private_key, digest), static_cast<std::size_t>(st.size));
+    for (int r = 0; r < st.size; ++r) {
+      if (r == st.rank) continue;
+      if (!transcript_signed_by(w.certificates(r), digest, signatures[r]))
+        throw FederationError(fmt::format(
+            "party '{}' (rank {}) did not sign what the coordinator told this party (its "
+            "transcript signature does not verify): the coordinator told the parties different "
+            "things (party list, keys, certificates, session, settings, τ or secure "
+            "aggregation), or relayed an old signature: refusing", st.names[r], r));
+    }
+    if (st.secure) {
+      const std::vector<std::string> keys(w.public_keys().begin(), w.public_keys().end());
+      st.masker.emplace(st.rank, st.keys, keys, w.session_id());
+    }
+  } catch (const FederationError& e) {
+    party->fail(e.what());
+    throw;
   }
   return party;
 }
@@ -298,7 +463,7 @@ GrpcParty::~GrpcParty() {
   State& s = *state_;
   {
     std::lock_guard<std::mutex> lock(s.write_mutex);
-    if (!s.writes_done) s.stream->WritesDone();
+    if (!s.writes_done) s.guarded([&] { return s.stream->WritesDone(); });
     s.writes_done = true;
   }
   // Give the coordinator a moment to close the stream itself (after Done/Abort), then cut.
@@ -309,6 +474,12 @@ GrpcParty::~GrpcParty() {
   s.context.TryCancel();
   if (s.reader.joinable()) s.reader.join();
   if (!s.status) s.status = s.stream->Finish();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.stopping = true;
+    s.cv.notify_all();
+  }
+  if (s.watchdog.joinable()) s.watchdog.join();
 }
 
 int GrpcParty::rank() const { return state_->rank; }
@@ -331,7 +502,7 @@ void GrpcParty::fail(const std::string& reason) {
   pb::PartyMessage m;
   m.mutable_failure()->set_reason(reason);
   std::lock_guard<std::mutex> lock(s.write_mutex);
-  if (!s.writes_done) s.stream->Write(m);
+  if (!s.writes_done) s.guarded([&] { return s.stream->Write(m); });
 }
 
 void GrpcParty::finish(const std::string& model_file) {

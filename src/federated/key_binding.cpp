@@ -85,28 +85,41 @@ std::string certificate_common_name(const std::string& certificate_pem) {
   return cn;
 }
 
-std::string sign_exchange_key(const std::string& private_key_pem, const std::string& cn,
-                              std::string_view public_key) {
+std::string sign_with_certificate_key(const std::string& private_key_pem, std::string_view message) {
   Bio bio = memory(private_key_pem);
   Key key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
-  if (!key) throw Error("cannot read the private key to sign the key-agreement key: " + openssl_error());
-  const std::string m = message(cn, public_key);
+  if (!key) throw Error("cannot read the private key to sign with: " + openssl_error());
   MdCtx ctx(EVP_MD_CTX_new());
   std::size_t len = 0;
+  const auto* m = reinterpret_cast<const unsigned char*>(message.data());
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, digest_for(key.get()), nullptr, key.get()) != 1 ||
-      EVP_DigestSign(ctx.get(), nullptr, &len, reinterpret_cast<const unsigned char*>(m.data()), m.size()) != 1)
-    throw Error("cannot sign the key-agreement key: " + openssl_error());
+      EVP_DigestSign(ctx.get(), nullptr, &len, m, message.size()) != 1)
+    throw Error("cannot sign: " + openssl_error());
   std::string sig(len, '\0');
-  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len,
-                     reinterpret_cast<const unsigned char*>(m.data()), m.size()) != 1)
-    throw Error("cannot sign the key-agreement key: " + openssl_error());
+  if (EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(sig.data()), &len, m, message.size()) != 1)
+    throw Error("cannot sign: " + openssl_error());
   sig.resize(len);
   return sig;
 }
 
-void verify_exchange_key(const std::string& ca_pem, const std::string& certificate_pem,
-                         const std::string& expected_cn, std::string_view public_key,
-                         std::string_view signature) {
+bool signed_by_certificate(const std::string& certificate_pem, std::string_view message,
+                           std::string_view signature) {
+  const std::vector<Cert> chain = read_certificates(certificate_pem);
+  if (chain.empty()) throw Error("its certificate is missing or unreadable");
+  Key key(X509_get_pubkey(chain[0].get()));
+  if (!key) throw Error("its certificate has no usable public key: " + openssl_error());
+  MdCtx md(EVP_MD_CTX_new());
+  if (!md || EVP_DigestVerifyInit(md.get(), nullptr, digest_for(key.get()), nullptr, key.get()) != 1)
+    throw Error("cannot check the signature: " + openssl_error());
+  const int ok = EVP_DigestVerify(md.get(), reinterpret_cast<const unsigned char*>(signature.data()),
+                                  signature.size(), reinterpret_cast<const unsigned char*>(message.data()),
+                                  message.size());
+  ERR_clear_error();  // a bad signature leaves an error on the queue
+  return ok == 1;
+}
+
+void verify_party_certificate(const std::string& ca_pem, const std::string& certificate_pem,
+                              const std::string& expected_cn) {
   std::vector<Cert> chain = read_certificates(certificate_pem);
   if (chain.empty()) throw Error("its certificate is missing or unreadable");
   const std::vector<Cert> cas = read_certificates(ca_pem);
@@ -127,16 +140,23 @@ void verify_exchange_key(const std::string& ca_pem, const std::string& certifica
   const std::string cn = common_name(chain[0].get());
   if (cn != expected_cn)
     throw Error(fmt::format("its certificate names '{}', not '{}'", cn, expected_cn));
-  Key key(X509_get_pubkey(chain[0].get()));
-  if (!key) throw Error("its certificate has no usable public key: " + openssl_error());
-  const std::string m = message(expected_cn, public_key);
-  MdCtx md(EVP_MD_CTX_new());
-  if (!md || EVP_DigestVerifyInit(md.get(), nullptr, digest_for(key.get()), nullptr, key.get()) != 1)
-    throw Error("cannot check the signature: " + openssl_error());
-  const int ok = EVP_DigestVerify(md.get(), reinterpret_cast<const unsigned char*>(signature.data()),
-                                  signature.size(), reinterpret_cast<const unsigned char*>(m.data()), m.size());
-  ERR_clear_error();
-  if (ok != 1) throw Error("its key-agreement key is not the one its certificate's key signed");
+}
+
+std::string sign_exchange_key(const std::string& private_key_pem, const std::string& cn,
+                              std::string_view public_key) {
+  try {
+    return sign_with_certificate_key(private_key_pem, message(cn, public_key));
+  } catch (const Error& e) {
+    throw Error(std::string("cannot sign the key-agreement key: ") + e.what());
+  }
+}
+
+void verify_exchange_key(const std::string& ca_pem, const std::string& certificate_pem,
+                         const std::string& expected_cn, std::string_view public_key,
+                         std::string_view signature) {
+  verify_party_certificate(ca_pem, certificate_pem, expected_cn);
+  if (!signed_by_certificate(certificate_pem, message(expected_cn, public_key), signature))
+    throw Error("its key-agreement key is not the one its certificate's key signed");
 }
 
 }  // namespace flynn::federated

@@ -15,9 +15,12 @@
 //     key by its certificate's key (key_binding.hpp). When τ parties have joined, each gets
 //     a Welcome: its rank (CNs sorted), every party's CN, public key, certificate and
 //     signature, a session id, the deadline, whether secure aggregation is on and the
-//     federation's settings. With secure aggregation every party checks each other party's
-//     key against its certificate (issued by the CA, CN as named) before masking anything,
-//     so a coordinator that swaps keys aborts the round instead of learning a party's counts.
+//     federation's settings. Every party checks the Welcome against its own policy (at
+//     least 3 parties, secure aggregation on, optionally the expected CNs; JoinOptions) and
+//     each other party's key against its certificate (issued by the CA, CN as named), then
+//     the parties exchange signatures of their Welcomes (the transcript, collective #1) and
+//     check them, so a coordinator that lies to one party or tells parties different things
+//     aborts the round before any count, row total or model leaves a party.
 //   * Collectives: the party protocol (party.hpp) runs unchanged; each broadcast,
 //     all-gather and all-reduce becomes one Contribution per party and one Result to
 //     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
@@ -144,24 +147,58 @@ class Coordinator {
 
 // ---- party -------------------------------------------------------------------------------
 
-/// How `flynn federated join` connects.
+/// Default of JoinOptions::min_parties (`--min-parties`): with τ = 2 each party can
+/// subtract its own counts from the sum and so learns the other's exactly; with 3 or more
+/// a party's contribution is hidden among at least two others'.
+inline constexpr int kDefaultMinParties = 3;
+
+/// How `flynn federated join` connects, and the policy this party enforces on what the
+/// coordinator tells it (see GrpcParty::join). The defaults are the strict policy; each
+/// weakening is a field a party sets deliberately.
 struct JoinOptions {
   std::string server;          ///< HOST:PORT of the coordinator
   TlsFiles tls;                ///< the party's certificate and key, and the CA of the server
-  /// The longest this party waits for any answer of the coordinator (joining included);
-  /// the coordinator's own deadline normally fires first.
+  /// The longest this party waits for any answer of the coordinator (joining included),
+  /// and for the coordinator to accept any one message (a coordinator that stops reading
+  /// cannot hold a write); the coordinator's own deadline normally fires first.
   double deadline_seconds = 600;
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
   /// Overrides the host name checked against the server certificate (default: the host
-  /// part of `server`).
+  /// part of `server`): the coordinator's identity, checked by TLS.
   std::string server_name;
+
+  // ---- policy (`--min-parties`, `--expect-parties`, `--allow-no-secure-aggregation`)
+  /// The fewest parties (τ, this one included) this party federates with.
+  int min_parties = kDefaultMinParties;
+  /// The CNs of the parties this party agrees to federate with, itself included (empty:
+  /// any certificate of the CA). The Welcome must name exactly these: no other name, and
+  /// none missing (a subset is another federation: other τ, so another ε/τ under
+  /// `--dp-unit paper`, and other parties' data in the model).
+  std::vector<std::string> expect_parties;
+  /// Refuse a federation without secure aggregation (the coordinator would see this
+  /// party's exact counts, row totals and DP release).
+  bool require_secure_aggregation = true;
 };
 
 /// One party's endpoint: a Communicator whose collectives go through the coordinator.
 class GrpcParty final : public Communicator {
  public:
-  /// Connects over mutual TLS, joins, and waits for the Welcome. Throws flynn::Error
-  /// naming the cause: TLS handshake failure (wrong CA, no certificate), refusal by the
+  /// Connects over mutual TLS, joins, waits for the Welcome and checks it before anything
+  /// that depends on this party's data is sent:
+  ///   * the policy: τ ≥ min_parties, secure aggregation on unless allowed off, the names
+  ///     exactly `expect_parties` when given;
+  ///   * its structure: τ names, keys, certificates and signatures; names distinct and
+  ///     sorted (ranks are the sorted CNs); this party's own entry (CN, X25519 key,
+  ///     certificate, key signature) exactly what it sent; a 16-byte session id;
+  ///   * every other party's certificate (issued by the CA, CN = its name) and key binding;
+  ///   * the transcript (grpc_transcript.hpp): one all-gather, collective #1, of every
+  ///     party's signature of its Welcome (rank cleared); each must verify against this
+  ///     party's own Welcome, so a coordinator that told the parties different things
+  ///     (lists, keys, settings, τ, secure aggregation) is caught.
+  /// A refusal is reported to the coordinator (Failure, the reason only) and thrown as a
+  /// FederationError naming the policy and the flag that would weaken it. Also throws
+  /// flynn::Error for a bad policy (expect_parties without this party, fewer names than
+  /// min_parties), a TLS handshake failure (wrong CA, no certificate), refusal by the
   /// coordinator (its reason), deadline, abort.
   static std::unique_ptr<GrpcParty> join(const JoinOptions& options);
   ~GrpcParty() override;

@@ -17,6 +17,13 @@
 // 32-byte key: domain-separated, so the signature cannot be replayed as anything else, and
 // bound to the name. Signatures use SHA-256 with the certificate's key type (RSA PKCS#1
 // v1.5, ECDSA), or the key's own scheme for Ed25519/Ed448. OpenSSL only.
+//
+// This Join-time binding names no session (the party signs it before the coordinator
+// picks the session id), so on its own a binding from an earlier session could be replayed.
+// The session-bound binding is the transcript signature (src/federated/grpc_transcript.hpp):
+// every party signs everything the Welcome told it, its own fresh key and the session id
+// included, and checks every other party's signature of the same — a replayed key makes
+// the transcripts differ. The generic sign/verify below serve both.
 #include <string>
 #include <string_view>
 
@@ -27,6 +34,23 @@ namespace flynn::federated {
 /// cannot be read or signing fails.
 std::string sign_exchange_key(const std::string& private_key_pem, const std::string& cn,
                               std::string_view public_key);
+
+/// The signature of `message` by the PEM private key `private_key_pem` (SHA-256 with the
+/// key's type, or Ed25519/Ed448's own scheme). Throws flynn::Error when the key cannot be
+/// read or signing fails.
+std::string sign_with_certificate_key(const std::string& private_key_pem, std::string_view message);
+
+/// Whether `signature` is the signature of `message` by the key of the first certificate
+/// in `certificate_pem` (no chain check: see verify_party_certificate). Throws flynn::Error
+/// when the certificate is unreadable.
+bool signed_by_certificate(const std::string& certificate_pem, std::string_view message,
+                           std::string_view signature);
+
+/// Checks that `certificate_pem` (a leaf certificate, optionally followed by intermediates)
+/// chains to a certificate of `ca_pem` and that its subject CN is `expected_cn`. Throws
+/// flynn::Error naming what failed (unreadable, not issued by the CA, other CN).
+void verify_party_certificate(const std::string& ca_pem, const std::string& certificate_pem,
+                              const std::string& expected_cn);
 
 /// The subject CN of the first certificate in `certificate_pem`. Throws flynn::Error when
 /// it is unreadable or has no CN.
