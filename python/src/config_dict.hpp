@@ -8,9 +8,11 @@
 namespace flynn::python {
 
 /// The estimator's hyper-parameters: m, s, rho, gamma, seed, preprocess, variant (the
-/// keyword arguments of FlyNNClassifier).
+/// keyword arguments of FlyNNClassifier; the rows of config_fields, settings_table.hpp,
+/// marked estimator_param).
 pybind11::dict config_params(const FlyConfig& c);
-/// config_params plus n_features (the resolved configuration of a model).
+/// Every row of config_fields: config_params plus n_features (the resolved configuration
+/// of a model), in the table's order.
 pybind11::dict config_dict(const FlyConfig& c);
 
 }  // namespace flynn::python
