@@ -12,6 +12,7 @@
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/train_file.hpp"
 #include "flynn/error.hpp"
+#include "flynn/settings_table.hpp"
 #include "option_parsing.hpp"
 
 namespace flynn::cli {
@@ -25,43 +26,41 @@ void CommonOptions::add_to(CLI::App* app, bool with_json) {
 
 void HyperParamOptions::add_to(CLI::App* app) {
   const char* g = "Hyper-parameters";
-  m_opt = app->add_option("--m", m, "FlyHash dimension m (output units)")->group(g);
-  ef_opt = app->add_option("--expansion-factor", expansion_factor,
-                           "m as a multiple of d: m = floor(factor*d)")
-               ->group(g);
-  s_opt = app->add_option("--s", s, "Ones per row of the lifting matrix (s <= d)")->group(g);
-  cs_opt = app->add_option("--connection-sparsity", connection_sparsity,
-                           "s as a fraction of d: s = max(2, floor(sparsity*d))")
-               ->group(g);
-  rho_opt = app->add_option("--rho", rho, "Winners per hash rho (rho < m)")->group(g);
-  wr_opt = app->add_option("--wta-ratio", wta_ratio, "rho as a fraction of m: max(2, floor(ratio*m))")
-               ->group(g);
-  nnz_opt = app->add_option("--wta-nnz", wta_nnz, "rho given as the reference's wta_nnz")->group(g);
-  gamma_opt = app->add_option("--gamma", gamma, "Filter decay gamma in [0,1); 0 = binary filters")
-                  ->group(g);
-  seed_opt = app->add_option("--seed", seed, fmt::format("Seed of the lifting matrix (default {})", Defaults::seed))->group(g);
-  pre_opt = app->add_option("--preprocess", preprocess, "Row preprocessing: normalize (default), densify, none")
-                ->group(g);
-  variant_opt = app->add_option("--variant", variant,
-                                std::string("Method variant: ") + variant_names() +
-                                    " (docs/defaults.md; paper = the paper's exact method)")
-                    ->group(g);
+  const auto& fields = hyper_param_fields();
+  // Sized once: CLI11 keeps pointers into the slots.
+  slots_.assign(fields.size(), Slot{});
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const HyperParamField& f = fields[i];
+    Slot& slot = slots_[i];
+    switch (f.kind) {
+      case SettingKind::Unsigned: slot.option = app->add_option(f.flag, slot.count, f.help); break;
+      case SettingKind::Real: slot.option = app->add_option(f.flag, slot.real, f.help); break;
+      case SettingKind::Choice: slot.option = app->add_option(f.flag, slot.name, f.help); break;
+    }
+    slot.option->group(g);
+  }
 }
 
 HyperParams HyperParamOptions::params() const {
   HyperParams p;
-  if (m_opt->count()) p.m = m;
-  if (ef_opt->count()) p.expansion_factor = expansion_factor;
-  if (s_opt->count()) p.s = s;
-  if (cs_opt->count()) p.connection_sparsity = connection_sparsity;
-  if (rho_opt->count()) p.rho = rho;
-  if (wr_opt->count()) p.wta_ratio = wta_ratio;
-  if (nnz_opt->count()) p.wta_nnz = wta_nnz;
-  if (gamma_opt->count()) p.gamma = gamma;
-  if (seed_opt->count()) p.seed = seed;
-  if (pre_opt->count()) p.preprocess = parse_preprocess(preprocess);
-  if (variant_opt->count()) p.variant = parse_variant(variant);
+  const auto& fields = hyper_param_fields();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    const Slot& slot = slots_[i];
+    if (!slot.option->count()) continue;
+    switch (fields[i].kind) {
+      case SettingKind::Unsigned: fields[i].set(p, slot.count); break;
+      case SettingKind::Real: fields[i].set(p, slot.real); break;
+      case SettingKind::Choice: fields[i].set(p, slot.name); break;
+    }
+  }
   return p;
+}
+
+CLI::Option* HyperParamOptions::option(std::string_view name) const {
+  const auto& fields = hyper_param_fields();
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (name == fields[i].name) return slots_[i].option;
+  throw Error(fmt::format("no hyper-parameter flag named '{}'", name));
 }
 
 void DataOptions::add_to(CLI::App* app) {
@@ -89,7 +88,7 @@ void DataOptions::add_to(CLI::App* app) {
   app->add_option("--ignore-cols", ignore_cols,
                   "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
       ->group(g);
-  app->add_option("--missing", missing,
+  missing_opt = app->add_option("--missing", missing,
                   "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
                   "in the model), zero, or error")
       ->group(g);

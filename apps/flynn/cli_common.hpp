@@ -7,6 +7,7 @@
 #include <vector>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -31,18 +32,26 @@ struct CommonOptions {
   void add_to(CLI::App* app, bool with_json = true);
 };
 
-/// The hyper-parameter flags of every subcommand that trains.
+/// The hyper-parameter flags of every subcommand that trains: one flag per row of the
+/// table of settings (flynn/settings_table.hpp, hyper_param_fields), with its help; integers
+/// and reals are parsed by CLI11 as such (strict integers: make_integer_options_strict).
 struct HyperParamOptions {
-  std::uint64_t m = 0, s = 0, rho = 0, wta_nnz = 0, seed = 0;
-  double expansion_factor = 0, connection_sparsity = 0, wta_ratio = 0, gamma = 0;
-  std::string preprocess;
-  std::string variant;  ///< --variant (config.hpp: parse_variant)
-  CLI::Option* variant_opt = nullptr;
-  CLI::Option *m_opt = nullptr, *s_opt = nullptr, *rho_opt = nullptr, *nnz_opt = nullptr,
-              *seed_opt = nullptr, *ef_opt = nullptr, *cs_opt = nullptr, *wr_opt = nullptr,
-              *gamma_opt = nullptr, *pre_opt = nullptr;
   void add_to(CLI::App* app);
+  /// The flags given, as HyperParams (unset fields: not given).
   HyperParams params() const;
+  /// The flag of the table's row `name` ("m", "seed"), after add_to; throws flynn::Error
+  /// for a name the table does not have.
+  CLI::Option* option(std::string_view name) const;
+
+ private:
+  // One slot per row, in the table's order; the member of the row's kind is the one bound.
+  struct Slot {
+    std::uint64_t count = 0;
+    double real = 0;
+    std::string name;
+    CLI::Option* option = nullptr;
+  };
+  std::vector<Slot> slots_;
 };
 
 /// --max-input-bytes: the cap on what one input may hold once decompressed (data files,
@@ -92,7 +101,10 @@ struct DataOptions {
   std::string feature_cols;  ///< --feature-cols LIST ("" = all)
   std::string ignore_cols;   ///< --ignore-cols LIST
   std::string missing = "mean";  ///< --missing error|mean|zero
+  CLI::Option* missing_opt = nullptr;
   void add_to(CLI::App* app);
+  /// Whether --missing was given (a federation party otherwise takes the coordinator's).
+  bool missing_given() const { return missing_opt && missing_opt->count() > 0; }
   io::LoadOptions load_options() const;
   /// load_options() for a federation party's training rows: missing cells stay NaN until
   /// the federation's means are known (LoadOptions::impute = false, party.hpp step 1c).

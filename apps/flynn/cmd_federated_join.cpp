@@ -18,6 +18,7 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/settings_table.hpp"
 
 namespace flynn::cli {
 
@@ -44,22 +45,6 @@ struct JoinCliOptions {
   std::vector<std::string> expect_parties;
   bool allow_no_secure_aggregation = false;
 };
-
-// The coordinator's hyper-parameters with this party's flags, where given, on top: a
-// party that disagrees is then named by the agreement step, field by field.
-HyperParams overridden(HyperParams base, const HyperParams& mine) {
-  if (mine.m) base.m = mine.m;
-  if (mine.expansion_factor) base.expansion_factor = mine.expansion_factor;
-  if (mine.s) base.s = mine.s;
-  if (mine.connection_sparsity) base.connection_sparsity = mine.connection_sparsity;
-  if (mine.rho) base.rho = mine.rho;
-  if (mine.wta_ratio) base.wta_ratio = mine.wta_ratio;
-  if (mine.wta_nnz) base.wta_nnz = mine.wta_nnz;
-  if (mine.gamma) base.gamma = mine.gamma;
-  if (mine.seed) base.seed = mine.seed;
-  if (mine.preprocess) base.preprocess = mine.preprocess;
-  return base;
-}
 
 nlohmann::json party_reports_json(const std::vector<PartyReport>& reports,
                                   const std::vector<std::string>& names) {
@@ -116,14 +101,18 @@ void join_command(const JoinCliOptions& o) {
   std::unique_ptr<BudgetLedger> ledger;
   std::string local_error;
   try {
+    // The coordinator's settings with this party's flags, where given, on top (every
+    // hyper-parameter of the table of settings, settings_table.hpp): a party that
+    // disagrees is then named by the agreement step, field by field.
     settings.labels = comm->settings().labels;
-    settings.hyper = overridden(comm->settings().hyper, my_hyper);
+    settings.hyper = with_given(comm->settings().hyper, my_hyper);
     settings.dp = o.dp.override(comm->settings().dp);
     settings.threads = o.common.threads;
     if (!o.ledger.empty() && !settings.dp)
       throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
                   "releases exact counts (no differential privacy): refusing");
-    const io::LoadOptions load = o.format.party_load_options();
+    io::LoadOptions load = o.format.party_load_options();
+    if (!o.format.missing_given() && comm->settings().missing) load.missing = *comm->settings().missing;
     settings.missing = load.missing;
     settings.feature_stats = o.feature_stats.load(o.format.max_input_bytes());
     settings.schema = o.schema.load(o.format.max_input_bytes());
@@ -173,6 +162,7 @@ void join_command(const JoinCliOptions& o) {
         privacy = {{"epsilon_total", result.privacy->total},
                    {"epsilon_per_party", result.privacy->per_party},
                    {"T", result.privacy->T},
+                   {"exponent", dp_exponent_name(settings.dp->exponent)},
                    {"unit", dp_unit_name(settings.dp->unit)},
                    {"postprocess", dp_postprocess_name(settings.dp->postprocess)},
                    {"ledger", o.ledger.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.ledger)},
@@ -272,10 +262,13 @@ void add_federated_join(CLI::App& app) {
                                   "Total epsilon this data may spend across runs (with --dp-ledger)")
                       ->group("Differential privacy");
   o->hyper.add_to(cmd);
-  o->hyper.m_opt->description(
+  o->hyper.option("m")->description(
       "FlyHash dimension m. Hyper-parameters default to the coordinator's; a party that "
       "gives one must agree with the others (the federation names any field that differs)");
   o->format.add_to(cmd);
+  o->format.missing_opt->description(
+      "Missing cells (empty, NA, ?, nan): mean, zero or error; default: the coordinator's "
+      "--missing, else mean (the training mean of the federation, stored in the model)");
   o->feature_stats.add_to(cmd);
   o->schema.add_to(cmd);
   o->dp.add_to(cmd, "Expected privacy budget (default: the coordinator's); must agree");

@@ -25,7 +25,7 @@ namespace {
 using namespace flynn::federated;
 
 struct ServeOptions {
-  std::string listen, ca, cert, key, allow, labels, model, secure = "on";
+  std::string listen, ca, cert, key, allow, labels, model, missing, secure = "on";
   int parties = 0;
   double deadline = 300;
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);
@@ -58,8 +58,10 @@ void serve_command(const ServeOptions& o) {
   if (!(o.max_message_mb >= 1 && o.max_message_mb <= 2047))
     throw Error(fmt::format("--max-message-mb {}: must be in [1, 2047]", o.max_message_mb));
   c.max_message_bytes = static_cast<std::size_t>(o.max_message_mb * (1 << 20));
+  // Everything the parties must agree on travels in the Welcome (settings.hpp).
   c.settings.labels = LabelSet::parse_list(o.labels);
   c.settings.hyper = o.hyper.params();
+  if (!o.missing.empty()) c.settings.missing = parse_missing_policy(o.missing);
   c.settings.dp = o.dp.params();
   if (!o.model.empty()) {
     check_writable_output(o.model, "--model");
@@ -133,8 +135,11 @@ void add_federated_serve(CLI::App& app) {
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
   cmd->add_option("--labels", o->labels, "The federation's full label list L1,L2,...")->required();
   cmd->add_option("--model", o->model, "Also write the federation's model here (sent by rank 0)");
+  cmd->add_option("--missing", o->missing,
+                  "Missing cells of the parties' tables: mean (the federation's training mean), "
+                  "zero or error; sent to every party (default: each party's --missing, else mean)");
   o->hyper.add_to(cmd);
-  o->hyper.seed_opt->description(
+  o->hyper.option("seed")->description(
       "Seed of the lifting matrix (default: party 0 draws one and every party uses it)");
   o->dp.add_to(cmd, "Privacy budget epsilon of the federation; enables the DP release");
   o->common.add_to(cmd);

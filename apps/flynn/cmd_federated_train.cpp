@@ -219,7 +219,7 @@ void add_federated_train(CLI::App& group) {
   cmd->add_option("--backend", o->backend,
                   "auto (MPI when started by mpirun, else a single party), mpi, solo");
   o->hyper.add_to(cmd);
-  o->hyper.seed_opt->description(
+  o->hyper.option("seed")->description(
       "Seed of the lifting matrix; every rank that gives it must give the same (default: "
       "rank 0 draws one and broadcasts it)");
   o->format.add_to(cmd);

@@ -94,6 +94,8 @@ struct Variant {
 ///   thermo-sign  standardize + thermometer 8 + signed lifting
 ///   zsign-q+paper  zsign-q on half the units, the paper's hash on the other half
 ///   zsign+paper    zsign on half the units, the paper's hash on the other half
+/// It also reads the description variant_name gives a combination without a name
+/// ("standardize+thermometer=4"), so every valid variant has a text that parses back to it.
 /// Throws flynn::Error listing the names otherwise.
 Variant parse_variant(const std::string& name);
 /// The name parse_variant accepts for `v`, or a description such as
@@ -144,10 +146,12 @@ struct FlyConfig {
   /// prediction; not by constructing or loading a model.
   void check_memory(std::size_t n_classes) const;
 
-  /// "m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…, d=…" (and ", variant=…" unless paper).
+  /// "d=…, m=…, s=…, rho=…, gamma=…, seed=…, preprocess=…" (and ", variant=…" unless
+  /// paper), from the table of settings (settings_table.hpp: config_fields).
   std::string describe() const;
 
-  /// The first field in which two configs differ ("m", "seed", …), or "" when equal.
+  /// The first field in which two configs differ ("d (input dimension)", "m", "seed", …,
+  /// config_fields' names), or "" when equal.
   std::string first_difference(const FlyConfig& other) const;
   bool operator==(const FlyConfig& other) const { return first_difference(other).empty(); }
   bool operator!=(const FlyConfig& other) const { return !(*this == other); }

@@ -8,9 +8,9 @@ from ._classifier import FlyNNClassifier, _threads
 # as the CLI's texts (_flynn.LoadFlags).
 _LOAD_FLAGS = ("format", "label_col", "header", "delimiter", "idx_labels", "id_col",
                "feature_cols", "ignore_cols", "missing")
-# Its hyper-parameter flags (None, or absent: flynn's default, as without the flag).
-_HYPER_FLAGS = ("m", "expansion_factor", "s", "connection_sparsity", "rho", "wta_ratio",
-                "wta_nnz", "gamma", "seed", "preprocess", "variant")
+# Its hyper-parameter flags (None, or absent: flynn's default, as without the flag): the
+# rows of the library's table of settings, as the CLI's flags are.
+_HYPER_FLAGS = _flynn.hyper_param_names()
 _OTHER_FLAGS = ("labels", "feature_stats", "max_input_bytes", "n_jobs", "chunk_rows")
 _ALL_FLAGS = frozenset(_LOAD_FLAGS + _HYPER_FLAGS + _OTHER_FLAGS)
 
@@ -73,12 +73,12 @@ def fit_file(path, **flags):
     feature_stats = flags.get("feature_stats")
     n_jobs = flags.get("n_jobs")
     # Absent or None: the core's default, as without the flag.
-    given = {name: flags[name] for name in _HYPER_FLAGS + ("chunk_rows",)
-             if flags.get(name) is not None}
+    hyper = {name: flags[name] for name in _HYPER_FLAGS if flags.get(name) is not None}
+    chunk = {"chunk_rows": flags["chunk_rows"]} if flags.get("chunk_rows") is not None else {}
     model, rows, n_features, load_seconds, train_seconds = _flynn.train_file(
-        os.fspath(path), load, labels=labels or "",
+        os.fspath(path), load, hyper=hyper, labels=labels or "",
         feature_stats=os.fspath(feature_stats) if feature_stats is not None else "",
-        threads=_threads(n_jobs), **given)
+        threads=_threads(n_jobs), **chunk)
     clf = FlyNNClassifier._from_model(model, n_jobs)
     clf.fit_info_ = {"rows": rows, "n_features": n_features, "load_seconds": load_seconds,
                      "train_seconds": train_seconds}

@@ -30,7 +30,7 @@ FederationError = _flynn.FederationError
 @dataclass
 class PartyCounts:
     """One party's exact counts (what FlyNNClassifier.export_counts returns)."""
-    config: dict                 #: resolved hyper-parameters (n_features, m, s, rho, gamma, seed, preprocess)
+    config: dict                 #: resolved hyper-parameters (n_features, m, s, rho, gamma, seed, preprocess, variant)
     classes: np.ndarray          #: the agreed, sorted class labels
     counts: np.ndarray           #: (len(classes), m) uint32: rows of each class with each unit set
     rows_per_class: np.ndarray   #: (len(classes),) uint64: training rows per class
@@ -91,8 +91,10 @@ def aggregate(parts, n_jobs=None):
             "the party-level counts API does not carry yet: use variant='paper' or 'sign' for "
             "export_counts/aggregate, or flynn.federated.simulate, which agrees on the "
             "statistics with an exact all-reduce")
-    hyper = _flynn.HyperParams(m=c["m"], s=c["s"], rho=c["rho"], gamma=c["gamma"],
-                               seed=c["seed"], preprocess=c["preprocess"], variant=c["variant"])
+    # Every resolved field but n_features (the table of settings' estimator parameters,
+    # config_dict.cpp) is a keyword of HyperParams: a field added to the table and not to
+    # HyperParams fails here, in the tests, instead of being dropped.
+    hyper = _flynn.HyperParams(**{k: v for k, v in c.items() if k != "n_features"})
     model = _flynn.Model(hyper, c["n_features"], _label_names(first.classes), _threads(n_jobs))
     shape = (len(first.classes), c["m"])
     if isinstance(first, PartyCounts):

@@ -1,28 +1,76 @@
 #include "config_dict.hpp"
 
 #include <string>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "flynn/settings_table.hpp"
 
 namespace py = pybind11;
 
 namespace flynn::python {
 
-py::dict config_params(const FlyConfig& c) {
+namespace {
+
+// The fields of the table of settings (settings_table.hpp) that `estimator_only` selects,
+// as Python values under their Python keys.
+py::dict fields_dict(const FlyConfig& c, bool estimator_only) {
   py::dict d;
-  d["m"] = c.m;
-  d["s"] = c.s;
-  d["rho"] = c.rho;
-  d["gamma"] = c.gamma;
-  d["seed"] = c.seed;
-  d["preprocess"] = std::string(preprocess_name(c.preprocess));
-  d["variant"] = variant_name(c.variant);
+  for (const ConfigField& f : config_fields()) {
+    if (estimator_only && !f.estimator_param) continue;
+    d[f.python] = std::visit([](const auto& v) { return py::cast(v); }, f.get(c));
+  }
   return d;
 }
 
-py::dict config_dict(const FlyConfig& c) {
-  py::dict d;
-  d["n_features"] = c.input_dim;
-  for (auto item : config_params(c)) d[item.first] = item.second;
-  return d;
+// A Python value as the value of row `f`; TypeError naming the keyword otherwise.
+SettingValue python_value(const HyperParamField& f, const py::handle& v) {
+  const char* want = f.kind == SettingKind::Unsigned ? "a non-negative integer"
+                     : f.kind == SettingKind::Real   ? "a number"
+                                                     : "a str";
+  // bool is an int in Python, but never a count, a ratio or a name.
+  if (!py::isinstance<py::bool_>(v)) {
+    try {
+      switch (f.kind) {
+        case SettingKind::Unsigned: return v.cast<std::uint64_t>();
+        case SettingKind::Real: return v.cast<double>();
+        case SettingKind::Choice:
+          if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+          break;
+      }
+    } catch (const py::cast_error&) {
+    }
+  }
+  throw py::type_error(fmt::format("{}={}: expected {}", f.name, py::repr(v).cast<std::string>(), want));
 }
+
+}  // namespace
+
+HyperParams hyper_params(const py::dict& given) {
+  HyperParams h;
+  for (auto [key, value] : given) {
+    const std::string name = py::str(key);
+    const HyperParamField* f = find_hyper_param(name);
+    if (!f) {
+      std::string names;
+      for (const HyperParamField& row : hyper_param_fields()) names += (names.empty() ? "" : ", ") + std::string(row.name);
+      throw py::type_error(fmt::format("unexpected hyper-parameter '{}'; the hyper-parameters are {}", name, names));
+    }
+    if (value.is_none()) continue;
+    f->set(h, python_value(*f, value));
+  }
+  return h;
+}
+
+py::tuple hyper_param_names() {
+  py::list names;
+  for (const HyperParamField& f : hyper_param_fields()) names.append(f.name);
+  return py::tuple(names);
+}
+
+py::dict config_params(const FlyConfig& c) { return fields_dict(c, true); }
+
+py::dict config_dict(const FlyConfig& c) { return fields_dict(c, false); }
 
 }  // namespace flynn::python

@@ -12,6 +12,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/train_file.hpp"
+#include "config_dict.hpp"
 #include "model_handle.hpp"
 
 namespace py = pybind11;
@@ -21,15 +22,11 @@ namespace flynn::python {
 namespace {
 
 // The flags arrive as the CLI's texts (flynn/_fit_file.py spells Python values so), and the
-// hyper-parameters as the CLI's values, None where the flag is not given.
-py::tuple train_file(const std::string& path, const io::LoadFlags& flags,
-                     std::optional<std::uint64_t> m, std::optional<double> expansion_factor,
-                     std::optional<std::uint64_t> s, std::optional<double> connection_sparsity,
-                     std::optional<std::uint64_t> rho, std::optional<double> wta_ratio,
-                     std::optional<std::uint64_t> wta_nnz, std::optional<double> gamma,
-                     std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
-                     std::optional<std::string> variant, const std::string& labels,
-                     const std::string& feature_stats, std::size_t chunk_rows, int threads) {
+// hyper-parameters as a dict named as the table of settings' rows (config_dict.hpp), None
+// or absent where the flag is not given.
+py::tuple train_file(const std::string& path, const io::LoadFlags& flags, const py::dict& hyper,
+                     const std::string& labels, const std::string& feature_stats,
+                     std::size_t chunk_rows, int threads) {
   io::FileTrainingOptions o;
   // In the CLI's order (flynn train): the flags, then the statistics file, then the data.
   o.load = io::load_options(flags);
@@ -37,13 +34,7 @@ py::tuple train_file(const std::string& path, const io::LoadFlags& flags,
     o.public_stats = io::load_feature_stats(feature_stats, flags.max_input_bytes);
     o.public_stats_source = fmt::format("feature_stats {}", feature_stats);
   }
-  // The estimator's fields as FlyNNClassifier gives them, plus the CLI's alternative
-  // spellings of m, s and rho that only flynn train takes.
-  o.hyper = make_hyper(m, s, rho, gamma, seed, std::move(preprocess), std::move(variant));
-  o.hyper.expansion_factor = expansion_factor;
-  o.hyper.connection_sparsity = connection_sparsity;
-  o.hyper.wta_ratio = wta_ratio;
-  o.hyper.wta_nnz = wta_nnz;
+  o.hyper = hyper_params(hyper);
   if (!labels.empty()) o.labels = LabelSet::parse_list(labels);
   if (chunk_rows == 0) throw Error("chunk_rows must be at least 1");
   o.chunk_rows = chunk_rows;
@@ -88,12 +79,7 @@ void bind_file_training(py::module_& m) {
       .def_readwrite("feature_cols", &io::LoadFlags::feature_cols)
       .def_readwrite("ignore_cols", &io::LoadFlags::ignore_cols)
       .def_readwrite("missing", &io::LoadFlags::missing);
-  m.def("train_file", &train_file, py::arg("path"), py::arg("flags"), py::arg("m") = py::none(),
-        py::arg("expansion_factor") = py::none(), py::arg("s") = py::none(),
-        py::arg("connection_sparsity") = py::none(), py::arg("rho") = py::none(),
-        py::arg("wta_ratio") = py::none(), py::arg("wta_nnz") = py::none(),
-        py::arg("gamma") = py::none(), py::arg("seed") = py::none(),
-        py::arg("preprocess") = py::none(), py::arg("variant") = py::none(),
+  m.def("train_file", &train_file, py::arg("path"), py::arg("flags"), py::arg("hyper") = py::dict(),
         py::arg("labels") = "", py::arg("feature_stats") = "", py::arg("chunk_rows") = io::ChunkLimits{}.max_rows,
         py::arg("threads") = 0,
         "Trains a Model from a data file as `flynn train` does: (model, rows, n_features, "

@@ -64,21 +64,6 @@ py::array_t<std::uint64_t> rows_array(const ClassCounts& c) {
 
 }  // namespace
 
-HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64_t> s,
-                       std::optional<std::uint64_t> rho, std::optional<double> gamma,
-                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
-                       std::optional<std::string> variant) {
-  HyperParams h;
-  h.m = m;
-  h.s = s;
-  h.rho = rho;
-  h.gamma = gamma;
-  h.seed = seed;
-  if (preprocess) h.preprocess = parse_preprocess(*preprocess);
-  if (variant) h.variant = parse_variant(*variant);
-  return h;
-}
-
 ModelHandle::ModelHandle(const HyperParams& hyper, std::uint32_t n_features,
                          std::vector<std::string> labels, int threads)
     : model_(hyper.resolve(n_features, labels.size()), LabelSet(std::move(labels)), threads) {}

@@ -93,10 +93,4 @@ class ModelHandle {
   FlyNN model_;
 };
 
-/// Builds HyperParams from the Python constructor's values (None = flynn's default).
-HyperParams make_hyper(std::optional<std::uint64_t> m, std::optional<std::uint64_t> s,
-                       std::optional<std::uint64_t> rho, std::optional<double> gamma,
-                       std::optional<std::uint64_t> seed, std::optional<std::string> preprocess,
-                       std::optional<std::string> variant);
-
 }  // namespace flynn::python

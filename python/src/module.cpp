@@ -58,16 +58,18 @@ PYBIND11_MODULE(_flynn, m) {
   });
 
   py::class_<HyperParams>(m, "HyperParams")
-      .def(py::init(&python::make_hyper), py::arg("m") = py::none(), py::arg("s") = py::none(),
-           py::arg("rho") = py::none(), py::arg("gamma") = py::none(),
-           py::arg("seed") = py::none(), py::arg("preprocess") = py::none(),
-           py::arg("variant") = py::none())
+      .def(py::init([](const py::kwargs& given) { return python::hyper_params(given); }),
+           "Hyper-parameters by keyword, named as the library's table of settings "
+           "(hyper_param_names()); None or absent: flynn's default.")
       .def("resolve",
            [](const HyperParams& h, std::uint32_t d, std::size_t n_classes) {
              return config_dict(h.resolve(d, n_classes));
            },
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
+
+  m.def("hyper_param_names", &python::hyper_param_names,
+        "The hyper-parameters' names, in the order of the library's table of settings.");
 
   py::class_<Provenance>(m, "Provenance")
       .def(py::init([](bool dp, double epsilon, std::uint32_t T, std::uint32_t parties) {

@@ -11,6 +11,7 @@
 #include "flynn/detail/memory.hpp"
 #include "flynn/error.hpp"
 #include "flynn/random.hpp"
+#include "flynn/settings_table.hpp"
 
 namespace flynn {
 
@@ -122,9 +123,52 @@ const char* variant_names() {
   return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign, zsign-q+paper, zsign+paper";
 }
 
+namespace {
+
+// The descriptive form variant_name gives combinations without a name ("standardize+
+// signed+thermometer=4"), read back so that every valid variant has a text form that
+// parses to it (what the federation's wire relies on). None when `name` is not one.
+std::optional<Variant> parse_variant_parts(const std::string& name) {
+  Variant v;
+  std::size_t at = 0;
+  bool any = false;
+  while (at <= name.size()) {
+    const std::size_t plus = std::min(name.find('+', at), name.size());
+    const std::string part = name.substr(at, plus - at);
+    at = plus + 1;
+    auto number = [&part](const char* key, std::uint32_t& out) {
+      const std::string prefix = std::string(key) + "=";
+      if (part.rfind(prefix, 0) != 0 || out != 0) return false;
+      const std::string digits = part.substr(prefix.size());
+      if (digits.empty() || digits.size() > 4 || digits[0] == '0' ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+      out = static_cast<std::uint32_t>(std::stoul(digits));
+      return true;
+    };
+    if (part == "standardize" && !v.standardize) v.standardize = true;
+    else if (part == "signed" && !v.signed_lifting) v.signed_lifting = true;
+    else if (part == "paper-half" && !v.paper_half) v.paper_half = true;
+    else if (!number("thermometer", v.thermometer) && !number("quantize", v.quantize))
+      return std::nullopt;
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 Variant parse_variant(const std::string& name) {
   for (const NamedVariant& nv : kNamedVariants)
     if (name == nv.name) return nv.variant;
+  if (const std::optional<Variant> v = parse_variant_parts(name)) {
+    // Only the form variant_name writes: a combination with a name goes by that name.
+    if (variant_name(*v) == name) {
+      v->validate();
+      return *v;
+    }
+  }
   throw Error(fmt::format("variant: '{}' is not one of {}", name, variant_names()));
 }
 
@@ -229,21 +273,18 @@ void FlyConfig::check_memory(std::size_t n_classes) const {
 }
 
 std::string FlyConfig::describe() const {
-  std::string out = fmt::format("d={}, m={}, s={}, rho={}, gamma={}, seed={}, preprocess={}",
-                                input_dim, m, s, rho, gamma, seed, preprocess_name(preprocess));
-  if (!variant.is_paper()) out += fmt::format(", variant={}", variant_name(variant));
+  std::string out;
+  for (const ConfigField& f : config_fields()) {
+    const std::string value = setting_display(f.get(*this));
+    if (f.omitted_at && value == f.omitted_at) continue;
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", f.key, value);
+  }
   return out;
 }
 
 std::string FlyConfig::first_difference(const FlyConfig& o) const {
-  if (input_dim != o.input_dim) return "d (input dimension)";
-  if (m != o.m) return "m";
-  if (s != o.s) return "s";
-  if (rho != o.rho) return "rho";
-  if (gamma != o.gamma) return "gamma";
-  if (seed != o.seed) return "seed";
-  if (preprocess != o.preprocess) return "preprocess";
-  if (variant != o.variant) return "variant";
+  for (const ConfigField& f : config_fields())
+    if (f.get(*this) != f.get(o)) return f.name;
   return "";
 }
 

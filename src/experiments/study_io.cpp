@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <variant>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/settings_table.hpp"
 
 namespace flynn::experiments {
 
@@ -70,11 +72,10 @@ std::string human_bytes(std::uint64_t b) {
 }
 
 nlohmann::json config_json(const FlyConfig& c) {
-  return {{"d", c.input_dim},     {"m", c.m},
-          {"s", c.s},             {"rho", c.rho},
-          {"gamma", c.gamma},     {"seed", c.seed},
-          {"preprocess", preprocess_name(c.preprocess)},
-          {"variant", variant_name(c.variant)}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const ConfigField& f : config_fields())
+    std::visit([&](const auto& value) { j[f.key] = value; }, f.get(c));
+  return j;
 }
 
 std::string machine_description() {

@@ -25,54 +25,19 @@ std::string read_pem(const std::string& path, const char* what) {
 
 pb::Settings to_proto(const SharedSettings& s) {
   pb::Settings p;
-  const HyperParams& h = s.hyper;
-  if (h.m) p.set_m(*h.m);
-  if (h.expansion_factor) p.set_expansion_factor(*h.expansion_factor);
-  if (h.s) p.set_s(*h.s);
-  if (h.connection_sparsity) p.set_connection_sparsity(*h.connection_sparsity);
-  if (h.rho) p.set_rho(*h.rho);
-  if (h.wta_ratio) p.set_wta_ratio(*h.wta_ratio);
-  if (h.wta_nnz) p.set_wta_nnz(*h.wta_nnz);
-  if (h.gamma) p.set_gamma(*h.gamma);
-  if (h.seed) p.set_seed(*h.seed);
-  if (h.preprocess) p.set_preprocess(preprocess_name(*h.preprocess));
   for (const std::string& name : s.labels.names()) p.add_labels(name);
-  if (s.dp) {
-    p.set_dp(true);
-    p.set_dp_epsilon(s.dp->epsilon);
-    p.set_dp_t(s.dp->T);
-    p.set_dp_exponent(dp_exponent_name(s.dp->exponent));
-    p.set_dp_unit(dp_unit_name(s.dp->unit));
-    p.set_dp_postprocess(dp_postprocess_name(s.dp->postprocess));
+  for (const auto& [name, value] : settings_to_text(s)) {
+    pb::Setting* setting = p.add_values();
+    setting->set_name(name);
+    setting->set_value(value);
   }
   return p;
 }
 
 SharedSettings from_proto(const pb::Settings& p) {
-  SharedSettings s;
-  HyperParams& h = s.hyper;
-  if (p.has_m()) h.m = p.m();
-  if (p.has_expansion_factor()) h.expansion_factor = p.expansion_factor();
-  if (p.has_s()) h.s = p.s();
-  if (p.has_connection_sparsity()) h.connection_sparsity = p.connection_sparsity();
-  if (p.has_rho()) h.rho = p.rho();
-  if (p.has_wta_ratio()) h.wta_ratio = p.wta_ratio();
-  if (p.has_wta_nnz()) h.wta_nnz = p.wta_nnz();
-  if (p.has_gamma()) h.gamma = p.gamma();
-  if (p.has_seed()) h.seed = p.seed();
-  if (p.has_preprocess()) h.preprocess = parse_preprocess(p.preprocess());
-  std::vector<std::string> names(p.labels().begin(), p.labels().end());
-  s.labels = LabelSet(std::move(names));
-  if (p.dp()) {
-    DpParams dp;
-    dp.epsilon = p.dp_epsilon();
-    dp.T = p.dp_t();
-    dp.exponent = parse_dp_exponent(p.dp_exponent());
-    dp.unit = parse_dp_unit(p.dp_unit());
-    if (!p.dp_postprocess().empty()) dp.postprocess = parse_dp_postprocess(p.dp_postprocess());
-    s.dp = dp;
-  }
-  return s;
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const pb::Setting& setting : p.values()) pairs.emplace_back(setting.name(), setting.value());
+  return settings_from_text(pairs, LabelSet(std::vector<std::string>(p.labels().begin(), p.labels().end())));
 }
 
 template <class T>

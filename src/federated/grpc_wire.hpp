@@ -25,7 +25,8 @@ std::string read_pem(const std::string& path, const char* what);
 inline constexpr int kKeepaliveMs = 10000;
 inline constexpr int kKeepaliveTimeoutMs = 5000;
 
-/// SharedSettings <-> its message.
+/// SharedSettings <-> its message: the labels and settings_to_text's pairs; from_proto is
+/// as strict as settings_from_text (throws flynn::Error naming the setting).
 pb::Settings to_proto(const SharedSettings& s);
 SharedSettings from_proto(const pb::Settings& p);
 

@@ -15,6 +15,7 @@
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/table_columns.hpp"
+#include "flynn/settings_table.hpp"
 #include "core/io/byte_codec.hpp"
 #include "federated/party_messages.hpp"
 
@@ -164,17 +165,23 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
       {"model format version", std::to_string(io::kModelFormatVersion)},
       {"hash version", std::to_string(io::kHashVersion)},
       {"label list", labels.joined()},
-      {"d (input dimension)", std::to_string(c.input_dim)},
-      {"m", std::to_string(c.m)},
-      {"s", std::to_string(c.s)},
-      {"rho", std::to_string(c.rho)},
-      // 17 significant digits: the exact double, so parties agree bit for bit.
-      {"gamma", fmt::format("{:.17g}", c.gamma)},
-      {"preprocess", preprocess_name(c.preprocess)},
-      {"differential privacy", dp ? "on" : "off"},
   };
-  // Only variant configs carry the field, so the paper's hello blocks stay as they were.
-  if (!c.variant.is_paper()) f.emplace_back("variant", variant_name(c.variant));
+  // The configuration's fields from the table of settings (settings_table.hpp), in their
+  // canonical text (doubles in 17 significant digits: parties agree bit for bit); the seed
+  // is agreed separately. Fields with an omitted_at value (the variant: "paper") come after
+  // "differential privacy" and only when they differ from it, so the paper's hello blocks
+  // stay byte for byte as they were (and the bytes the scaling study reports with them).
+  auto add_config = [&](bool omittable) {
+    for (const ConfigField& field : config_fields()) {
+      if (!field.fingerprinted || (field.omitted_at != nullptr) != omittable) continue;
+      const std::string value = setting_text(field.get(c));
+      if (field.omitted_at && value == field.omitted_at) continue;
+      f.emplace_back(field.name, value);
+    }
+  };
+  add_config(false);
+  f.emplace_back("differential privacy", dp ? "on" : "off");
+  add_config(true);
   if (dp) {
     f.emplace_back("dp-epsilon", fmt::format("{:.17g}", dp->epsilon));
     f.emplace_back("dp-T", std::to_string(dp->T));

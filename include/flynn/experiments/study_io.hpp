@@ -38,7 +38,8 @@ double thread_cpu_seconds();
 /// "12.3 MiB" style sizes (binary units).
 std::string human_bytes(std::uint64_t bytes);
 
-/// A configuration as a JSON object: d, m, s, rho, gamma, seed, preprocess.
+/// A configuration as a JSON object, one key per row of the table of settings
+/// (settings_table.hpp, config_fields): d, m, s, rho, gamma, seed, preprocess, variant.
 nlohmann::json config_json(const FlyConfig& config);
 
 }  // namespace flynn::experiments

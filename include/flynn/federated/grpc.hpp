@@ -44,12 +44,15 @@
 #include "flynn/dataset.hpp"
 #include "flynn/federated/communicator.hpp"
 #include "flynn/federated/dp.hpp"
+#include "flynn/federated/settings.hpp"  // SharedSettings: what the Welcome carries
 
 namespace flynn::federated {
 
 /// Version of the gRPC session protocol (Join.protocol); a party of another version is
-/// refused with both versions named.
-inline constexpr std::uint32_t kGrpcProtocolVersion = 1;
+/// refused with both versions named. 2: Settings carries (name, value) pairs from the
+/// settings table (settings.hpp) instead of typed fields, so the variant, the missing-cell
+/// policy and every later setting travel.
+inline constexpr std::uint32_t kGrpcProtocolVersion = 2;
 
 /// Default cap on one gRPC message, both directions (a Result of an all-reduce carries
 /// m·L·4 bytes; an all-gather τ blocks).
@@ -61,13 +64,6 @@ struct TlsFiles {
   std::string ca;    ///< CA certificate (PEM): the only issuer trusted for peers
   std::string cert;  ///< this endpoint's certificate chain (PEM)
   std::string key;   ///< this endpoint's private key (PEM, unencrypted)
-};
-
-/// The configuration the coordinator hands every party in the Welcome.
-struct SharedSettings {
-  HyperParams hyper;           ///< as given to the coordinator (unset: library defaults)
-  LabelSet labels;             ///< the federation's full, ordered label list
-  std::optional<DpParams> dp;  ///< differential privacy, or none
 };
 
 /// Bytes actually serialised onto (and read from) the gRPC stream by one endpoint:

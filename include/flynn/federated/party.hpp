@@ -210,9 +210,11 @@ void agree_on_status(Communicator& comm, const std::string& local_error,
 
 /// The fingerprint of a configuration: ordered (field, value) pairs that every party must
 /// share. Fields: "federation protocol", "model format version", "hash version",
-/// "label list", "d (input dimension)", "m", "s", "rho", "gamma", "preprocess",
-/// "differential privacy", and with DP "dp-epsilon", "dp-T", "dp-exponent", "dp-unit". (The seed is
-/// agreed separately: it may be left to party 0.)
+/// "label list", the configuration's fields from the table of settings
+/// (settings_table.hpp, config_fields: "d (input dimension)", "m", "s", "rho", "gamma",
+/// "preprocess"), "differential privacy", "variant" unless paper, and with DP "dp-epsilon",
+/// "dp-T", "dp-exponent", "dp-unit". (The seed is agreed separately: it may be left to
+/// party 0.)
 std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& config,
                                                              const LabelSet& labels,
                                                              const std::optional<DpParams>& dp);

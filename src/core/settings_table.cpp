@@ -1,0 +1,182 @@
+#include "flynn/settings_table.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn {
+
+namespace {
+
+[[noreturn]] void wrong_kind(const char* name, SettingKind want) {
+  throw Error(fmt::format("{}: expected a value of kind {}", name, setting_kind_name(want)));
+}
+
+// Rows for the optional<uint64_t> and optional<double> members, made from the member
+// pointer: typed access without a hand-written getter and setter per field.
+template <auto Member>
+HyperParamField unsigned_field(const char* name, const char* flag, std::string help) {
+  return {name, flag, std::move(help), SettingKind::Unsigned,
+          [](const HyperParams& h) -> std::optional<SettingValue> {
+            if (!(h.*Member)) return std::nullopt;
+            return SettingValue(*(h.*Member));
+          },
+          [](HyperParams& h, const SettingValue& v) {
+            const auto* u = std::get_if<std::uint64_t>(&v);
+            if (!u) wrong_kind("hyper-parameter", SettingKind::Unsigned);
+            h.*Member = *u;
+          }};
+}
+
+template <auto Member>
+HyperParamField real_field(const char* name, const char* flag, std::string help) {
+  return {name, flag, std::move(help), SettingKind::Real,
+          [](const HyperParams& h) -> std::optional<SettingValue> {
+            if (!(h.*Member)) return std::nullopt;
+            return SettingValue(*(h.*Member));
+          },
+          [](HyperParams& h, const SettingValue& v) {
+            const auto* d = std::get_if<double>(&v);
+            if (!d) wrong_kind("hyper-parameter", SettingKind::Real);
+            h.*Member = *d;
+          }};
+}
+
+const std::string& choice_of(const SettingValue& v) {
+  const auto* s = std::get_if<std::string>(&v);
+  if (!s) wrong_kind("hyper-parameter", SettingKind::Choice);
+  return *s;
+}
+
+std::vector<HyperParamField> make_hyper_param_fields() {
+  std::vector<HyperParamField> f;
+  f.push_back(unsigned_field<&HyperParams::m>("m", "--m", "FlyHash dimension m (output units)"));
+  f.push_back(real_field<&HyperParams::expansion_factor>(
+      "expansion_factor", "--expansion-factor", "m as a multiple of d: m = floor(factor*d)"));
+  f.push_back(unsigned_field<&HyperParams::s>("s", "--s", "Ones per row of the lifting matrix (s <= d)"));
+  f.push_back(real_field<&HyperParams::connection_sparsity>(
+      "connection_sparsity", "--connection-sparsity",
+      "s as a fraction of d: s = max(2, floor(sparsity*d))"));
+  f.push_back(unsigned_field<&HyperParams::rho>("rho", "--rho", "Winners per hash rho (rho < m)"));
+  f.push_back(real_field<&HyperParams::wta_ratio>("wta_ratio", "--wta-ratio",
+                                                  "rho as a fraction of m: max(2, floor(ratio*m))"));
+  f.push_back(unsigned_field<&HyperParams::wta_nnz>("wta_nnz", "--wta-nnz",
+                                                    "rho given as the reference's wta_nnz"));
+  f.push_back(real_field<&HyperParams::gamma>("gamma", "--gamma",
+                                              "Filter decay gamma in [0,1); 0 = binary filters"));
+  f.push_back(unsigned_field<&HyperParams::seed>(
+      "seed", "--seed", fmt::format("Seed of the lifting matrix (default {})", Defaults::seed)));
+  f.push_back({"preprocess", "--preprocess", "Row preprocessing: normalize (default), densify, none",
+               SettingKind::Choice,
+               [](const HyperParams& h) -> std::optional<SettingValue> {
+                 if (!h.preprocess) return std::nullopt;
+                 return SettingValue(std::string(preprocess_name(*h.preprocess)));
+               },
+               [](HyperParams& h, const SettingValue& v) { h.preprocess = parse_preprocess(choice_of(v)); }});
+  f.push_back({"variant", "--variant",
+               std::string("Method variant: ") + variant_names() +
+                   " (docs/defaults.md; paper = the paper's exact method)",
+               SettingKind::Choice,
+               [](const HyperParams& h) -> std::optional<SettingValue> {
+                 if (!h.variant) return std::nullopt;
+                 return SettingValue(variant_name(*h.variant));
+               },
+               [](HyperParams& h, const SettingValue& v) { h.variant = parse_variant(choice_of(v)); }});
+  return f;
+}
+
+std::vector<ConfigField> make_config_fields() {
+  using V = SettingValue;
+  const auto U = SettingKind::Unsigned;
+  return {
+      {"d (input dimension)", "d", "n_features", U,
+       [](const FlyConfig& c) { return V(std::uint64_t{c.input_dim}); }, true, false, nullptr},
+      {"m", "m", "m", U, [](const FlyConfig& c) { return V(std::uint64_t{c.m}); }, true, true, nullptr},
+      {"s", "s", "s", U, [](const FlyConfig& c) { return V(std::uint64_t{c.s}); }, true, true, nullptr},
+      {"rho", "rho", "rho", U, [](const FlyConfig& c) { return V(std::uint64_t{c.rho}); }, true, true,
+       nullptr},
+      {"gamma", "gamma", "gamma", SettingKind::Real, [](const FlyConfig& c) { return V(c.gamma); },
+       true, true, nullptr},
+      {"seed", "seed", "seed", U, [](const FlyConfig& c) { return V(c.seed); }, false, true, nullptr},
+      {"preprocess", "preprocess", "preprocess", SettingKind::Choice,
+       [](const FlyConfig& c) { return V(std::string(preprocess_name(c.preprocess))); }, true, true,
+       nullptr},
+      {"variant", "variant", "variant", SettingKind::Choice,
+       [](const FlyConfig& c) { return V(variant_name(c.variant)); }, true, true, "paper"},
+  };
+}
+
+}  // namespace
+
+const std::vector<HyperParamField>& hyper_param_fields() {
+  static const std::vector<HyperParamField> fields = make_hyper_param_fields();
+  return fields;
+}
+
+const HyperParamField* find_hyper_param(std::string_view name) {
+  for (const HyperParamField& f : hyper_param_fields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+HyperParams with_given(HyperParams base, const HyperParams& given) {
+  for (const HyperParamField& f : hyper_param_fields())
+    if (const auto v = f.get(given)) f.set(base, *v);
+  return base;
+}
+
+const std::vector<ConfigField>& config_fields() {
+  static const std::vector<ConfigField> fields = make_config_fields();
+  return fields;
+}
+
+std::string setting_text(const SettingValue& value) {
+  if (const auto* u = std::get_if<std::uint64_t>(&value)) return std::to_string(*u);
+  if (const auto* d = std::get_if<double>(&value)) return fmt::format("{:.17g}", *d);
+  return std::get<std::string>(value);
+}
+
+std::string setting_display(const SettingValue& value) {
+  if (const auto* d = std::get_if<double>(&value)) return fmt::format("{}", *d);
+  return setting_text(value);
+}
+
+SettingValue parse_setting(SettingKind kind, std::string_view text, std::string_view name) {
+  switch (kind) {
+    case SettingKind::Unsigned: {
+      std::uint64_t u = 0;
+      const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), u);
+      if (!digits || ec != std::errc() || end != text.data() + text.size())
+        throw Error(fmt::format("{}: '{}' is not an unsigned integer in [0, {}]", name, text,
+                                std::numeric_limits<std::uint64_t>::max()));
+      return u;
+    }
+    case SettingKind::Real: {
+      double d = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(d))
+        throw Error(fmt::format("{}: '{}' is not a finite number", name, text));
+      return d;
+    }
+    case SettingKind::Choice:
+      if (text.empty()) throw Error(fmt::format("{}: an empty name", name));
+      return std::string(text);
+  }
+  throw Error(fmt::format("{}: unknown kind of setting", name));
+}
+
+const char* setting_kind_name(SettingKind kind) {
+  switch (kind) {
+    case SettingKind::Unsigned: return "unsigned integer";
+    case SettingKind::Real: return "number";
+    case SettingKind::Choice: return "name";
+  }
+  return "?";
+}
+
+}  // namespace flynn

@@ -1,0 +1,119 @@
+#include "flynn/federated/settings.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn::federated {
+
+namespace {
+
+// The value as a T, or an error naming the setting (a caller passed the wrong kind).
+template <class T>
+const T& value_as(const SettingValue& v, const char* setting) {
+  const T* t = std::get_if<T>(&v);
+  if (!t) throw Error(fmt::format("{}: a value of the wrong kind", setting));
+  return *t;
+}
+
+// A DP field: reads DpParams when DP is on; setting one turns DP on.
+template <class Get, class Set>
+FederationSettingField dp_field(const char* name, SettingKind kind, Get get, Set set) {
+  return {name, kind,
+          [get](const SharedSettings& s) -> std::optional<SettingValue> {
+            if (!s.dp) return std::nullopt;
+            return SettingValue(get(*s.dp));
+          },
+          [set](SharedSettings& s, const SettingValue& v) {
+            if (!s.dp) s.dp = DpParams{};
+            set(*s.dp, v);
+          }};
+}
+
+std::vector<FederationSettingField> make_fields() {
+  std::vector<FederationSettingField> out;
+  for (const HyperParamField& f : hyper_param_fields())
+    out.push_back({f.name, f.kind, [&f](const SharedSettings& s) { return f.get(s.hyper); },
+                   [&f](SharedSettings& s, const SettingValue& v) { f.set(s.hyper, v); }});
+  out.push_back({"missing", SettingKind::Choice,
+                 [](const SharedSettings& s) -> std::optional<SettingValue> {
+                   if (!s.missing) return std::nullopt;
+                   return SettingValue(std::string(missing_policy_name(*s.missing)));
+                 },
+                 [](SharedSettings& s, const SettingValue& v) {
+                   s.missing = parse_missing_policy(value_as<std::string>(v, "missing"));
+                 }});
+  out.push_back(dp_field("dp_epsilon", SettingKind::Real, [](const DpParams& p) { return p.epsilon; },
+                         [](DpParams& p, const SettingValue& v) { p.epsilon = value_as<double>(v, "dp_epsilon"); }));
+  out.push_back(dp_field("dp_T", SettingKind::Unsigned,
+                         [](const DpParams& p) { return std::uint64_t{p.T}; },
+                         [](DpParams& p, const SettingValue& v) {
+                           const std::uint64_t t = value_as<std::uint64_t>(v, "dp_T");
+                           if (t > 0xFFFFFFFFu)
+                             throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
+                           p.T = static_cast<std::uint32_t>(t);
+                         }));
+  out.push_back(dp_field("dp_exponent", SettingKind::Choice,
+                         [](const DpParams& p) { return std::string(dp_exponent_name(p.exponent)); },
+                         [](DpParams& p, const SettingValue& v) {
+                           p.exponent = parse_dp_exponent(value_as<std::string>(v, "dp_exponent"));
+                         }));
+  out.push_back(dp_field("dp_unit", SettingKind::Choice,
+                         [](const DpParams& p) { return std::string(dp_unit_name(p.unit)); },
+                         [](DpParams& p, const SettingValue& v) {
+                           p.unit = parse_dp_unit(value_as<std::string>(v, "dp_unit"));
+                         }));
+  out.push_back(dp_field("dp_postprocess", SettingKind::Choice,
+                         [](const DpParams& p) { return std::string(dp_postprocess_name(p.postprocess)); },
+                         [](DpParams& p, const SettingValue& v) {
+                           p.postprocess = parse_dp_postprocess(value_as<std::string>(v, "dp_postprocess"));
+                         }));
+  return out;
+}
+
+}  // namespace
+
+const std::vector<FederationSettingField>& federation_setting_fields() {
+  static const std::vector<FederationSettingField> fields = make_fields();
+  return fields;
+}
+
+std::vector<std::pair<std::string, std::string>> settings_to_text(const SharedSettings& s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const FederationSettingField& f : federation_setting_fields())
+    if (const auto v = f.get(s)) out.emplace_back(f.name, setting_text(*v));
+  return out;
+}
+
+SharedSettings settings_from_text(const std::vector<std::pair<std::string, std::string>>& pairs,
+                                  LabelSet labels) {
+  SharedSettings s;
+  s.labels = std::move(labels);
+  std::set<std::string> seen;
+  for (const auto& [name, text] : pairs) {
+    const FederationSettingField* field = nullptr;
+    for (const FederationSettingField& f : federation_setting_fields())
+      if (f.name == name) field = &f;
+    if (!field)
+      throw Error(fmt::format("unknown setting '{}' (a coordinator of another flynn version?)",
+                              name.substr(0, 60)));
+    if (!seen.insert(name).second) throw Error(fmt::format("setting '{}' is given twice", name));
+    field->set(s, parse_setting(field->kind, text, name));
+    // Only the form settings_to_text writes, so two parties can never read one setting
+    // two ways (an alias such as preprocess "l2", "1e0" for 1, leading zeros).
+    const std::string canonical = setting_text(*field->get(s));
+    if (canonical != text)
+      throw Error(fmt::format("{}: '{}' is not in canonical form (expected '{}')", name,
+                              text.substr(0, 60), canonical));
+  }
+  if (s.dp) {
+    if (!seen.count("dp_epsilon") || !seen.count("dp_T"))
+      throw Error("the DP settings need both dp_epsilon and dp_T");
+    s.dp->validate();
+  }
+  return s;
+}
+
+}  // namespace flynn::federated

@@ -1,0 +1,425 @@
+// Every setting travels (issue 18, item 2; issue 19's acceptance): for each row of the
+// federation's table of settings (flynn/federated/settings.hpp) the coordinator alone is
+// given a non-default value — the parties get no hyper-parameter flag — and every party's
+// model is byte-identical to `flynn train` with the same flag on the pooled rows (3 parties,
+// secure aggregation on, over gRPC with mutual TLS); the same walk runs over MPI
+// (`flynn federated train`, every rank given the flag). The DP rows cannot be compared with
+// central training (the release is noised): every party reports the coordinator's values.
+//
+// The walk is driven by the table: a row without an example value below fails the test,
+// and so does an example that central training does not distinguish from the default (the
+// walk could not see the setting lost).
+//
+// The process helpers are a minimal copy of tests/federated_grpc_test.cpp's.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "flynn/federated/settings.hpp"
+#include "flynn/settings_table.hpp"
+#include "test_support.hpp"
+
+namespace flynn {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// A non-default value of every setting for the walk's data (d = 5, 3 classes, 120 rows,
+// missing cells), as the flag and its value. The seed of every run is 7 but in the seed's
+// own walk (party 0 would draw one otherwise, which central training cannot match).
+const std::map<std::string, std::vector<std::string>>& examples() {
+  static const std::map<std::string, std::vector<std::string>> e = {
+      {"m", {"--m", "512"}},
+      {"expansion_factor", {"--expansion-factor", "100"}},
+      {"s", {"--s", "3"}},
+      {"connection_sparsity", {"--connection-sparsity", "0.8"}},
+      {"rho", {"--rho", "32"}},
+      {"wta_ratio", {"--wta-ratio", "0.01"}},
+      {"wta_nnz", {"--wta-nnz", "50"}},
+      {"gamma", {"--gamma", "0.5"}},
+      {"seed", {"--seed", "99"}},
+      {"preprocess", {"--preprocess", "none"}},
+      {"variant", {"--variant", "paper"}},
+      {"missing", {"--missing", "zero"}},
+  };
+  return e;
+}
+const std::vector<std::string> kBaseSeed = {"--seed", "7"};
+// The DP rows, walked together (they take effect only together).
+const std::vector<std::string> kDpFlags = {"--dp-epsilon", "4", "--dp-T", "20", "--dp-exponent", "reference",
+                                           "--dp-unit", "record", "--dp-postprocess", "threshold"};
+const std::vector<std::string> kDpRows = {"dp_epsilon", "dp_T", "dp_exponent", "dp_unit", "dp_postprocess"};
+
+std::string joined(const std::vector<std::string>& args) {
+  std::string out;
+  for (const std::string& a : args) out += " '" + a + "'";
+  return out;
+}
+
+// ---- processes (as in federated_grpc_test.cpp) ------------------------------------------
+
+class Process {
+ public:
+  Process(const std::vector<std::string>& args, const std::string& out, const std::string& err)
+      : out_(out), err_(err) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(o, 1);
+      ::dup2(e, 2);
+      std::vector<char*> argv;
+      std::string exe = FLYNN_CLI_PATH;
+      argv.push_back(exe.data());
+      std::vector<std::string> copy = args;
+      for (std::string& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(exe.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~Process() {
+    if (pid_ > 0 && !done_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
+  int wait(double seconds) {
+    if (done_) return code_;
+    const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        done_ = true;
+        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return code_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    done_ = true;
+    return code_ = -1;
+  }
+  std::string out() const { return test::read_text(out_); }
+  std::string err() const { return test::read_text(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int code_ = -1;
+  std::string out_, err_;
+};
+
+std::string wait_for_text(const std::string& path, const std::string& needle, double seconds) {
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  while (Clock::now() < end) {
+    const std::string text = fs::exists(path) ? test::read_text(path) : "";
+    if (text.find(needle) != std::string::npos) return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+void make_pki(const std::string& dir, const std::vector<std::string>& names) {
+  fs::create_directories(dir);
+  test::write_text(dir + "/ext.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  std::string script = fmt::format(
+      "set -e; cd '{}'; "
+      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ca "
+      "-keyout ca.key -out ca.pem -days 2 2>/dev/null; ",
+      dir);
+  for (const std::string& n : names)
+    script += fmt::format(
+        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={0} "
+        "-keyout {0}.key -out {0}.csr 2>/dev/null; "
+        "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
+        "-days 2 -extfile ext.cnf 2>/dev/null; ",
+        n);
+  const auto r = test::run_shell(script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+// ---- the walk's data -----------------------------------------------------------------------
+
+constexpr int kParties = 3;
+
+// Shards of a table with a header and missing cells (so the missing policy matters), the
+// pooled rows, and for the DP run positional shards without missing cells.
+struct Walk {
+  test::TempDir dir;
+  std::string labels = "c0,c1,c2";
+
+  Walk() {
+    const Dataset data = test::blobs(3, 40, 5, 23);
+    std::vector<std::ofstream> shards, plain;
+    for (int p = 0; p < kParties; ++p) {
+      shards.emplace_back(shard(p));
+      plain.emplace_back(plain_shard(p));
+      shards.back() << "f1,f2,f3,f4,f5,class\n";
+    }
+    std::ofstream pooled_file(pooled());
+    pooled_file << "f1,f2,f3,f4,f5,class\n";
+    std::vector<std::string> by_party(kParties);
+    for (std::size_t r = 0; r < data.n_rows; ++r) {
+      std::string line, plain_line;
+      for (std::size_t j = 0; j < data.n_features; ++j) {
+        const std::string cell = fmt::format("{}", data.row(r)[j]);
+        line += (r % 7 == 3 && j == r % 5 ? "" : cell) + ",";
+        plain_line += cell + ",";
+      }
+      const std::string label = data.classes.name(data.labels[r]) + "\n";
+      shards[r % kParties] << line << label;
+      plain[r % kParties] << plain_line << label;
+      by_party[r % kParties] += line + label;
+    }
+    for (const std::string& rows : by_party) pooled_file << rows;
+  }
+  std::string shard(int p) const { return dir.file(fmt::format("shard_{}.csv", p)); }
+  std::string plain_shard(int p) const { return dir.file(fmt::format("plain_{}.csv", p)); }
+  std::string pooled() const { return dir.file("pooled.csv"); }
+
+  // `flynn train` on the pooled rows with `flags` (and the labels unless given): the model.
+  std::string central(const std::vector<std::string>& flags, const std::string& name) const {
+    const bool has_labels = std::find(flags.begin(), flags.end(), "--labels") != flags.end();
+    const auto r = test::run_cli(fmt::format("train --data {} {} --model {} --quiet{}", pooled(),
+                                             has_labels ? "" : "--labels " + labels,
+                                             dir.file(name + ".model"), joined(flags)));
+    EXPECT_EQ(r.exit_code, 0) << joined(flags) << ": " << r.err;
+    return r.exit_code == 0 ? test::read_text(dir.file(name + ".model")) : "";
+  }
+};
+
+// The settings every walk must cover: the rows of the federation's table, and the labels.
+std::vector<std::string> rows_to_walk() {
+  std::vector<std::string> rows;
+  for (const auto& f : federated::federation_setting_fields()) rows.push_back(f.name);
+  return rows;
+}
+
+// One step of the walk: a setting, its flags, and the model central training gives.
+struct Step {
+  std::string row;
+  std::vector<std::string> flags;
+  std::string central;
+};
+
+// The non-DP rows with their flags and central models, checked against the table: every
+// row has an example (or is a DP row), and each example changes the central model.
+std::vector<Step> walk_plan(const Walk& w, const std::string& central_default) {
+  std::vector<Step> plan;
+  for (const std::string& row : rows_to_walk()) {
+    if (std::find(kDpRows.begin(), kDpRows.end(), row) != kDpRows.end()) continue;
+    const auto it = examples().find(row);
+    EXPECT_NE(it, examples().end()) << "setting '" << row << "' has no example: the walk must cover it";
+    if (it == examples().end()) continue;
+    std::vector<std::string> flags = it->second;
+    if (row != "seed") flags.insert(flags.begin(), kBaseSeed.begin(), kBaseSeed.end());
+    plan.push_back({row, flags, ""});
+  }
+  plan.push_back({"labels", {"--seed", "7", "--labels", "c2,c0,c1"}, ""});
+  for (Step& step : plan) {
+    step.central = w.central(step.flags, "central_" + step.row);
+    EXPECT_NE(step.central, central_default)
+        << step.row << ": the example is the default, so the walk could not see it lost";
+  }
+  return plan;
+}
+
+// ---- gRPC: serve → join ----------------------------------------------------------------------
+
+#if FLYNN_HAVE_GRPC
+
+std::string party_name(int p) { return fmt::format("party{}", p); }
+
+struct GrpcFederation {
+  const Walk& walk;
+  std::string pki;
+  int runs = 0;
+
+  explicit GrpcFederation(const Walk& w) : walk(w), pki(w.dir.file("pki")) {
+    std::vector<std::string> names = {"server"};
+    for (int p = 0; p < kParties; ++p) names.push_back(party_name(p));
+    make_pki(pki, names);
+  }
+
+  // One federation: the coordinator gets `serve_flags` (and the labels unless given), the
+  // parties none (only --json). Returns the parties' model files, or empty on failure;
+  // `json` receives each party's --json summary.
+  std::vector<std::string> run(const std::vector<std::string>& serve_flags, bool plain_data,
+                               std::vector<nlohmann::json>* json = nullptr) {
+    ++runs;
+    const std::string tag = fmt::format("run{}", runs);
+    std::vector<std::string> args = {"federated", "serve", "--listen", "127.0.0.1:0", "--parties",
+                                     std::to_string(kParties), "--ca", pki + "/ca.pem", "--cert",
+                                     pki + "/server.pem", "--key", pki + "/server.key",
+                                     "--secure-aggregation", "on", "--deadline", "60"};
+    if (std::find(serve_flags.begin(), serve_flags.end(), "--labels") == serve_flags.end())
+      args.insert(args.end(), {"--labels", walk.labels});
+    args.insert(args.end(), serve_flags.begin(), serve_flags.end());
+    const std::string serve_err = walk.dir.file(tag + "_serve.err");
+    Process server(args, walk.dir.file(tag + "_serve.out"), serve_err);
+    const std::string text = wait_for_text(serve_err, "(port ", 20);
+    const auto at = text.find("(port ");
+    EXPECT_NE(at, std::string::npos) << server.err();
+    if (at == std::string::npos) return {};
+    const int port = std::stoi(text.substr(at + 6));
+    std::vector<std::unique_ptr<Process>> joins;
+    for (int p = 0; p < kParties; ++p)
+      joins.push_back(std::make_unique<Process>(
+          std::vector<std::string>{"federated", "join", "--server", fmt::format("127.0.0.1:{}", port),
+                                   "--ca", pki + "/ca.pem", "--cert", pki + "/" + party_name(p) + ".pem",
+                                   "--key", pki + "/" + party_name(p) + ".key", "--data",
+                                   plain_data ? walk.plain_shard(p) : walk.shard(p), "--model",
+                                   walk.dir.file(fmt::format("{}_p{}.model", tag, p)), "--quiet", "--json"},
+          walk.dir.file(fmt::format("{}_p{}.out", tag, p)), walk.dir.file(fmt::format("{}_p{}.err", tag, p))));
+    std::vector<std::string> models;
+    bool ok = true;
+    for (int p = 0; p < kParties; ++p) {
+      const int code = joins[p]->wait(90);
+      EXPECT_EQ(code, 0) << joined(serve_flags) << ": party " << p << ": " << joins[p]->err();
+      ok = ok && code == 0;
+    }
+    EXPECT_EQ(server.wait(30), 0) << server.err();
+    if (!ok) return {};
+    for (int p = 0; p < kParties; ++p) {
+      models.push_back(test::read_text(walk.dir.file(fmt::format("{}_p{}.model", tag, p))));
+      if (json) json->push_back(nlohmann::json::parse(joins[p]->out()));
+    }
+    return models;
+  }
+};
+
+TEST(SettingsTravel, EverySettingTravelsFromServeToEveryParty) {
+  const auto t0 = Clock::now();
+  Walk w;
+  GrpcFederation fed(w);
+  const std::string central_default = w.central(kBaseSeed, "default");
+  ASSERT_FALSE(central_default.empty());
+  // The baseline: no setting but the seed gives central training's defaults.
+  {
+    const auto models = fed.run(kBaseSeed, false);
+    ASSERT_EQ(models.size(), std::size_t{kParties});
+    for (const std::string& m : models) EXPECT_EQ(m, central_default) << "defaults";
+  }
+  for (const Step& step : walk_plan(w, central_default)) {
+    SCOPED_TRACE("setting " + step.row + ":" + joined(step.flags));
+    const auto models = fed.run(step.flags, false);
+    ASSERT_EQ(models.size(), std::size_t{kParties});
+    for (int p = 0; p < kParties; ++p) EXPECT_EQ(models[p], step.central) << "party " << p;
+  }
+
+  // DP: each party reports the coordinator's values (noised models differ from central).
+  std::vector<nlohmann::json> reports;
+  std::vector<std::string> dp_flags = kDpFlags;
+  dp_flags.insert(dp_flags.end(), kBaseSeed.begin(), kBaseSeed.end());
+  const auto models = fed.run(dp_flags, true, &reports);
+  ASSERT_EQ(reports.size(), std::size_t{kParties});
+  for (const auto& j : reports) {
+    const auto& dp = j["differential_privacy"];
+    ASSERT_TRUE(dp.is_object()) << j.dump();
+    EXPECT_EQ(dp["epsilon_total"], 4.0);     // record unit: each party spends all of ε
+    EXPECT_EQ(dp["epsilon_per_party"], 4.0);
+    EXPECT_EQ(dp["T"], 20);
+    EXPECT_EQ(dp["exponent"], "reference");
+    EXPECT_EQ(dp["unit"], "record");
+    EXPECT_EQ(dp["postprocess"], "threshold");
+  }
+  for (const std::string& m : models) EXPECT_EQ(m, models[0]);
+  std::printf("[ walk ] %d federations of %d parties in %.1f s\n", fed.runs, kParties,
+              std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+// The coordinator's settings reach the parties and the parties' own flags still override
+// them: a party that states a different value is refused, naming the field.
+TEST(SettingsTravel, APartyThatDiffersFromTheCoordinatorIsNamed) {
+  Walk w;
+  GrpcFederation fed(w);
+  // The coordinator says sign; party 2 says zsign.
+  std::vector<std::string> args = {"federated", "serve", "--listen", "127.0.0.1:0", "--parties", "3",
+                                   "--ca", fed.pki + "/ca.pem", "--cert", fed.pki + "/server.pem",
+                                   "--key", fed.pki + "/server.key", "--labels", w.labels,
+                                   "--deadline", "30", "--variant", "sign", "--seed", "7"};
+  const std::string serve_err = w.dir.file("refuse_serve.err");
+  Process server(args, w.dir.file("refuse_serve.out"), serve_err);
+  const std::string text = wait_for_text(serve_err, "(port ", 20);
+  ASSERT_NE(text.find("(port "), std::string::npos) << server.err();
+  const int port = std::stoi(text.substr(text.find("(port ") + 6));
+  std::vector<std::unique_ptr<Process>> joins;
+  for (int p = 0; p < kParties; ++p) {
+    std::vector<std::string> j = {"federated", "join", "--server", fmt::format("127.0.0.1:{}", port),
+                                  "--ca", fed.pki + "/ca.pem", "--cert", fed.pki + "/" + party_name(p) + ".pem",
+                                  "--key", fed.pki + "/" + party_name(p) + ".key", "--data", w.shard(p),
+                                  "--model", w.dir.file(fmt::format("refuse_p{}.model", p)), "--quiet"};
+    if (p == 2) j.insert(j.end(), {"--variant", "zsign"});
+    joins.push_back(std::make_unique<Process>(j, w.dir.file(fmt::format("refuse_p{}.out", p)),
+                                              w.dir.file(fmt::format("refuse_p{}.err", p))));
+  }
+  for (int p = 0; p < kParties; ++p) {
+    EXPECT_NE(joins[p]->wait(60), 0);
+    EXPECT_NE(joins[p]->err().find("party 2 is refused: its variant differs from party 0's (zsign vs sign)"),
+              std::string::npos)
+        << joins[p]->err();
+    EXPECT_FALSE(fs::exists(w.dir.file(fmt::format("refuse_p{}.model", p))));
+  }
+  EXPECT_NE(server.wait(30), 0);
+}
+
+#endif  // FLYNN_HAVE_GRPC
+
+// ---- MPI: flynn federated train on every rank --------------------------------------------
+
+bool mpi_available() {
+#if FLYNN_HAVE_MPI
+  return test::run_shell("command -v mpirun").exit_code == 0;
+#else
+  return false;
+#endif
+}
+
+TEST(SettingsTravel, EverySettingReachesEveryMpiRank) {
+  if (!mpi_available()) GTEST_SKIP() << "flynn built without MPI or no mpirun";
+  const auto t0 = Clock::now();
+  Walk w;
+  const std::string central_default = w.central(kBaseSeed, "default");
+  ASSERT_FALSE(central_default.empty());
+  int runs = 0;
+  for (const Step& step : walk_plan(w, central_default)) {
+    const std::string& row = step.row;
+    const std::vector<std::string>& flags = step.flags;
+    SCOPED_TRACE("setting " + row + ":" + joined(flags));
+    const bool has_labels = std::find(flags.begin(), flags.end(), "--labels") != flags.end();
+    const std::string model = w.dir.file(fmt::format("mpi_{}_{{rank}}.model", row));
+    const auto r = test::run_shell(fmt::format(
+        "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+        "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --oversubscribe -np {} {} federated train "
+        "--data {} {} --model {} --threads 1 -q{}",
+        kParties, FLYNN_CLI_PATH, w.dir.file("shard_{rank}.csv"), has_labels ? "" : "--labels " + w.labels,
+        model, joined(flags)));
+    ++runs;
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (int p = 0; p < kParties; ++p)
+      EXPECT_EQ(test::read_text(w.dir.file(fmt::format("mpi_{}_{}.model", row, p))), step.central) << "rank " << p;
+  }
+  std::printf("[ walk ] %d MPI federations of %d ranks in %.1f s\n", runs, kParties,
+              std::chrono::duration<double>(Clock::now() - t0).count());
+}
+
+}  // namespace
+}  // namespace flynn
