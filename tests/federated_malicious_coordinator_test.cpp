@@ -563,14 +563,13 @@ TEST(MaliciousCoordinator, SettingsThatDifferBetweenPartiesAreCaught) {
   Federation f(3, "iid");
   Script s;
   s.lie = [](std::vector<pb::Welcome>& ws) {
-    for (pb::Welcome& w : ws) {
-      w.mutable_settings()->set_dp(true);
-      w.mutable_settings()->set_dp_epsilon(1);
-      w.mutable_settings()->set_dp_t(40);
-      w.mutable_settings()->set_dp_exponent("paper");
-      w.mutable_settings()->set_dp_unit("paper");
-    }
-    ws[0].mutable_settings()->set_dp_epsilon(8);
+    federated::SharedSettings told = federated::grpcwire::from_proto(ws[0].settings());
+    told.dp = federated::DpParams{};
+    told.dp->epsilon = 1;
+    told.dp->T = 40;
+    for (pb::Welcome& w : ws) *w.mutable_settings() = federated::grpcwire::to_proto(told);
+    told.dp->epsilon = 8;
+    *ws[0].mutable_settings() = federated::grpcwire::to_proto(told);
   };
   LyingCoordinator c(f, s);
   auto joins = start_parties(f, c.port(), 3);

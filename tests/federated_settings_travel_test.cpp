@@ -31,6 +31,7 @@
 
 #include "flynn/federated/settings.hpp"
 #include "flynn/settings_table.hpp"
+#include "federation_harness.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -71,92 +72,9 @@ std::string joined(const std::vector<std::string>& args) {
   return out;
 }
 
-// ---- processes (as in federated_grpc_test.cpp) ------------------------------------------
-
-class Process {
- public:
-  Process(const std::vector<std::string>& args, const std::string& out, const std::string& err)
-      : out_(out), err_(err) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(o, 1);
-      ::dup2(e, 2);
-      std::vector<char*> argv;
-      std::string exe = FLYNN_CLI_PATH;
-      argv.push_back(exe.data());
-      std::vector<std::string> copy = args;
-      for (std::string& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(exe.c_str(), argv.data());
-      ::_exit(127);
-    }
-  }
-  ~Process() {
-    if (pid_ > 0 && !done_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  // Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
-  int wait(double seconds) {
-    if (done_) return code_;
-    const auto end = Clock::now() + std::chrono::duration<double>(seconds);
-    while (Clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        done_ = true;
-        code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return code_;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    done_ = true;
-    return code_ = -1;
-  }
-  std::string out() const { return test::read_text(out_); }
-  std::string err() const { return test::read_text(err_); }
-
- private:
-  pid_t pid_ = -1;
-  bool done_ = false;
-  int code_ = -1;
-  std::string out_, err_;
-};
-
-std::string wait_for_text(const std::string& path, const std::string& needle, double seconds) {
-  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
-  while (Clock::now() < end) {
-    const std::string text = fs::exists(path) ? test::read_text(path) : "";
-    if (text.find(needle) != std::string::npos) return text;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return "";
-}
-
-void make_pki(const std::string& dir, const std::vector<std::string>& names) {
-  fs::create_directories(dir);
-  test::write_text(dir + "/ext.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  std::string script = fmt::format(
-      "set -e; cd '{}'; "
-      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ca "
-      "-keyout ca.key -out ca.pem -days 2 2>/dev/null; ",
-      dir);
-  for (const std::string& n : names)
-    script += fmt::format(
-        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={0} "
-        "-keyout {0}.key -out {0}.csr 2>/dev/null; "
-        "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
-        "-days 2 -extfile ext.cnf 2>/dev/null; ",
-        n);
-  const auto r = test::run_shell(script);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-}
-
-// ---- the walk's data -----------------------------------------------------------------------
+using test::make_pki;
+using test::Process;
+using test::wait_for_text;
 
 constexpr int kParties = 3;
 

@@ -17,6 +17,7 @@
 #include "flynn/federated/key_binding.hpp"
 #include "flynn/federated/secure_aggregation.hpp"
 #include "grpc_transcript.hpp"
+#include "grpc_wire.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -46,16 +47,16 @@ pb::Welcome sample_welcome(const std::string& pki) {
     w.add_key_signatures(federated::sign_exchange_key(test::read_text(pki + "/" + name + ".key"), name,
                                                       keys.public_key()));
   }
-  pb::Settings* s = w.mutable_settings();
-  s->set_m(256);
-  s->set_rho(8);
-  s->set_seed(7);
-  s->add_labels("c0");
-  s->add_labels("c1");
-  s->set_dp(true);
-  s->set_dp_epsilon(1);
-  s->set_dp_t(40);
-  s->set_dp_unit("paper");
+  // Settings as the coordinator's table writes them (grpc_wire.hpp): labels, name/value pairs.
+  federated::SharedSettings settings;
+  settings.hyper.m = 256;
+  settings.hyper.rho = 8;
+  settings.hyper.seed = 7;
+  settings.labels = LabelSet(std::vector<std::string>{"c0", "c1"});
+  settings.dp = federated::DpParams{};
+  settings.dp->epsilon = 1;
+  settings.dp->T = 40;
+  *w.mutable_settings() = federated::grpcwire::to_proto(settings);
   return w;
 }
 
