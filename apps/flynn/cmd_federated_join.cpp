@@ -28,7 +28,7 @@ namespace {
 using namespace flynn::federated;
 
 struct JoinCliOptions {
-  std::string server, ca, cert, key, data, model, server_name, ledger;
+  std::string server, ca, cert, key, data, model, server_name, ledger, crl;
   double deadline = 600, budget = 0;
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);
   CLI::Option* budget_opt = nullptr;
@@ -90,6 +90,7 @@ void join_command(const JoinCliOptions& o) {
   jo.deadline_seconds = o.deadline;
   jo.max_message_bytes = static_cast<std::size_t>(o.max_message_mb * (1 << 20));
   jo.server_name = o.server_name;
+  jo.crl = o.crl;
   const auto t_start = std::chrono::steady_clock::now();
   std::unique_ptr<GrpcParty> comm = GrpcParty::join(jo);
   const std::string me = comm->names()[comm->rank()];
@@ -230,6 +231,7 @@ void add_federated_join(CLI::App& app) {
                   "Longest wait for any answer of the coordinator, seconds (default 600)");
   cmd->add_option("--server-name", o->server_name,
                   "Name to check the coordinator's certificate against (default: the host of --server)");
+  cmd->add_option("--crl", o->crl, "Certificate revocation list of the CA (PEM): a revoked coordinator is refused");
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
   cmd->add_option("--dp-ledger", o->ledger,
                   "DP budget ledger file of this party: every release is recorded, keyed by the "

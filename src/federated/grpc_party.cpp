@@ -16,6 +16,7 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/secure_aggregation.hpp"
 #include "flynn/io/model_file.hpp"
+#include "grpc_peer_identity.hpp"
 #include "grpc_wire.hpp"
 
 namespace flynn::federated {
@@ -244,6 +245,14 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   State& st = *party->state_;
   st.write(hello);
   const pb::CoordinatorMessage m = st.next("the other parties to join");
+  // The coordinator's certificate: issued for serving (serverAuth), not revoked (--crl).
+  // The reason also goes to the coordinator, which stops every party with it.
+  try {
+    check_coordinator_identity(st.context, options.tls.ca, options.crl);
+  } catch (const FederationError& e) {
+    party->fail(e.what());
+    throw;
+  }
   if (!m.has_welcome()) throw FederationError("the coordinator answered the join with something else than a welcome");
   const pb::Welcome& w = m.welcome();
   st.rank = w.rank();
