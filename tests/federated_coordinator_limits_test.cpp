@@ -532,11 +532,18 @@ TEST(FederatedCoordinatorLimits, ThousandIdleConnectionsLeaveAnHonestRoundUnaffe
   int refused_at_open = 0, timed_out = 0;
   for (auto& st : streams) {
     const grpc::Status status = st->finish();
-    refused_at_open += status.error_message().find("sessions of 'mallory' are already waiting") != std::string::npos;
-    const bool late = status.error_message().find("--join-timeout") != std::string::npos;
-    timed_out += late;
-    if (!late && status.error_message().find("sessions of 'mallory' are already waiting") == std::string::npos)
-      ADD_FAILURE() << "a stream of mallory ended with " << status.error_code() << " " << status.error_message();
+    const std::string& m = status.error_message();
+    if (m.find("sessions of 'mallory' are already waiting") != std::string::npos) {
+      ++refused_at_open;
+    } else if (m.find("--join-timeout") != std::string::npos ||
+               // The coordinator's keepalive closes a connection whose client does not
+               // answer its pings for 5 s: this test's own process, with 600 channels, on
+               // a loaded machine.
+               m.find("keepalive watchdog timeout") != std::string::npos) {
+      ++timed_out;
+    } else {
+      ADD_FAILURE() << "a stream of mallory ended with " << status.error_code() << " " << m;
+    }
   }
   // Only kMaxWaitingSessionsPerName of mallory's waited at once; each was closed by the
   // timeout, and the rest were refused when they opened.

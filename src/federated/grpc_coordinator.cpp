@@ -85,10 +85,12 @@ class Outbox {
     reactor_->Finish(status_);
   }
 
-  // Cancels the stream (its stuck write then fails, and close() can finish it).
+  // Cancels the stream (its stuck write then fails, and close() can finish it). Its own
+  // lock keeps the context alive (OnDone waits for it) and is recursive because gRPC may
+  // run reactions (OnCancel, which closes this outbox) inside TryCancel.
   void cancel() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!done_) context_->TryCancel();
+    std::lock_guard<std::recursive_mutex> lock(cancel_mutex_);
+    if (!context_gone_) context_->TryCancel();
   }
 
   // Seconds the write in flight has been waiting (0 when none).
@@ -125,6 +127,10 @@ class Outbox {
   }
 
   void on_done() {
+    {
+      std::lock_guard<std::recursive_mutex> lock(cancel_mutex_);
+      context_gone_ = true;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     done_ = true;
   }
@@ -144,7 +150,9 @@ class Outbox {
 
   Reactor* reactor_;
   grpc::CallbackServerContext* context_;
-  mutable std::mutex mutex_;
+  std::recursive_mutex cancel_mutex_;  // guards context_gone_
+  bool context_gone_ = false;
+  mutable std::mutex mutex_;  // guards the rest
   std::deque<Message> queue_;
   Message current_;
   bool writing_ = false, closing_ = false, finished_ = false, broken_ = false, done_ = false;
