@@ -35,14 +35,16 @@ def sh(cmd, **kw):
 
 def make_pki(d, names):
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "ext.cnf"), "w") as f:
-        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    # Extended key usage: serverAuth for the coordinator ("server"), clientAuth for parties.
+    for role, usage in (("server", "serverAuth"), ("ext", "clientAuth")):
+        with open(os.path.join(d, f"{role}.cnf"), "w") as f:
+            f.write(f"subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage={usage}\n")
     ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
     sh(f"cd {d} && openssl req -x509 {ec} -subj /CN=ca -keyout ca.key -out ca.pem -days 2 2>/dev/null")
     for n in names:
         sh(f"cd {d} && openssl req {ec} -subj /CN={n} -keyout {n}.key -out {n}.csr 2>/dev/null && "
            f"openssl x509 -req -in {n}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {n}.pem "
-           f"-days 2 -extfile ext.cnf 2>/dev/null")
+           f"-days 2 -extfile {'server' if n == 'server' else 'ext'}.cnf 2>/dev/null")
 
 
 def run_federation(flynn, work, pki, tau, secure, hyper):

@@ -86,7 +86,9 @@ std::string wait_for_text(const std::string& path, const std::string& needle, do
 
 void make_pki(const std::string& dir, const std::vector<std::string>& names) {
   fs::create_directories(dir);
-  write_text(dir + "/ext.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  // Extended key usage: serverAuth for the coordinator ("server"), clientAuth for parties.
+  write_text(dir + "/server.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
+  write_text(dir + "/ext.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=clientAuth\n");
   std::string script = fmt::format(
       "set -e; cd '{}'; "
       "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ca "
@@ -97,8 +99,8 @@ void make_pki(const std::string& dir, const std::vector<std::string>& names) {
         "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={0} "
         "-keyout {0}.key -out {0}.csr 2>/dev/null; "
         "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
-        "-days 2 -extfile ext.cnf 2>/dev/null; ",
-        n);
+        "-days 2 -extfile {1}.cnf 2>/dev/null; ",
+        n, n == "server" ? "server" : "ext");
   const auto r = run_shell(script);
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }

@@ -25,6 +25,7 @@ class Process {
   /// Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
   int wait(double seconds);
   void kill_now();
+  pid_t pid() const { return pid_; }
   std::string out() const;
   std::string err() const;
 
@@ -40,6 +41,7 @@ std::string wait_for_text(const std::string& path, const std::string& needle, do
 
 /// A CA ("ca.pem", "ca.key") and, for each name, a certificate "<name>.pem" with key
 /// "<name>.key" signed by it (subject CN = name; EC P-256: quick to make), in `dir`.
+/// "server" gets extendedKeyUsage serverAuth (the coordinator), every other clientAuth.
 void make_pki(const std::string& dir, const std::vector<std::string>& names);
 
 /// "party00", "party01", …: the CNs of the test parties (sorted = by number).

@@ -29,7 +29,7 @@ namespace {
 using namespace flynn::federated;
 
 struct JoinCliOptions {
-  std::string server, ca, cert, key, data, model, server_name, ledger;
+  std::string server, ca, cert, key, data, model, server_name, ledger, crl;
   double deadline = 600, budget = 0;
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);
   CLI::Option* budget_opt = nullptr;
@@ -87,6 +87,7 @@ void join_command(const JoinCliOptions& o) {
   jo.min_parties = o.min_parties;
   jo.expect_parties = o.expect_parties;
   jo.require_secure_aggregation = !o.allow_no_secure_aggregation;
+  jo.crl = o.crl;
   const auto t_start = std::chrono::steady_clock::now();
   std::unique_ptr<GrpcParty> comm = GrpcParty::join(jo);
   const std::string me = comm->names()[comm->rank()];
@@ -239,6 +240,7 @@ void add_federated_join(CLI::App& app) {
                   "message, seconds (default 600)");
   cmd->add_option("--server-name", o->server_name,
                   "Name to check the coordinator's certificate against (default: the host of --server)");
+  cmd->add_option("--crl", o->crl, "Certificate revocation list of the CA (PEM): a revoked coordinator is refused");
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");
   cmd->add_option("--min-parties", o->min_parties,
                   "Refuse a federation of fewer parties, this one included (default 3: with 2, "

@@ -25,9 +25,10 @@ namespace {
 using namespace flynn::federated;
 
 struct ServeOptions {
-  std::string listen, ca, cert, key, allow, labels, model, missing, secure = "on";
+  std::string listen, ca, cert, key, allow, labels, model, missing, crl, secure = "on";
   int parties = 0;
   double deadline = 300;
+  double join_timeout = kDefaultJoinTimeoutSeconds;
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);
   CommonOptions common;
   HyperParamOptions hyper;
@@ -52,6 +53,8 @@ void serve_command(const ServeOptions& o) {
   c.tls = {o.ca, o.cert, o.key};
   if (!o.allow.empty()) c.allow = split_names(o.allow);
   c.deadline_seconds = o.deadline;
+  c.join_timeout_seconds = o.join_timeout;
+  c.crl = o.crl;
   if (o.secure != "on" && o.secure != "off")
     throw Error(fmt::format("--secure-aggregation '{}': expected on or off", o.secure));
   c.secure_aggregation = o.secure == "on";
@@ -91,6 +94,7 @@ void serve_command(const ServeOptions& o) {
                 {"port", coordinator.port()},
                 {"parties", parties},
                 {"refused", out.refused},
+                {"refused_total", out.refused_total},
                 {"secure_aggregation", c.secure_aggregation},
                 {"collectives", out.collectives},
                 {"seconds", out.seconds},
@@ -130,6 +134,12 @@ void add_federated_serve(CLI::App& app) {
   cmd->add_option("--deadline", o->deadline,
                   "Seconds every phase may take: all parties joining, and each collective from its "
                   "first contribution (default 300)");
+  cmd->add_option("--join-timeout", o->join_timeout,
+                  "Seconds a connection may take from connecting to an accepted Join; it is closed "
+                  "after that (default 10)");
+  cmd->add_option("--crl", o->crl,
+                  "Certificate revocation list of the CA (PEM): parties with a revoked certificate "
+                  "are refused");
   cmd->add_option("--secure-aggregation", o->secure,
                   "on (default): parties mask their counts so the coordinator learns only sums; off");
   cmd->add_option("--max-message-mb", o->max_message_mb, "Largest gRPC message in MiB (default 512)");

@@ -20,6 +20,7 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/secure_aggregation.hpp"
 #include "flynn/io/model_file.hpp"
+#include "grpc_peer_identity.hpp"
 #include "grpc_transcript.hpp"
 #include "grpc_wire.hpp"
 
@@ -417,6 +418,8 @@ std::unique_ptr<GrpcParty> GrpcParty::join(const JoinOptions& options) {
   // From here on a refusal is also reported to the coordinator (the reason only), which
   // stops every party with it.
   try {
+    // The coordinator's certificate: issued for serving (serverAuth), not revoked (--crl).
+    check_coordinator_identity(st.context, options.tls.ca, options.crl);
     if (!m.has_welcome())
       throw FederationError("the coordinator answered the join with something else than a welcome");
     const pb::Welcome& w = m.welcome();

@@ -25,6 +25,16 @@
 //     all-gather and all-reduce becomes one Contribution per party and one Result to
 //     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
 //     secure aggregation the parties mask them first (secure_aggregation.hpp).
+//   * Limits (the coordinator cannot be held or flooded; docs/federated.md, "Limits"): the
+//     coordinator accepts TCP connections itself (grpc_connection_gate.hpp); until its Join
+//     is accepted a connection may send at most kPreJoinBytes and live --join-timeout
+//     seconds. A session is refused when it opens (before reading anything) for a missing
+//     or unlisted CN, a client certificate without clientAuth usage or revoked by --crl, a
+//     full federation or a CN already joined; its Join when the certificate in it exceeds
+//     kMaxJoinCertificateBytes, is not PEM X.509, or is not the TLS peer's certificate.
+//     Every stream has its own bounded write queue: a party that stops reading stalls
+//     only its own stream, which is cancelled when a write to it is older than the
+//     deadline, and aborting never waits for one party.
 //   * Every phase has a deadline: the coordinator aborts when not every party joined
 //     within it, or when a collective is still missing contributions `deadline` seconds
 //     after its first one arrived (the abort names the missing parties). A party that
@@ -58,6 +68,24 @@ inline constexpr std::uint32_t kGrpcProtocolVersion = 2;
 /// m·L·4 bytes; an all-gather τ blocks).
 inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{512} << 20;
 
+/// The largest certificate a Join may carry (PEM). Real ones are 0.6–2 KB; chains of a
+/// few intermediates stay far below.
+inline constexpr std::size_t kMaxJoinCertificateBytes = std::size_t{16} << 10;
+/// The largest key signature a Join may carry (RSA-8192: 1 KiB).
+inline constexpr std::size_t kMaxKeySignatureBytes = 2048;
+/// What a connection may send before its Join is accepted: the TLS handshake, the HTTP/2
+/// preface and the Join itself (≈ 3 KB for an honest party).
+inline constexpr std::size_t kPreJoinBytes = std::size_t{64} << 10;
+/// Connections that may wait for their Join at once; more are closed when they connect.
+inline constexpr std::size_t kMaxWaitingConnections = 2048;
+/// Sessions of one CN that may wait for their Join at once.
+inline constexpr int kMaxWaitingSessionsPerName = 2;
+/// Sessions that may wait for their Join at once without --allow (with --allow only the
+/// listed CNs get this far, so there is no cap that could refuse one of them).
+inline constexpr std::size_t kMaxWaitingSessions = 256;
+/// Default of `serve --join-timeout`.
+inline constexpr double kDefaultJoinTimeoutSeconds = 10;
+
 /// PEM files of one endpoint: the federation's CA certificate, this endpoint's
 /// certificate and its private key.
 struct TlsFiles {
@@ -84,6 +112,11 @@ struct CoordinatorOptions {
   TlsFiles tls;                 ///< the server's certificate, key, and the CA of the parties
   std::vector<std::string> allow;  ///< allowed CNs (empty: any certificate of the CA)
   double deadline_seconds = 300;   ///< every phase's deadline (see the header comment)
+  /// A connection (and its session) is closed when no Join was accepted on it this many
+  /// seconds after it connected.
+  double join_timeout_seconds = kDefaultJoinTimeoutSeconds;
+  /// PEM certificate revocation list of the CA (empty: none): revoked parties are refused.
+  std::string crl;
   bool secure_aggregation = true;  ///< parties mask their all-reduce contributions
   bool wants_model = false;        ///< rank 0 sends the final model file at Finish
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
@@ -109,7 +142,8 @@ struct CoordinatorParty {
 /// What a successful federation leaves at the coordinator.
 struct CoordinatorOutcome {
   std::vector<CoordinatorParty> parties;  ///< by rank
-  std::vector<std::string> refused;       ///< "name: reason" of every refused session
+  std::vector<std::string> refused;       ///< "name: reason" of the first refused sessions
+  std::uint64_t refused_total = 0;        ///< refused sessions, all of them
   std::uint64_t collectives = 0;          ///< collectives relayed
   std::string model_file;                 ///< rank 0's model file (when wants_model)
   std::uint32_t model_crc32 = 0;          ///< the CRC-32 every party reported
@@ -174,6 +208,9 @@ struct JoinOptions {
   /// Refuse a federation without secure aggregation (the coordinator would see this
   /// party's exact counts, row totals and DP release).
   bool require_secure_aggregation = true;
+  /// PEM certificate revocation list of the CA (empty: none): a revoked coordinator
+  /// certificate is refused.
+  std::string crl;
 };
 
 /// One party's endpoint: a Communicator whose collectives go through the coordinator.
