@@ -10,30 +10,16 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "federation_harness.hpp"
 #include "test_support.hpp"
 
 namespace flynn::test {
 
+/// make_pki (federation_harness.hpp) for a coordinator "server" and `parties`.
 inline void make_federation_pki(const std::string& dir, const std::vector<std::string>& parties) {
-  std::filesystem::create_directories(dir);
-  write_text(dir + "/server.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  write_text(dir + "/party.cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=clientAuth\n");
-  std::string script = fmt::format(
-      "set -e; cd '{}'; "
-      "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=ca "
-      "-keyout ca.key -out ca.pem -days 2 2>/dev/null; ",
-      dir);
-  std::vector<std::pair<std::string, std::string>> certs = {{"server", "server.cnf"}};
-  for (const std::string& p : parties) certs.emplace_back(p, "party.cnf");
-  for (const auto& [name, ext] : certs)
-    script += fmt::format(
-        "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={0} "
-        "-keyout {0}.key -out {0}.csr 2>/dev/null; "
-        "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
-        "-days 2 -extfile {1} 2>/dev/null; ",
-        name, ext);
-  const CommandResult r = run_shell(script);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> names = {"server"};
+  names.insert(names.end(), parties.begin(), parties.end());
+  make_pki(dir, names);
 }
 
 /// What one CLI federation left: the coordinator's and each party's exit code and output.
