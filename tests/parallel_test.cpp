@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "flynn/detail/parallel.hpp"
@@ -38,14 +40,23 @@ TEST(ParallelFor, EveryTaskOnceAndWorkerIdsExclusive) {
 }
 
 TEST(ParallelFor, FirstErrorIsRethrownAndStopsTheRest) {
+  // The other tasks take a while each, so that "the rest stopped" does not depend on the
+  // scheduler: with trivial tasks the caller can run all of them while the thread that
+  // took task 10 is descheduled between taking it and throwing (seen on a loaded 2-core
+  // CI machine). Here that thread would have to stall for over a second.
+  constexpr std::size_t kTasks = 10000;
   std::atomic<std::size_t> started{0};
-  EXPECT_THROW(parallel_for(100000, 4,
-                            [&](std::size_t i, int) {
-                              started.fetch_add(1);
-                              if (i == 10) throw std::runtime_error("task 10 failed");
-                            }),
-               std::runtime_error);
-  EXPECT_LT(started.load(), 100000u);
+  try {
+    parallel_for(kTasks, 4, [&](std::size_t i, int) {
+      started.fetch_add(1);
+      if (i == 10) throw std::runtime_error("task 10 failed");
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    });
+    ADD_FAILURE() << "parallel_for did not rethrow";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "task 10 failed");
+  }
+  EXPECT_LT(started.load(), kTasks);
   // The pool is still fine afterwards.
   std::atomic<int> sum{0};
   parallel_for(10, 4, [&](std::size_t i, int) { sum += static_cast<int>(i); });
