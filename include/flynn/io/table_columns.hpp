@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "flynn/error.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/table_schema.hpp"
 
@@ -123,8 +124,15 @@ class TableSchemaBuilder {
 };
 
 /// Thrown by a TableRowEncoder in Mode::Discovering when a numeric column holds text:
-/// the caller then builds the schema with TableSchemaBuilder and encodes again.
-struct TextInNumericColumn {};
+/// the caller then builds the schema with TableSchemaBuilder and encodes again. A
+/// flynn::Error, because it can leave RowStream::next (documented to throw only
+/// flynn::Error) for a caller that streams a table without learning its schema first.
+class TextInNumericColumn : public Error {
+ public:
+  TextInNumericColumn()
+      : Error("a numeric column holds text: learn the table's schema first (a first pass "
+              "over the file, as flynn train does)") {}
+};
 
 /// Turns rows of text cells into model features.
 class TableRowEncoder {
