@@ -90,8 +90,9 @@ std::string simulation_text(const SimulationResult& r, const SimulationSpec& spe
                               spec.parties, spec.split.describe(), spec.split_seed, train_rows, spec.settings.threads) +
                   fmt::format("config: {}\n", out.model.config().describe()) + party_table(out.reports, out.rows) +
                   "classes held per party:";
-  for (std::size_t h : r.classes_held) s += " " + std::to_string(h);
-  s += "\n" + privacy_line(out.privacy, spec.settings.dp);
+  for (std::size_t h : r.classes_held) s += fmt::format(" {}", h);
+  s += '\n';
+  s += privacy_line(out.privacy, spec.settings.dp);
   s += fmt::format("training {:.3f} s (slowest party), aggregation {:.4f} s, wall {:.3f} s; "
                    "all parties hold the identical model (crc32 {:08x})\n",
                    r.training_seconds, r.aggregate_seconds, out.wall_seconds, io::model_checksum(out.model_file));
