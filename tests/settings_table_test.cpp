@@ -7,12 +7,15 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
 #include "flynn/experiments/study_io.hpp"
+#include "flynn/federated/dp_settings.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/settings.hpp"
 #include "flynn/settings_table.hpp"
@@ -318,6 +321,76 @@ TEST(SettingsTable, EveryTrainingCommandHasEveryFlag) {
     for (const HyperParamField& f : hyper_param_fields())
       EXPECT_NE(r.out.find(std::string(f.flag) + " "), std::string::npos) << cmd << " " << f.flag;
   }
+}
+
+// The DP rows (flynn/federated/dp_settings.hpp): each reaches exactly its own member of
+// DpParams (adding a member breaks the binding below), and the flags, overrides and the
+// fingerprint made from them keep their meaning.
+std::vector<std::string> dp_members(const federated::DpParams& p) {
+  const auto& [epsilon, T, exponent, unit, postprocess] = p;
+  return {fmt::format("{}", epsilon), std::to_string(T), federated::dp_exponent_name(exponent),
+          federated::dp_unit_name(unit), federated::dp_postprocess_name(postprocess)};
+}
+
+TEST(SettingsTable, DpRowsReachTheirMembers) {
+  const std::map<std::string, SettingValue> examples = {
+      {"dp_epsilon", 2.5}, {"dp_T", std::uint64_t{40}}, {"dp_exponent", std::string("reference")},
+      {"dp_unit", std::string("record")}, {"dp_postprocess", std::string("threshold")}};
+  const auto& fields = federated::dp_param_fields();
+  ASSERT_EQ(fields.size(), dp_members(federated::DpParams{}).size());
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const auto it = examples.find(fields[i].name);
+    ASSERT_NE(it, examples.end()) << fields[i].name << " has no example";
+    federated::DpParams p;
+    fields[i].set(p, it->second);
+    const auto before = dp_members(federated::DpParams{}), after = dp_members(p);
+    for (std::size_t j = 0; j < after.size(); ++j) EXPECT_EQ(before[j] != after[j], i == j) << fields[i].name;
+    EXPECT_EQ(setting_text(fields[i].get(p)), setting_text(it->second));
+  }
+  EXPECT_THROW(fields[1].set(*std::make_unique<federated::DpParams>(), std::uint64_t{1} << 33), Error);
+
+  // The fingerprint's DP part: every field but the post-processing at "none".
+  federated::DpParams dp;
+  dp.epsilon = 0.1;
+  dp.T = 7;
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(federated::dp_fingerprint(dp), (Pairs{{"dp-epsilon", "0.10000000000000001"}, {"dp-T", "7"},
+                                                  {"dp-exponent", "paper"}, {"dp-unit", "paper"}}));
+  dp.postprocess = federated::DpPostprocess::NoiseUnits;
+  EXPECT_EQ(federated::dp_fingerprint(dp).back(), (std::pair<std::string, std::string>{"dp-postprocess", "noise-units"}));
+
+  // Flags: none given is no DP; epsilon and T together; the front-ends' post-processing
+  // default; a join party's overrides on top of the coordinator's settings.
+  const federated::DpGiven none(fields.size());
+  EXPECT_FALSE(federated::dp_params_from_given(none));
+  federated::DpGiven both = none;
+  both[0] = 4.0;
+  both[1] = std::uint64_t{20};
+  const auto p = federated::dp_params_from_given(both);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->postprocess, federated::DpPostprocess::NoiseUnits);
+  federated::DpGiven only_unit = none;
+  only_unit[3] = std::string("record");
+  federated::DpGiven only_epsilon = none;
+  only_epsilon[0] = 4.0;
+  EXPECT_THROW(
+      {
+        try {
+          federated::dp_params_from_given(only_unit);
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(), "--dp-exponent, --dp-unit and --dp-postprocess need --dp-epsilon and --dp-T");
+          throw;
+        }
+      },
+      Error);
+  EXPECT_THROW(federated::dp_params_from_given(only_epsilon), Error);
+  EXPECT_FALSE(federated::dp_params_over(std::nullopt, none));
+  EXPECT_THROW(federated::dp_params_over(std::nullopt, only_epsilon), Error);
+  const auto over = federated::dp_params_over(dp, only_unit);
+  ASSERT_TRUE(over);
+  EXPECT_EQ(over->unit, federated::DpUnit::Record);
+  EXPECT_EQ(over->T, 7u);
+  EXPECT_EQ(over->postprocess, federated::DpPostprocess::NoiseUnits);
 }
 
 }  // namespace

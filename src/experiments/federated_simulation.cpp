@@ -1,6 +1,7 @@
 #include "flynn/experiments/federated_simulation.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,6 +33,24 @@ std::pair<Dataset, Dataset> stratified_holdout(const Dataset& all, std::uint64_t
   std::vector<std::size_t> tr, te;
   for (std::size_t r = 0; r < all.n_rows; ++r) (folds[r] == 0 ? te : tr).push_back(r);
   return {all.subset(tr), all.subset(te)};
+}
+
+SimulationData simulation_data(Dataset all, const std::string& test_path, const io::LoadOptions& load,
+                               std::uint64_t seed) {
+  SimulationData d;
+  if (test_path.empty()) {
+    std::tie(d.train, d.test) = stratified_holdout(all, seed);
+    d.test_description = "stratified 20% hold-out of --data";
+    return d;
+  }
+  io::LoadOptions tl = load;
+  tl.expected_features = all.n_features;
+  tl.schema = &all.schema;  // the training table's columns and categories
+  d.test = io::load_dataset(test_path, tl);
+  if (!d.test.has_labels) throw Error(fmt::format("{}: test data needs labels", test_path));
+  d.train = std::move(all);
+  d.test_description = test_path;
+  return d;
 }
 
 SimulationResult simulate_federation(const Dataset& train, const Dataset& test, const SimulationSpec& spec) {

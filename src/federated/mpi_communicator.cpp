@@ -2,12 +2,15 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
 #include "flynn/federated/mpi.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/federated/party_files.hpp"
 
 namespace flynn::federated {
 
@@ -137,6 +140,35 @@ std::string MpiSession::library_version() {
   std::string v(text, len);
   const auto comma = v.find(',');
   return comma == std::string::npos ? v : v.substr(0, comma);
+}
+
+bool run_on_mpi_world(const std::function<void(Communicator&)>& party) {
+  bool failed = false;
+  {
+    MpiSession session;
+    std::unique_ptr<Communicator> comm = session.world();
+    try {
+      party(*comm);
+    } catch (const FederationError& e) {
+      const std::string detail = local_detail_line(e, fmt::format("flynn: rank {}", comm->rank()));
+      if (!detail.empty()) std::fprintf(stderr, "%s\n", detail.c_str());
+      std::fprintf(stderr, "flynn: error: rank %d: %s\n", comm->rank(), e.what());
+      std::fflush(stderr);
+      failed = true;
+      try {
+        comm->allgather("");
+      } catch (const std::exception&) {
+      }
+    } catch (const std::exception& e) {
+      if (comm->size() > 1) {
+        std::fprintf(stderr, "flynn: error: rank %d: %s (aborting every rank)\n", comm->rank(), e.what());
+        std::fflush(stderr);
+        MpiSession::abort_all(1);
+      }
+      throw;
+    }
+  }  // MPI_Finalize
+  return !failed;
 }
 
 }  // namespace flynn::federated

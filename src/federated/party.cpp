@@ -1,6 +1,7 @@
 #include "flynn/federated/party.hpp"
 
 #include "flynn/federated/dp_postprocess.hpp"
+#include "flynn/federated/dp_settings.hpp"
 
 #include <time.h>
 
@@ -182,15 +183,8 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
   add_config(false);
   f.emplace_back("differential privacy", dp ? "on" : "off");
   add_config(true);
-  if (dp) {
-    f.emplace_back("dp-epsilon", fmt::format("{:.17g}", dp->epsilon));
-    f.emplace_back("dp-T", std::to_string(dp->T));
-    f.emplace_back("dp-exponent", dp_exponent_name(dp->exponent));
-    f.emplace_back("dp-unit", dp_unit_name(dp->unit));
-    // Only when used, so the paper's runs agree with parties that predate the option.
-    if (dp->postprocess != DpPostprocess::None)
-      f.emplace_back("dp-postprocess", dp_postprocess_name(dp->postprocess));
-  }
+  if (dp)
+    for (auto& field : dp_fingerprint(*dp)) f.push_back(std::move(field));
   return f;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/federated/dp_settings.hpp"
 
 namespace flynn::federated {
 
@@ -18,13 +19,13 @@ const T& value_as(const SettingValue& v, const char* setting) {
   return *t;
 }
 
-// A DP field: reads DpParams when DP is on; setting one turns DP on.
-template <class Get, class Set>
-FederationSettingField dp_field(const char* name, SettingKind kind, Get get, Set set) {
+// A DP field (dp_settings.hpp): reads DpParams when DP is on; setting one turns DP on.
+FederationSettingField dp_field(const char* name, SettingKind kind, SettingValue (*get)(const DpParams&),
+                                void (*set)(DpParams&, const SettingValue&)) {
   return {name, kind,
           [get](const SharedSettings& s) -> std::optional<SettingValue> {
             if (!s.dp) return std::nullopt;
-            return SettingValue(get(*s.dp));
+            return get(*s.dp);
           },
           [set](SharedSettings& s, const SettingValue& v) {
             if (!s.dp) s.dp = DpParams{};
@@ -45,31 +46,8 @@ std::vector<FederationSettingField> make_fields() {
                  [](SharedSettings& s, const SettingValue& v) {
                    s.missing = parse_missing_policy(value_as<std::string>(v, "missing"));
                  }});
-  out.push_back(dp_field("dp_epsilon", SettingKind::Real, [](const DpParams& p) { return p.epsilon; },
-                         [](DpParams& p, const SettingValue& v) { p.epsilon = value_as<double>(v, "dp_epsilon"); }));
-  out.push_back(dp_field("dp_T", SettingKind::Unsigned,
-                         [](const DpParams& p) { return std::uint64_t{p.T}; },
-                         [](DpParams& p, const SettingValue& v) {
-                           const std::uint64_t t = value_as<std::uint64_t>(v, "dp_T");
-                           if (t > 0xFFFFFFFFu)
-                             throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
-                           p.T = static_cast<std::uint32_t>(t);
-                         }));
-  out.push_back(dp_field("dp_exponent", SettingKind::Choice,
-                         [](const DpParams& p) { return std::string(dp_exponent_name(p.exponent)); },
-                         [](DpParams& p, const SettingValue& v) {
-                           p.exponent = parse_dp_exponent(value_as<std::string>(v, "dp_exponent"));
-                         }));
-  out.push_back(dp_field("dp_unit", SettingKind::Choice,
-                         [](const DpParams& p) { return std::string(dp_unit_name(p.unit)); },
-                         [](DpParams& p, const SettingValue& v) {
-                           p.unit = parse_dp_unit(value_as<std::string>(v, "dp_unit"));
-                         }));
-  out.push_back(dp_field("dp_postprocess", SettingKind::Choice,
-                         [](const DpParams& p) { return std::string(dp_postprocess_name(p.postprocess)); },
-                         [](DpParams& p, const SettingValue& v) {
-                           p.postprocess = parse_dp_postprocess(value_as<std::string>(v, "dp_postprocess"));
-                         }));
+  for (const DpParamField& f : dp_param_fields())
+    out.push_back(dp_field(f.name, f.kind, f.get, f.set));
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,12 +15,24 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
+#include "flynn/io/loaders.hpp"
 
 namespace flynn::experiments {
 
 /// The rows of `all` split into (train, test) by a stratified 80/20 hold-out: fold 0 of
 /// stratified_folds(·, 5, seed) is the test part.
 std::pair<Dataset, Dataset> stratified_holdout(const Dataset& all, std::uint64_t seed);
+
+/// A simulation's rows.
+struct SimulationData {
+  Dataset train, test;
+  std::string test_description;  ///< the test file, or "stratified 20% hold-out of --data"
+};
+
+/// `all` as the training rows and `test_path` read with `load` against their features and
+/// table (labels required); without a test file, stratified_holdout(all, seed).
+SimulationData simulation_data(Dataset all, const std::string& test_path, const io::LoadOptions& load,
+                               std::uint64_t seed);
 
 /// How to simulate.
 struct SimulationSpec {

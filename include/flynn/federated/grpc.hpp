@@ -86,6 +86,13 @@ inline constexpr std::size_t kMaxWaitingSessions = 256;
 /// Default of `serve --join-timeout`.
 inline constexpr double kDefaultJoinTimeoutSeconds = 10;
 
+/// `--max-message-mb`: MiB as bytes; throws flynn::Error unless in [1, 2047].
+std::size_t max_message_bytes_from_mib(double mib);
+
+/// `--allow`: a comma-separated list of certificate CNs, spaces around each trimmed;
+/// throws flynn::Error on an empty name.
+std::vector<std::string> parse_name_list(const std::string& list);
+
 /// PEM files of one endpoint: the federation's CA certificate, this endpoint's
 /// certificate and its private key.
 struct TlsFiles {

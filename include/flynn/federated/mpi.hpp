@@ -10,6 +10,7 @@
 // chunks of at most 2^30 elements (MPI counts are int); allgather exchanges lengths with
 // MPI_Allgather and the bytes with MPI_Allgatherv. Byte accounting is the logical one of
 // communicator.hpp, identical to the thread backend.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,15 @@ class MpiSession {
   /// "Open MPI v4.1.4, …": the library's version string.
   static std::string library_version();
 };
+
+/// Runs `party` on MPI_COMM_WORLD in an MpiSession: what `flynn federated train` does on
+/// every rank. A FederationError (every rank raised the same one at the same point of the
+/// protocol) is printed by each rank on stderr with its local detail; the ranks then meet
+/// once more before MPI_Finalize, because mpirun kills the remaining ranks as soon as one
+/// exits non-zero, which would otherwise cut some messages; returns false. Any other
+/// failure with more than one rank could not be shared by the protocol: it is printed and
+/// every rank aborted rather than left waiting in a collective (alone: rethrown).
+bool run_on_mpi_world(const std::function<void(Communicator&)>& party);
 
 #endif  // FLYNN_HAVE_MPI
 

@@ -1,0 +1,66 @@
+#pragma once
+// One party run from files, as every front-end runs it (`flynn federated train` over MPI
+// or alone, `flynn federated join` over gRPC): read the party's public files and rows,
+// run the protocol (party.hpp), check that every party holds the identical model, write it,
+// and agree that every party could. Anything that goes wrong locally before the protocol
+// becomes this party's error, which the agreement step reports to every party, so all stop
+// with the reason.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flynn/dataset.hpp"
+#include "flynn/federated/communicator.hpp"
+#include "flynn/federated/party.hpp"
+#include "flynn/federated/public_schema.hpp"
+#include "flynn/io/loaders.hpp"
+
+namespace flynn::federated {
+
+/// Throws flynn::Error "<what>: <dir> is not a directory" (or "is not writable", or
+/// "<what>: it is a directory") when `path` cannot be written, so no party trains in vain.
+void check_writable_output(const std::string& path, const std::string& what);
+
+/// Reads a party's labelled training rows from `path` with `load`: against `schema` when
+/// given (a failure then names the schema file `schema_path` too). Under DP without a
+/// schema, LIBSVM data is refused naming --schema: its d would be the largest feature index
+/// in its rows. (Tables with text columns are refused by the protocol itself.)
+Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
+                        const std::optional<PublicSchema>& schema, const std::string& schema_path, bool dp);
+
+/// What a party reads and writes.
+struct PartyFiles {
+  std::string data;           ///< this party's rows
+  io::LoadOptions load;       ///< how (missing cells stay NaN: LoadOptions::impute = false)
+  std::uint64_t max_input_bytes = io::kDefaultMaxInputBytes;  ///< for the schema and statistics files
+  std::string schema;         ///< public schema file (public_schema.hpp); "" = none
+  std::string feature_stats;  ///< public standardisation statistics (io/feature_stats_file.hpp); "" = none
+  std::string model;          ///< where this party writes the model; "" = it writes none
+  /// With DP: this data's budget ledger (budget_ledger.hpp), charged before the release
+  /// leaves the party; "" = none. Refused without DP.
+  std::string ledger;
+  double ledger_budget = 0;   ///< total ε the data may spend (with `ledger`)
+  std::string ledger_note;    ///< the note of the ledger's entry
+};
+
+/// What the run gives.
+struct PartyRun {
+  PartyResult result;
+  std::vector<PartyReport> reports;   ///< every party's, by rank (compare_models)
+  std::string model_file;             ///< the model's bytes, identical on every party
+  std::optional<double> ledger_spent; ///< ε the ledger's data has spent, this run included
+};
+
+/// Runs this party: `settings` with files.load.missing and the files' schema and statistics
+/// added. `local_error` is a failure the caller met before (a flag that did not parse); it
+/// stops every party like a file that cannot be read. Throws FederationError (the same on
+/// every party) when any party fails.
+PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
+                              std::string local_error = "");
+
+/// "<who>: this party's reason (not sent to the federation): …" for a FederationError that
+/// kept a reason from the other parties (FederationError::local_detail), else "".
+std::string local_detail_line(const std::exception& e, const std::string& who);
+
+}  // namespace flynn::federated

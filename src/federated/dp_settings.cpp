@@ -1,0 +1,132 @@
+#include "flynn/federated/dp_settings.hpp"
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn::federated {
+
+namespace {
+
+// The value as a T, or an error naming the setting (a caller passed the wrong kind).
+template <class T>
+const T& value_as(const SettingValue& v, const char* setting) {
+  const T* t = std::get_if<T>(&v);
+  if (!t) throw Error(fmt::format("{}: a value of the wrong kind", setting));
+  return *t;
+}
+
+std::vector<DpParamField> make_fields() {
+  return {
+      {"dp_epsilon", "--dp-epsilon", "dp-epsilon",
+       "Total privacy budget epsilon of the federation; enables the DP release (each party spends "
+       "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
+       SettingKind::Real, true, [](const DpParams& p) { return SettingValue(p.epsilon); },
+       [](DpParams& p, const SettingValue& v) { p.epsilon = value_as<double>(v, "dp_epsilon"); }, nullptr},
+      {"dp_T", "--dp-T", "dp-T", "Entries each party releases (with --dp-epsilon)", SettingKind::Unsigned, true,
+       [](const DpParams& p) { return SettingValue(std::uint64_t{p.T}); },
+       [](DpParams& p, const SettingValue& v) {
+         const std::uint64_t t = value_as<std::uint64_t>(v, "dp_T");
+         if (t > 0xFFFFFFFFu) throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
+         p.T = static_cast<std::uint32_t>(t);
+       },
+       nullptr},
+      {"dp_exponent", "--dp-exponent", "dp-exponent",
+       "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "
+       "docs/federated.md",
+       SettingKind::Choice, false,
+       [](const DpParams& p) { return SettingValue(std::string(dp_exponent_name(p.exponent))); },
+       [](DpParams& p, const SettingValue& v) {
+         p.exponent = parse_dp_exponent(value_as<std::string>(v, "dp_exponent"));
+       },
+       nullptr},
+      {"dp_unit", "--dp-unit", "dp-unit",
+       "How epsilon is split: 'paper' (each party spends epsilon/parties, default) or 'record' (each "
+       "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
+       SettingKind::Choice, false,
+       [](const DpParams& p) { return SettingValue(std::string(dp_unit_name(p.unit))); },
+       [](DpParams& p, const SettingValue& v) { p.unit = parse_dp_unit(value_as<std::string>(v, "dp_unit")); },
+       nullptr},
+      {"dp_postprocess", "--dp-postprocess", "dp-postprocess",
+       "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
+       "best), 'none' (the paper's model), 'threshold', 'class-balance', 'noise-units+class-balance'; see "
+       "docs/federated.md",
+       SettingKind::Choice, false,
+       [](const DpParams& p) { return SettingValue(std::string(dp_postprocess_name(p.postprocess))); },
+       [](DpParams& p, const SettingValue& v) {
+         p.postprocess = parse_dp_postprocess(value_as<std::string>(v, "dp_postprocess"));
+       },
+       "none"},
+  };
+}
+
+// "A, B and C" of the rows' flags with (or without) `enables`.
+std::string flags_where(bool enables) {
+  std::vector<std::string> flags;
+  for (const DpParamField& f : dp_param_fields())
+    if (f.enables == enables) flags.push_back(f.flag);
+  std::string out;
+  for (std::size_t i = 0; i < flags.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == flags.size() ? " and " : ", ") + flags[i];
+  return out;
+}
+
+// Every given field set on `p`, then validated.
+DpParams with_given(DpParams p, const DpGiven& given) {
+  const auto& fields = dp_param_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (given.at(i)) fields[i].set(p, *given[i]);
+  p.validate();
+  return p;
+}
+
+}  // namespace
+
+const std::vector<DpParamField>& dp_param_fields() {
+  static const std::vector<DpParamField> fields = make_fields();
+  return fields;
+}
+
+std::optional<DpParams> dp_params_from_given(const DpGiven& given) {
+  const auto& fields = dp_param_fields();
+  std::size_t enabling = 0, enablers = 0, others = 0;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    enablers += fields[i].enables;
+    if (given.at(i)) (fields[i].enables ? enabling : others) += 1;
+  }
+  if (enabling == 0) {
+    if (others > 0) throw Error(fmt::format("{} need {}", flags_where(false), flags_where(true)));
+    return std::nullopt;
+  }
+  if (enabling < enablers) throw Error(fmt::format("{} go together: give both for a DP release", flags_where(true)));
+  DpParams p;
+  p.postprocess = DpPostprocess::NoiseUnits;
+  return with_given(p, given);
+}
+
+std::optional<DpParams> dp_params_over(std::optional<DpParams> base, const DpGiven& given) {
+  const auto& fields = dp_param_fields();
+  bool any = false, all_enablers = true;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    any = any || given.at(i).has_value();
+    if (fields[i].enables && !given[i]) all_enablers = false;
+  }
+  if (!any) return base;
+  if (!base && !all_enablers)
+    throw Error(fmt::format("the coordinator runs without DP: a party that wants DP must give both {} (and the "
+                            "coordinator must agree)",
+                            flags_where(true)));
+  return with_given(base.value_or(DpParams{}), given);
+}
+
+std::vector<std::pair<std::string, std::string>> dp_fingerprint(const DpParams& dp) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const DpParamField& f : dp_param_fields()) {
+    const std::string value = setting_text(f.get(dp));
+    if (f.fingerprint_omitted_at && value == f.fingerprint_omitted_at) continue;
+    out.emplace_back(f.fingerprint, value);
+  }
+  return out;
+}
+
+}  // namespace flynn::federated

@@ -1,0 +1,106 @@
+#include "flynn/federated/party_files.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/error.hpp"
+#include "flynn/federated/budget_ledger.hpp"
+#include "flynn/io/feature_stats_file.hpp"
+
+namespace flynn::federated {
+
+namespace fs = std::filesystem;
+
+void check_writable_output(const std::string& path, const std::string& what) {
+  const fs::path parent = fs::path(path).parent_path();
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  if (!fs::is_directory(dir)) throw Error(fmt::format("{}: {} is not a directory", what, dir.string()));
+  if (::access(dir.c_str(), W_OK) != 0) throw Error(fmt::format("{}: {} is not writable", what, dir.string()));
+  if (fs::is_directory(path)) throw Error(fmt::format("{}: it is a directory", what));
+}
+
+Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
+                        const std::optional<PublicSchema>& schema, const std::string& schema_path, bool dp) {
+  const io::Format format = load.format == io::Format::Auto ? io::detect_format(path) : load.format;
+  if (dp && !schema && format == io::Format::Libsvm)
+    throw Error(fmt::format("{}: LIBSVM data takes d from the largest feature index in its rows, which "
+                            "the DP release does not protect: give the federation's d in a public schema "
+                            "with --schema FILE ({{\"format\": \"flynn table schema\", \"version\": 1, "
+                            "\"features\": D}})",
+                            path));
+  Dataset d;
+  if (schema) {
+    try {
+      d = io::load_dataset(path, public_schema_load_options(load, *schema));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} (read against the public schema --schema {})", e.what(), schema_path));
+    }
+  } else {
+    d = io::load_dataset(path, load);
+  }
+  if (!d.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
+  return d;
+}
+
+PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
+                              std::string local_error) {
+  std::unique_ptr<Dataset> data;
+  std::unique_ptr<BudgetLedger> ledger;
+  if (local_error.empty()) {
+    try {
+      if (!files.model.empty()) check_writable_output(files.model, "cannot write the model to " + files.model);
+      if (!files.ledger.empty() && !settings.dp)
+        throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
+                    "releases exact counts (no differential privacy): refusing");
+      settings.missing = files.load.missing;
+      if (!files.feature_stats.empty())
+        settings.feature_stats = io::load_feature_stats(files.feature_stats, files.max_input_bytes);
+      if (!files.schema.empty()) settings.schema = load_public_schema(files.schema, files.max_input_bytes);
+      Dataset d = load_party_rows(files.data, files.load, settings.schema, files.schema, settings.dp.has_value());
+      if (!files.ledger.empty()) {
+        // Keyed by the records as loaded (budget_ledger.hpp), so the same rows in another
+        // order, spelling or file share the budget; entries of older ledgers, keyed by the
+        // file's bytes, still count for this very file.
+        ledger = std::make_unique<BudgetLedger>(files.ledger, records_fingerprint(d), files.ledger_budget,
+                                                std::vector<std::string>{file_fingerprint(files.data)});
+        BudgetLedger* l = ledger.get();
+        settings.approve_release = [l, unit = settings.dp->unit, note = files.ledger_note](const PrivacyAccount& a) {
+          l->charge(a, unit, note);
+        };
+      }
+      data = std::make_unique<Dataset>(std::move(d));
+    } catch (const std::exception& e) {
+      data.reset();
+      local_error = e.what();
+    }
+  }
+  PartyInput input;
+  input.data = data.get();
+  input.error = local_error;
+  PartyRun run{train_party(comm, input, settings), {}, {}, {}};
+  run.reports = compare_models(comm, run.result, run.model_file);
+  std::string write_error;
+  if (!files.model.empty()) {
+    try {
+      io::write_file_atomic(files.model, run.model_file);
+    } catch (const std::exception& e) {
+      write_error = e.what();
+    }
+  }
+  agree_on_status(comm, write_error, "writing the model");
+  if (ledger) run.ledger_spent = ledger->spent();
+  return run;
+}
+
+std::string local_detail_line(const std::exception& e, const std::string& who) {
+  const auto* fe = dynamic_cast<const FederationError*>(&e);
+  if (!fe || fe->local_detail().empty()) return "";
+  return fmt::format("{}: this party's reason (not sent to the federation): {}", who, fe->local_detail());
+}
+
+}  // namespace flynn::federated
