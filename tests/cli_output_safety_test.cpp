@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "test_pty.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -58,10 +59,14 @@ TEST_F(CliOutputSafety, PredictionsOverTheDataOrTheModelAreRefused) {
 }
 
 TEST_F(CliOutputSafety, DevicesAndLinksAreNotReplaced) {
-  auto r = run_cli("train --data " + data_ + " --model /dev/null --quiet");
+  // A pseudo-terminal of this test stands for the device: a regression run as root must
+  // not be able to replace /dev/null (test_pty.hpp). The model goes through it whole.
+  test::Pty pty;
+  auto r = run_cli("train --data " + data_ + " --model " + pty.path() + " --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(pty.received(8, 30).substr(0, 8), "FLYNNMDL");
   struct stat st {};
-  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  ASSERT_EQ(::stat(pty.path().c_str(), &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   std::filesystem::create_directory(dir_.path() / "real");
   std::filesystem::create_symlink(dir_.path() / "real" / "preds.csv", dir_.path() / "link.csv");

@@ -105,14 +105,14 @@ void expect_refused(const std::string& why, const std::function<std::unique_ptr<
   auto a = f.join(port, 0, party_name(0), f.dir.file("p0.model"));
   auto b = f.join(port, 1, party_name(1), f.dir.file("p1.model"));
   auto c = bad(f, port);
-  const auto t0 = Clock::now();
-  EXPECT_NE(a->wait(30), 0);
-  EXPECT_NE(b->wait(30), 0);
-  EXPECT_NE(server->wait(30), 0);
+  // A failure exit code (> 0; -1 is "still running after 60 s", a hang guard far beyond
+  // the 4 s deadline, not a timing bound).
+  EXPECT_GT(a->wait(60), 0) << a->err();
+  EXPECT_GT(b->wait(60), 0) << b->err();
+  EXPECT_GT(server->wait(60), 0) << server->err();
   if (c) {
-    EXPECT_NE(c->wait(30), 0) << c->err();
+    EXPECT_GT(c->wait(60), 0) << c->err();
   }
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 20);
   for (const auto& file : {"server.model", "p0.model", "p1.model", "p2.model"})
     EXPECT_FALSE(exists(f.dir.file(file))) << file;
   EXPECT_NE(server->err().find("only 2 of 3 parties joined"), std::string::npos) << server->err();
@@ -190,7 +190,7 @@ TEST(FederatedGrpc, PartyKilledMidRoundStopsEveryone) {
   ASSERT_NE(wait_for_text(f.serve_err, "all 3 parties joined", 30), "") << server->err();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   joins[2]->kill_now();
-  const auto t0 = Clock::now();
+  // wait(30) is a hang guard (-1 when still running), not a timing bound.
   for (int p = 0; p < 2; ++p) {
     EXPECT_EQ(joins[p]->wait(30), 1) << joins[p]->err();
     EXPECT_NE(joins[p]->err().find("party 'party02' (rank 2) disconnected"), std::string::npos)
@@ -198,7 +198,6 @@ TEST(FederatedGrpc, PartyKilledMidRoundStopsEveryone) {
   }
   EXPECT_EQ(server->wait(30), 1);
   EXPECT_NE(server->err().find("party 'party02' (rank 2) disconnected"), std::string::npos) << server->err();
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 30);
   for (const auto& file : {"server.model", "p0.model", "p1.model", "p2.model"})
     EXPECT_FALSE(exists(f.dir.file(file))) << file;
 }

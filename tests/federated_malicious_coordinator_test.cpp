@@ -326,7 +326,8 @@ std::unique_ptr<Process> honest_party(const Federation& f, int port, int p) {
 void expect_stopped_before_any_data(const Federation& f, LyingCoordinator& c,
                                     std::vector<std::unique_ptr<Process>>& joins,
                                     const std::string& reason, double bound_seconds = 60) {
-  const auto t0 = Clock::now();
+  // bound_seconds is a hang guard (wait() gives -1 when the party is still running), far
+  // beyond the parties' own deadlines: it never decides a healthy run.
   for (std::size_t p = 0; p < joins.size(); ++p) {
     const int code = joins[p]->wait(bound_seconds);
     const std::string err = joins[p]->err();
@@ -336,7 +337,6 @@ void expect_stopped_before_any_data(const Federation& f, LyingCoordinator& c,
     EXPECT_NE(err.find(reason), std::string::npos) << "party " << p << ": " << err;
     EXPECT_FALSE(fs::exists(f.dir.file(fmt::format("p{}.model", p)))) << "party " << p;
   }
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), bound_seconds);
   const auto welcomes = c.welcomes();
   std::size_t joins_seen = 0;
   for (const Received& r : c.received()) {

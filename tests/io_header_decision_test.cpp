@@ -8,10 +8,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/io/column_number.hpp"
 #include "core/io/header_decision.hpp"
 #include "flynn/io/load_notes.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/row_stream.hpp"
+#include "flynn/table_schema.hpp"
 #include "io_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -318,6 +320,109 @@ TEST(IoHeaderDecision, CliTrainsTheNucleotideTableWith106RowsAndTwoClassesAndANo
   ASSERT_EQ(y.exit_code, 0) << y.err;
   EXPECT_EQ(y.err, "");
   EXPECT_EQ(flynn::test::read_text(model), flynn::test::read_text(yes_model));
+}
+
+// ---- header_by_options: what the options settle before the text is looked at ----------
+
+using flynn::io::LabelColumn;
+using flynn::io::detail::header_by_options;
+using flynn::io::detail::HeaderByOptions;
+
+HeaderByOptions by_options(const LoadOptions& o, const std::vector<std::string>& first,
+                           const flynn::TableSchema* model = nullptr) {
+  return header_by_options(o, model, first, "t.csv");
+}
+
+const std::vector<std::string> kFourColumns{"1", "2", "3", "a"};
+
+TEST(HeaderByOptions, AColumnGivenByNameMeansAHeader) {
+  LoadOptions o;
+  o.label_column = LabelColumn::parse("class");
+  EXPECT_EQ(by_options(o, kFourColumns).header, std::optional<bool>(true));
+  LoadOptions ignore;
+  ignore.ignore_columns = flynn::io::ColumnSelector::parse("b", "--ignore-cols");
+  EXPECT_EQ(by_options(ignore, kFourColumns).header, std::optional<bool>(true));
+}
+
+TEST(HeaderByOptions, ANameWithHeaderNoIsAnError) {
+  LoadOptions o;
+  o.label_column = LabelColumn::parse("class");
+  o.header = LoadOptions::Header::No;
+  EXPECT_TRUE(flynn::test::contains(flynn::test::error_of([&] { by_options(o, kFourColumns); }),
+                                    {"t.csv: the label column is given by name (", "class",
+                                     "read without a header"}));
+  LoadOptions id;
+  id.id_column = LabelColumn::parse("key");
+  id.header = LoadOptions::Header::No;
+  EXPECT_TRUE(flynn::test::contains(flynn::test::error_of([&] { by_options(id, kFourColumns); }),
+                                    {"t.csv: a column is given by name but the file is read "
+                                     "without a header"}));
+}
+
+TEST(HeaderByOptions, HeaderYesAndNoDecide) {
+  LoadOptions yes, no;
+  yes.header = LoadOptions::Header::Yes;
+  no.header = LoadOptions::Header::No;
+  EXPECT_EQ(by_options(yes, kFourColumns).header, std::optional<bool>(true));
+  EXPECT_EQ(by_options(no, kFourColumns).header, std::optional<bool>(false));
+}
+
+TEST(HeaderByOptions, LineOneHoldingTheModelsNamesIsAHeader) {
+  flynn::TableSchema model;
+  model.named = true;
+  model.columns = {{"2", {}}, {"a", {}}};
+  EXPECT_EQ(by_options(LoadOptions{}, kFourColumns, &model).header, std::optional<bool>(true));
+  model.columns.push_back({"zz", {}});  // one name missing: the heuristic decides
+  const HeaderByOptions r = by_options(LoadOptions{}, kFourColumns, &model);
+  EXPECT_FALSE(r.header.has_value());
+  // Three model columns, four file columns: the last is the label.
+  EXPECT_EQ(r.label, 3u);
+  model.named = false;  // an unnamed model says nothing about line 1
+  EXPECT_FALSE(by_options(LoadOptions{}, {"2", "a"}, &model).header.has_value());
+}
+
+TEST(HeaderByOptions, TheHeuristicSkipsIgnoredAndIdColumnsGivenByNumber) {
+  LoadOptions o;
+  o.ignore_columns = flynn::io::ColumnSelector::parse("1,9", "--ignore-cols");  // 9: out of range
+  o.id_column = LabelColumn::parse("-2");
+  const HeaderByOptions r = by_options(o, kFourColumns);
+  EXPECT_FALSE(r.header.has_value());
+  EXPECT_EQ(r.excluded, (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(r.label, 3u);
+}
+
+TEST(HeaderByOptions, TheLabelColumnWhereItIsKnown) {
+  LoadOptions index;
+  index.label_column = LabelColumn::parse("-4");
+  EXPECT_EQ(by_options(index, kFourColumns).label, 0u);
+  index.label_column = LabelColumn::parse("7");  // out of range: unknown here
+  EXPECT_EQ(by_options(index, kFourColumns).label, 4u);
+  LoadOptions none;
+  none.label_column = LabelColumn::parse("none");
+  EXPECT_EQ(by_options(none, kFourColumns).label, 4u);
+  // The last column is the label unless the other columns are exactly the expected
+  // features (4 columns, 4 expected: no label column).
+  LoadOptions expected;
+  expected.expected_features = 3;
+  EXPECT_EQ(by_options(expected, kFourColumns).label, 3u);
+  expected.expected_features = 4;
+  EXPECT_EQ(by_options(expected, kFourColumns).label, 4u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ColumnFromNumber, OneBasedAndFromTheEnd) {
+  using flynn::io::detail::column_from_number;
+  EXPECT_EQ(column_from_number(1, 4), std::optional<std::size_t>(0));
+  EXPECT_EQ(column_from_number(4, 4), std::optional<std::size_t>(3));
+  EXPECT_EQ(column_from_number(-1, 4), std::optional<std::size_t>(3));
+  EXPECT_EQ(column_from_number(-4, 4), std::optional<std::size_t>(0));
+  EXPECT_EQ(column_from_number(0, 4), std::nullopt);
+  EXPECT_EQ(column_from_number(5, 4), std::nullopt);
+  EXPECT_EQ(column_from_number(-5, 4), std::nullopt);
+  EXPECT_EQ(column_from_number(1, 0), std::nullopt);
 }
 
 }  // namespace

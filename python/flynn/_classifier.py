@@ -10,6 +10,7 @@ from sklearn.utils.validation import (_get_feature_names, check_consistent_lengt
                                       check_is_fitted, column_or_1d)
 
 from . import _flynn
+from ._party_counts import PartyCounts, aggregate_model
 from ._sparse import ACCEPT_SPARSE, is_sparse, core_rows
 
 # Element types the core reads without converting (float32 and uint8 rows in C order are
@@ -503,7 +504,6 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def export_counts(self):
         """This party's counts, to carry to an aggregator over any transport:
         a flynn.federated.PartyCounts (see flynn.federated)."""
-        from .federated import PartyCounts
         check_is_fitted(self)
         counts, rows = self._model.counts()
         return PartyCounts(config=dict(self._model.config), classes=self.classes_.copy(),
@@ -512,9 +512,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     @classmethod
     def from_counts(cls, parts, n_jobs=None):
         """The aggregated model of several parties' PartyCounts (exactly the model trained
-        on all their rows) or DpRelease objects (flynn.federated)."""
-        from .federated import aggregate
-        return aggregate(parts, n_jobs=n_jobs)
+        on all their rows) or DpRelease objects (flynn.federated.aggregate)."""
+        parts = list(parts)
+        classes = parts[0].classes.copy() if parts else None
+        model = aggregate_model(parts, _label_names(classes) if parts else [], _threads(n_jobs))
+        return cls._from_model(model, n_jobs, classes=classes)
 
     # Class attribute, so that models unpickled from before tables existed read False.
     _one_hot = False

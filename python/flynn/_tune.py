@@ -13,7 +13,13 @@ class TuneSearch:
                        preprocess).
       best_score_:     their mean CV accuracy on all rows (the search's folds).
       best_fold_scores_: the accuracy of each fold for best_params_.
-      best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows (refit=True).
+      best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
+                       calibrated temperature_ (refit=True): the model `flynn tune` saves.
+      temperature_:    the probability temperature t fitted on the chosen configuration's
+                       out-of-fold scores (minimum log-loss), as `flynn tune` calibrates it.
+      calibration_:    its figures: "temperature", "out_of_fold_log_loss",
+                       "out_of_fold_ece", "heldout_log_loss", "heldout_ece" (cross-fitted),
+                       "default_temperature", "default_log_loss", "default_ece".
       cv_results_:     one entry per evaluated (hashing configuration, γ): "params",
                        "param_<name>", "mean_test_score", "rank_test_score" (ranked among
                        the full-data entries; subsample entries get rank 0), "n_rows" (rows
@@ -31,6 +37,8 @@ class TuneSearch:
         self.best_fold_scores_ = np.asarray(raw["best_fold_accuracy"])
         self.search_seconds_ = float(raw["seconds"])
         self.time_limited_ = bool(raw["time_limited"])
+        self.temperature_ = float(raw["temperature"])
+        self.calibration_ = dict(raw["calibration"]) if raw["calibration"] is not None else None
         entries = []
         for t in raw["trace"]:
             for gamma, acc in zip(raw["gammas"], t["gamma_accuracy"]):
@@ -61,11 +69,13 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     """Searches FlyNN's hyper-parameters for (X, y) with stratified `cv`-fold CV: the
     experiments layer's successive-halving search over the paper's space (m in [2d, 2048d],
     s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on/off), `budget`
-    full-data-equivalent evaluations, the same search `flynn tune` runs. Deterministic
+    full-data-equivalent evaluations, the same search `flynn tune` runs, followed by the
+    same calibration of the probability temperature on out-of-fold scores. Deterministic
     given `seed` (folds and design) and `fly_seed` (the lifting matrix; flynn's default when
     None). `time_limit` (seconds) stops starting new subsample evaluations once passed.
 
-    Returns a TuneSearch (best_params_, best_score_, cv_results_, best_estimator_)."""
+    Returns a TuneSearch (best_params_, best_score_, cv_results_, temperature_,
+    best_estimator_)."""
     if not hasattr(_flynn, "tune"):
         raise RuntimeError("this flynn module was built without the experiments layer "
                            "(FLYNN_PYTHON_TUNE=0); reinstall with it to use flynn.tune")
@@ -77,8 +87,8 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     default_seed = _flynn.HyperParams().resolve(X.shape[1])["seed"]
     raw = _flynn.tune(X, ids.astype(np.uint32), _label_names(classes), int(budget), int(cv),
                       int(seed), int(seed), int(default_seed if fly_seed is None else fly_seed),
-                      float(time_limit or 0.0), _threads(n_jobs))
+                      float(time_limit or 0.0), bool(refit), _threads(n_jobs))
     search = TuneSearch(raw, int(cv))
     if refit:
-        search.best_estimator_ = FlyNNClassifier(**search.best_params_, n_jobs=n_jobs).fit(X, y)
+        search.best_estimator_ = FlyNNClassifier._from_model(raw["model"], n_jobs, classes=classes)
     return search

@@ -10,6 +10,7 @@
 
 #include "flynn/detail/parallel.hpp"
 #include "flynn/federated/dp.hpp"
+#include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
 #include "flynn/io/feature_stats_file.hpp"
@@ -116,14 +117,17 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
 
 /// One party's DP release of its L × m counts: T (index, value) pairs, indices into the
 /// class-major counts, sorted by index; noise from the OS-seeded secure generator.
+/// `unit` is the privacy unit (DpUnit: "paper" spends epsilon/parties, "record" epsilon),
+/// as simulate's dp_unit.
 py::tuple privatize(const py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>& counts,
                     double epsilon, std::uint32_t T, std::uint32_t parties,
-                    const std::string& exponent) {
+                    const std::string& exponent, const std::string& unit) {
   if (parties < 1) throw Error("parties must be at least 1");
   DpParams p;
   p.epsilon = epsilon;
   p.T = T;
   p.exponent = federated::parse_dp_exponent(exponent);
+  p.unit = federated::parse_dp_unit(unit);
   const std::size_t n = static_cast<std::size_t>(counts.size());
   p.validate(n);
   const federated::DpMechanism mechanism(p, parties);
@@ -160,6 +164,37 @@ py::array_t<std::uint32_t> sum_releases(const std::vector<std::pair<
   return out;
 }
 
+/// The exact aggregate of the parties' (counts, rows per class) pairs, through the checks a
+/// federation applies (federated::aggregate_exact_counts): returns (counts, rows_per_class).
+py::tuple aggregate_counts(const std::vector<std::pair<
+                               py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>,
+                               py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>>>& parts,
+                           std::vector<std::string> labels, std::uint32_t m, std::uint32_t rho) {
+  const LabelSet label_set(std::move(labels));
+  const std::size_t L = label_set.size();
+  std::vector<ClassCounts> counts;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto& [values, rows] = parts[p];
+    if (static_cast<std::size_t>(values.size()) != L * m || static_cast<std::size_t>(rows.size()) != L)
+      throw federated::FederationError(
+          "party " + std::to_string(p) + " sent " + std::to_string(values.size()) + " counts and " +
+          std::to_string(rows.size()) + " row totals; " + std::to_string(L) + " classes × m = " +
+          std::to_string(m) + " need " + std::to_string(L * m) + " and " + std::to_string(L));
+    ClassCounts& c = counts.emplace_back(L, m, std::vector<std::uint32_t>(values.data(), values.data() + values.size()));
+    c.rows_per_class().assign(rows.data(), rows.data() + rows.size());
+  }
+  ClassCounts total;
+  {
+    py::gil_scoped_release nogil;
+    total = federated::aggregate_exact_counts(counts, rho, label_set);
+  }
+  py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(L), static_cast<py::ssize_t>(m)});
+  std::copy(total.values().begin(), total.values().end(), out.mutable_data());
+  py::array_t<std::uint64_t> rows(static_cast<py::ssize_t>(L));
+  std::copy(total.rows_per_class().begin(), total.rows_per_class().end(), rows.mutable_data());
+  return py::make_tuple(out, rows);
+}
+
 }  // namespace
 
 void bind_federated(py::module_& m) {
@@ -168,7 +203,9 @@ void bind_federated(py::module_& m) {
         py::arg("dp_T"), py::arg("dp_exponent"), py::arg("dp_unit"), py::arg("dp_postprocess"),
         py::arg("feature_centres"), py::arg("feature_scales"), py::arg("threads"));
   m.def("privatize", &privatize, py::arg("counts"), py::arg("epsilon"), py::arg("T"),
-        py::arg("parties"), py::arg("exponent"));
+        py::arg("parties"), py::arg("exponent"), py::arg("unit") = "paper");
+  m.def("aggregate_counts", &aggregate_counts, py::arg("parts"), py::arg("labels"), py::arg("m"),
+        py::arg("rho"));
   m.def("sum_releases", &sum_releases, py::arg("releases"), py::arg("n"));
 }
 

@@ -20,18 +20,20 @@ namespace flynn::python {
 
 namespace {
 
-/// Runs tune_flynn (search only: no calibration, no kNN) on stratified folds of the rows
-/// and returns the trace and the choice as plain Python values.
+/// Runs what `flynn tune` runs on stratified folds of the rows: tune_flynn (the search and
+/// the calibration of the probability temperature on out-of-fold scores; no kNN) and, with
+/// `refit`, the chosen configuration trained on all rows with that temperature
+/// (train_tuned_model, as the CLI's model). Returns the trace, the choice, the calibration
+/// and the model ("model", without refit None) as Python values.
 py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
               std::uint32_t budget, std::uint32_t folds, std::uint64_t fold_seed,
               std::uint64_t search_seed, std::uint64_t fly_seed, double time_limit,
-              int threads) {
+              bool refit, int threads) {
   const NumpyRows rows(X);
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row");
   const LabelSet classes(std::move(labels));
   experiments::TuneOptions options;
-  options.calibrate = false;
   options.knn = false;
   options.search.budget = budget;
   options.search.seed = search_seed;
@@ -39,12 +41,17 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.time_limit_seconds = time_limit;
   options.search.threads = threads;
   std::optional<experiments::TuneResult> result;
+  std::optional<FlyNN> model;
   {
     py::gil_scoped_release nogil;
     const Dataset data = labelled_dataset(rows, y.data(), classes);
     const std::vector<std::uint32_t> fold_of_row =
         experiments::stratified_folds(data.labels, classes.size(), folds, fold_seed);
     result.emplace(experiments::tune_flynn(data, fold_of_row, folds, options));
+    if (refit) {
+      model.emplace(experiments::train_tuned_model(data, classes, *result, threads));
+      model->set_temperature(result->temperature());
+    }
   }
   const experiments::SearchResult& s = result->search;
   py::list trace;
@@ -72,6 +79,27 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["cost"] = s.cost;
   out["time_limited"] = s.time_limited;
   out["seconds"] = result->seconds;
+  out["temperature"] = result->temperature();
+  if (result->calibration) {
+    const experiments::CalibrationReport& c = *result->calibration;
+    py::dict cal;
+    cal["temperature"] = c.fit.temperature;
+    cal["out_of_fold_log_loss"] = c.fit.log_loss;
+    cal["out_of_fold_ece"] = c.fit.ece;
+    cal["heldout_log_loss"] = c.heldout_log_loss;
+    cal["heldout_ece"] = c.heldout_ece;
+    cal["default_temperature"] = Defaults::temperature;
+    cal["default_log_loss"] = c.default_log_loss;
+    cal["default_ece"] = c.default_ece;
+    out["calibration"] = cal;
+  } else {
+    out["calibration"] = py::none();
+  }
+  if (model) {
+    out["model"] = ModelHandle(std::move(*model));
+  } else {
+    out["model"] = py::none();
+  }
   return out;
 }
 
@@ -80,7 +108,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
 void bind_tune(py::module_& m) {
   m.def("tune", &tune, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("budget"),
         py::arg("folds"), py::arg("fold_seed"), py::arg("search_seed"), py::arg("fly_seed"),
-        py::arg("time_limit"), py::arg("threads"));
+        py::arg("time_limit"), py::arg("refit"), py::arg("threads"));
 }
 
 }  // namespace flynn::python

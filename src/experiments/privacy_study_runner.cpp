@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <tuple>
@@ -30,16 +31,17 @@ using federated::DpExponent;
 using federated::DpPostprocess;
 using federated::DpUnit;
 
-// A privacy unit and a post-processing: one curve family per group.
-struct Variant {
+// A privacy unit and a post-processing of the release, by name ("-" for the non-private
+// model): one curve family per group. (Not a flynn::Variant, the model's feature variant.)
+struct UnitPostprocess {
   std::string unit, postprocess;
   bool paper() const { return unit == "paper" && postprocess == "none"; }
   std::string label() const { return fmt::format("unit={} postprocess={}", unit, postprocess); }
-  auto operator<=>(const Variant&) const = default;
+  auto operator<=>(const UnitPostprocess&) const = default;
 };
 
-std::vector<Variant> study_variants(const PrivacyStudyOptions& o) {
-  std::vector<Variant> v;
+std::vector<UnitPostprocess> study_variants(const PrivacyStudyOptions& o) {
+  std::vector<UnitPostprocess> v;
   for (DpUnit u : o.units)
     for (DpPostprocess p : o.postprocesses)
       v.push_back({federated::dp_unit_name(u), federated::dp_postprocess_name(p)});
@@ -68,7 +70,7 @@ struct RawRow {
   const Group* group = nullptr;
   int rep = 0;
   std::string method;  // "non-private" or "dp"
-  Variant variant;     // "-" for the non-private model
+  UnitPostprocess variant;  // "-" for the non-private model
   double epsilon = 0;
   std::uint32_t T = 0;
   double bacc = 0;
@@ -203,89 +205,99 @@ std::string raw_line(const RawRow& r) {
                      r.bacc, r.bytes, r.seconds);
 }
 
-}  // namespace
+// ---- the study driver: plan, run_unit, summarize, artifacts ----------------------------------
 
-PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
-  if (o.repetitions < 0) throw Error("privacy study: repetitions must be positive");
-  if (o.units.empty()) throw Error("privacy study: no privacy unit to study");
-  if (o.postprocesses.empty()) throw Error("privacy study: no post-processing to study");
-  const Grid grid = study_grid(o);
-  const std::vector<Variant> variants = study_variants(o);
-  const auto log = [&](const std::string& line) {
-    if (o.log) o.log(line);
-  };
-
-  // Fashion-MNIST, when available (it is optional: the synthetic study stands alone).
-  bool fashion = o.fashion;
-  std::string fashion_note;
-  Dataset fm_train, fm_test;
-  if (fashion) {
-    try {
-      fm_train = load_fashion_mnist(o.fashion_dir, false);
-      fm_test = load_fashion_mnist(o.fashion_dir, true);
-    } catch (const Error& e) {
-      fashion = false;
-      fashion_note = std::string("Fashion-MNIST skipped: ") + e.what();
-      log("flynn: note: " + fashion_note);
-    }
-  }
-  const std::vector<Group> groups = study_groups(o, grid, fashion);
-  if (fashion) {
-    fm_train = fashion_pair(fm_train, groups.back().n_train);
-    fm_test = fashion_pair(fm_test, groups.back().n_test);
-  }
-
-  fs::create_directories(o.out);
-  const fs::path out(o.out);
-  // Everything a trial's points depend on besides its group and repetition (in its id).
-  nlohmann::json checkpoint_key = {{"study", "privacy"}, {"version", 2}, {"seed", o.seed},
-                                   {"exponent", federated::dp_exponent_name(o.exponent)}, {"epsilons", grid.eps},
-                                   {"synthetic_T", grid.syn_T}, {"fashion_T", grid.fm_T}};
-  // The paper's variant alone keeps the key it always had, so its old trials still resume.
-  if (!(variants.size() == 1 && variants[0].paper())) {
-    nlohmann::json v = nlohmann::json::array();
-    for (const Variant& x : variants) v.push_back({x.unit, x.postprocess});
-    checkpoint_key["variants"] = v;
-  }
-  const Checkpoint checkpoint((out / "trials").string(), checkpoint_key);
+// What the study runs: the grid, the groups and their data, one checkpointed unit (a trial)
+// per group and repetition.
+struct PrivacyPlan {
   struct Trial {
     std::size_t group;
     int rep;
   };
+  Grid grid;
+  std::vector<UnitPostprocess> variants;
+  std::string fashion_note;  // why Fashion-MNIST was skipped
+  Dataset fm_train, fm_test;
+  std::vector<Group> groups;
+  fs::path out;
+  nlohmann::json checkpoint_key;
   std::vector<Trial> trials;
-  std::vector<BatchUnit> units;
-  for (std::size_t gi = 0; gi < groups.size(); ++gi)
-    for (int rep = 0; rep < grid.reps; ++rep) {
-      trials.push_back({gi, rep});
-      units.push_back({groups[gi].unit_id(rep), 1.0});
+  std::vector<BatchUnit> units;  // one per trial
+};
+
+// Everything a trial's points depend on besides its group and repetition (in its id).
+nlohmann::json checkpoint_key(const PrivacyStudyOptions& o, const PrivacyPlan& plan) {
+  nlohmann::json key = {{"study", "privacy"}, {"version", 2}, {"seed", o.seed},
+                        {"exponent", federated::dp_exponent_name(o.exponent)}, {"epsilons", plan.grid.eps},
+                        {"synthetic_T", plan.grid.syn_T}, {"fashion_T", plan.grid.fm_T}};
+  // The paper's variant alone keeps the key it always had, so its old trials still resume.
+  if (!(plan.variants.size() == 1 && plan.variants[0].paper())) {
+    nlohmann::json v = nlohmann::json::array();
+    for (const UnitPostprocess& x : plan.variants) v.push_back({x.unit, x.postprocess});
+    key["variants"] = v;
+  }
+  return key;
+}
+
+PrivacyPlan plan_study(const PrivacyStudyOptions& o, const std::function<void(const std::string&)>& log) {
+  if (o.repetitions < 0) throw Error("privacy study: repetitions must be positive");
+  if (o.units.empty()) throw Error("privacy study: no privacy unit to study");
+  if (o.postprocesses.empty()) throw Error("privacy study: no post-processing to study");
+  PrivacyPlan plan;
+  plan.grid = study_grid(o);
+  plan.variants = study_variants(o);
+  // Fashion-MNIST, when available (it is optional: the synthetic study stands alone).
+  bool fashion = o.fashion;
+  if (fashion) {
+    try {
+      plan.fm_train = load_fashion_mnist(o.fashion_dir, false);
+      plan.fm_test = load_fashion_mnist(o.fashion_dir, true);
+    } catch (const Error& e) {
+      fashion = false;
+      plan.fashion_note = std::string("Fashion-MNIST skipped: ") + e.what();
+      log("flynn: note: " + plan.fashion_note);
     }
+  }
+  plan.groups = study_groups(o, plan.grid, fashion);
+  if (fashion) {
+    plan.fm_train = fashion_pair(plan.fm_train, plan.groups.back().n_train);
+    plan.fm_test = fashion_pair(plan.fm_test, plan.groups.back().n_test);
+  }
+  plan.out = fs::path(o.out);
+  plan.checkpoint_key = checkpoint_key(o, plan);
+  for (std::size_t gi = 0; gi < plan.groups.size(); ++gi)
+    for (int rep = 0; rep < plan.grid.reps; ++rep) {
+      plan.trials.push_back({gi, rep});
+      plan.units.push_back({plan.groups[gi].unit_id(rep), 1.0});
+    }
+  return plan;
+}
 
-  const auto start = std::chrono::steady_clock::now();
-  const double load_before = load_average();
-  const double cpu_before = cpu_seconds();
-  BatchOptions bo;
-  bo.jobs = resolve_threads(o.threads);
-  bo.on_finished = [&](std::size_t, const nlohmann::json&, const BatchProgress& p) {
-    if (o.progress) o.progress(p.done, p.todo);
-  };
-  const BatchOutcome outcome = run_checkpointed(checkpoint, units, [&](std::size_t i) {
-    return run_trial(o, grid, groups[trials[i].group], trials[i].group, trials[i].rep, fm_train, fm_test);
-  }, bo);
-  const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double run_cpu = cpu_seconds() - cpu_before;
+nlohmann::json run_unit(const PrivacyStudyOptions& o, const PrivacyPlan& plan, std::size_t i) {
+  const PrivacyPlan::Trial& t = plan.trials[i];
+  return run_trial(o, plan.grid, plan.groups[t.group], t.group, t.rep, plan.fm_train, plan.fm_test);
+}
 
-  // ---- every trial point, in group and repetition order ----
+// What the study found: every trial point and the tables made of them.
+struct PrivacySummary {
+  std::vector<RawRow> raw;  // in group and repetition order
+  std::string summary_csv, best_csv, md_rows;
+  nlohmann::json groups = nlohmann::json::array();
+};
+
+std::vector<RawRow> raw_rows(const PrivacyPlan& plan, const BatchOutcome& outcome) {
   std::vector<RawRow> raw;
-  for (std::size_t i = 0; i < trials.size(); ++i) {
+  for (std::size_t i = 0; i < plan.trials.size(); ++i) {
     const nlohmann::json& unit = outcome.results[i];
     for (const nlohmann::json& p : unit["points"]) {
       RawRow r;
-      r.group = &groups[trials[i].group];
-      r.rep = trials[i].rep;
+      r.group = &plan.groups[plan.trials[i].group];
+      r.rep = plan.trials[i].rep;
       r.T = p["T"].get<std::uint32_t>();
       r.method = r.T == 0 ? "non-private" : "dp";
-      r.variant = r.T == 0 ? Variant{"-", "-"}
-                           : Variant{p.value("unit", std::string("paper")), p.value("postprocess", std::string("none"))};
+      r.variant = r.T == 0 ? UnitPostprocess{"-", "-"}
+                           : UnitPostprocess{p.value("unit", std::string("paper")),
+                                             p.value("postprocess", std::string("none"))};
       r.epsilon = p["epsilon"].get<double>();
       r.bacc = p["balanced_accuracy"].get<double>();
       r.bytes = p["bytes_sent_per_party"].get<std::uint64_t>();
@@ -293,119 +305,148 @@ PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
       raw.push_back(r);
     }
   }
-  io::write_file_atomic((out / "privacy_raw.csv").string(), [&](std::ostream& f) {
-    f << kRawHeader << "\n";
-    for (const RawRow& r : raw) f << raw_line(r);
-  });
+  return raw;
+}
 
-  // ---- summaries ----
-  std::map<std::tuple<std::string, std::string, Variant, double, std::uint32_t>, std::vector<double>> values;
-  std::map<std::string, double> trial_seconds;
-  for (const RawRow& r : raw) values[{r.group->key(), r.method, r.variant, r.epsilon, r.T}].push_back(r.bacc);
-  for (std::size_t i = 0; i < trials.size(); ++i)
-    trial_seconds[groups[trials[i].group].key()] += outcome.results[i]["seconds"].get<double>();
+using PointValues =
+    std::map<std::tuple<std::string, std::string, UnitPostprocess, double, std::uint32_t>, std::vector<double>>;
 
-  std::string summary_csv = "group,dataset,n_train,m,s,rho,gamma,method,unit,postprocess,epsilon,T,mean,sd,repetitions\n";
-  std::string best_csv =
-      "dataset,n_train,setting,m,s,rho,gamma,unit,postprocess,epsilon,best_T,best_mean,best_sd,nonprivate_mean,"
-      "nonprivate_sd\n";
-  nlohmann::json jgroups = nlohmann::json::array();
-  std::string md_rows;
-  for (const Group& g : groups) {
-    const MeanSd np = mean_sd(values[{g.key(), "non-private", Variant{"-", "-"}, 0.0, 0u}]);
-    summary_csv += fmt::format("{},{},{},{},{},{},{},non-private,-,-,0,0,{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
+// One group's lines of the summary, best and markdown tables, and its JSON.
+void summarize_group(const PrivacyPlan& plan, const Group& g, const PointValues& values,
+                     double trial_seconds, PrivacySummary& s) {
+  const auto values_of = [&](const UnitPostprocess& v, double e, std::uint32_t T) {
+    const auto it = values.find({g.key(), v.unit == "-" ? "non-private" : "dp", v, e, T});
+    return it == values.end() ? nullptr : &it->second;
+  };
+  const std::vector<double>* np_values = values_of({"-", "-"}, 0.0, 0u);
+  const MeanSd np = mean_sd(np_values ? *np_values : std::vector<double>{});
+  s.summary_csv += fmt::format("{},{},{},{},{},{},{},non-private,-,-,0,0,{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
                                g.dataset, g.n_train, g.m, g.s, g.rho, g.gamma, np.mean, np.sd, np.n);
-    nlohmann::json jg = {{"group", g.label()}, {"dataset", g.dataset}, {"n_train", g.n_train},
-                         {"m", g.m}, {"s", g.s}, {"rho", g.rho}, {"gamma", g.gamma},
-                         {"nonprivate", {{"mean", np.mean}, {"sd", np.sd}}},
-                         {"trial_seconds_total", trial_seconds[g.key()]}, {"best", nlohmann::json::array()}};
-    const std::string setting = fmt::format("m={} s={} rho={}", g.m, g.s, g.rho);
-    for (const Variant& v : variants) {
-      std::string md = fmt::format("| {} | {} | {} |{} {:.4f} ± {:.4f} |", g.dataset, g.n_train, setting,
-                                   variants.size() > 1 ? fmt::format(" {} | {} |", v.unit, v.postprocess) : "",
-                                   np.mean, np.sd);
-      for (double e : grid.eps) {
-        MeanSd top;
-        std::uint32_t top_T = 0;
-        for (std::uint32_t T : g.Ts) {
-          auto it = values.find({g.key(), "dp", v, e, T});
-          if (it == values.end()) continue;
-          const MeanSd ms = mean_sd(it->second);
-          summary_csv += fmt::format("{},{},{},{},{},{},{},dp,{},{},{},{},{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
+  nlohmann::json jg = {{"group", g.label()}, {"dataset", g.dataset}, {"n_train", g.n_train},
+                       {"m", g.m}, {"s", g.s}, {"rho", g.rho}, {"gamma", g.gamma},
+                       {"nonprivate", {{"mean", np.mean}, {"sd", np.sd}}},
+                       {"trial_seconds_total", trial_seconds}, {"best", nlohmann::json::array()}};
+  const std::string setting = fmt::format("m={} s={} rho={}", g.m, g.s, g.rho);
+  for (const UnitPostprocess& v : plan.variants) {
+    std::string md = fmt::format("| {} | {} | {} |{} {:.4f} ± {:.4f} |", g.dataset, g.n_train, setting,
+                                 plan.variants.size() > 1 ? fmt::format(" {} | {} |", v.unit, v.postprocess) : "",
+                                 np.mean, np.sd);
+    for (double e : plan.grid.eps) {
+      MeanSd top;
+      std::uint32_t top_T = 0;
+      for (std::uint32_t T : g.Ts) {
+        const std::vector<double>* point = values_of(v, e, T);
+        if (!point) continue;
+        const MeanSd ms = mean_sd(*point);
+        s.summary_csv += fmt::format("{},{},{},{},{},{},{},dp,{},{},{},{},{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
                                      g.dataset, g.n_train, g.m, g.s, g.rho, g.gamma, v.unit, v.postprocess, e, T,
                                      ms.mean, ms.sd, ms.n);
-          if (top_T == 0 || ms.mean > top.mean) top = ms, top_T = T;
-        }
-        best_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n", g.dataset, g.n_train,
+        if (top_T == 0 || ms.mean > top.mean) top = ms, top_T = T;
+      }
+      s.best_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n", g.dataset, g.n_train,
                                 io::csv_field(setting), g.m, g.s, g.rho, g.gamma, v.unit, v.postprocess, e, top_T,
                                 top.mean, top.sd, np.mean, np.sd);
-        jg["best"].push_back({{"unit", v.unit}, {"postprocess", v.postprocess}, {"epsilon", e}, {"T", top_T},
-                              {"mean", top.mean}, {"sd", top.sd}});
-        md += fmt::format(" {:.4f} ± {:.3f} (T={}) |", top.mean, top.sd, top_T);
-      }
-      md_rows += md + "\n";
+      jg["best"].push_back({{"unit", v.unit}, {"postprocess", v.postprocess}, {"epsilon", e}, {"T", top_T},
+                            {"mean", top.mean}, {"sd", top.sd}});
+      md += fmt::format(" {:.4f} ± {:.3f} (T={}) |", top.mean, top.sd, top_T);
     }
-    jgroups.push_back(jg);
+    s.md_rows += md + "\n";
   }
-  io::write_file_atomic((out / "privacy_summary.csv").string(), summary_csv);
-  io::write_file_atomic((out / "privacy_best.csv").string(), best_csv);
+  s.groups.push_back(jg);
+}
 
-  // per_dataset.csv in the reproduce-commands' convention (dataset, method, accuracy, params,
-  // seconds): the non-private model and the best private one per ε, balanced accuracy.
-  {
-    std::string pd = "dataset,method,accuracy,params,seconds\n";
-    for (const nlohmann::json& jg : jgroups) {
-      const std::string ds = fmt::format("{}-n{}-m{}-s{}-rho{}", jg["dataset"].get<std::string>(),
-                                         jg["n_train"].get<std::size_t>(), jg["m"].get<std::uint32_t>(),
-                                         jg["s"].get<std::uint32_t>(), jg["rho"].get<std::uint32_t>());
-      const double secs = jg["trial_seconds_total"].get<double>();
-      pd += fmt::format("{},FlyNNFL non-private,{:.6f},{},{:.3f}\n", ds, jg["nonprivate"]["mean"].get<double>(),
-                        io::csv_field(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
-      for (const auto& b : jg["best"]) {
-        const Variant v{b["unit"].get<std::string>(), b["postprocess"].get<std::string>()};
-        pd += fmt::format("{},DP-FlyNNFL eps={}{},{:.6f},{},{:.3f}\n", ds, b["epsilon"].get<double>(),
-                          v.paper() ? "" : fmt::format(" ({})", v.label()), b["mean"].get<double>(),
-                          io::csv_field(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())), secs);
-      }
+PrivacySummary summarize(const PrivacyPlan& plan, const BatchOutcome& outcome) {
+  PrivacySummary s;
+  s.raw = raw_rows(plan, outcome);
+  PointValues values;
+  std::map<std::string, double> trial_seconds;
+  for (const RawRow& r : s.raw) values[{r.group->key(), r.method, r.variant, r.epsilon, r.T}].push_back(r.bacc);
+  for (std::size_t i = 0; i < plan.trials.size(); ++i)
+    trial_seconds[plan.groups[plan.trials[i].group].key()] += outcome.results[i]["seconds"].get<double>();
+  s.summary_csv = "group,dataset,n_train,m,s,rho,gamma,method,unit,postprocess,epsilon,T,mean,sd,repetitions\n";
+  s.best_csv =
+      "dataset,n_train,setting,m,s,rho,gamma,unit,postprocess,epsilon,best_T,best_mean,best_sd,nonprivate_mean,"
+      "nonprivate_sd\n";
+  for (const Group& g : plan.groups) summarize_group(plan, g, values, trial_seconds[g.key()], s);
+  return s;
+}
+
+// per_dataset.csv in the reproduce-commands' convention (dataset, method, accuracy, params,
+// seconds): the non-private model and the best private one per ε, balanced accuracy.
+std::string per_dataset_csv(const PrivacySummary& s) {
+  std::string pd = "dataset,method,accuracy,params,seconds\n";
+  for (const nlohmann::json& jg : s.groups) {
+    const std::string ds = fmt::format("{}-n{}-m{}-s{}-rho{}", jg["dataset"].get<std::string>(),
+                                       jg["n_train"].get<std::size_t>(), jg["m"].get<std::uint32_t>(),
+                                       jg["s"].get<std::uint32_t>(), jg["rho"].get<std::uint32_t>());
+    const double secs = jg["trial_seconds_total"].get<double>();
+    pd += fmt::format("{},FlyNNFL non-private,{:.6f},{},{:.3f}\n", ds, jg["nonprivate"]["mean"].get<double>(),
+                      io::csv_field(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
+    for (const auto& b : jg["best"]) {
+      const UnitPostprocess v{b["unit"].get<std::string>(), b["postprocess"].get<std::string>()};
+      pd += fmt::format("{},DP-FlyNNFL eps={}{},{:.6f},{},{:.3f}\n", ds, b["epsilon"].get<double>(),
+                        v.paper() ? "" : fmt::format(" ({})", v.label()), b["mean"].get<double>(),
+                        io::csv_field(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())), secs);
     }
-    io::write_file_atomic((out / "per_dataset.csv").string(), pd);
   }
+  return pd;
+}
 
-  std::string plot_note;
+// The plots drawn (empty when they could not be) and the note saying why not.
+struct Plots {
+  nlohmann::json files = nlohmann::json::array();
+  std::string note;
+};
+
+Plots draw_plots(const PrivacyPlan& plan, const std::function<void(const std::string&)>& log) {
+  const fs::path& out = plan.out;
+  Plots plots;
   const std::string png_t = (out / "privacy_accuracy_vs_T.png").string();
   const std::string png_e = (out / "privacy_best_vs_epsilon.png").string();
   try {
     run_plot_script("privacy.py", {(out / "privacy_summary.csv").string(), (out / "privacy_best.csv").string(),
                                    png_t, png_e});
   } catch (const Error& e) {
-    plot_note = std::string("plots not drawn: ") + e.what();
-    log("flynn: warning: " + plot_note);
+    plots.note = std::string("plots not drawn: ") + e.what();
+    log("flynn: warning: " + plots.note);
   }
   // The variants beside the paper's: one panel per group, best accuracy over T against ε.
+  const bool compare = plan.variants.size() > 1;
   const std::string png_v = (out / "privacy_variants.png").string();
-  if (variants.size() > 1 && plot_note.empty()) {
+  if (compare && plots.note.empty()) {
     try {
       run_plot_script("privacy_variants.py", {(out / "privacy_best.csv").string(), png_v});
     } catch (const Error& e) {
-      plot_note = std::string("variants plot not drawn: ") + e.what();
-      log("flynn: warning: " + plot_note);
+      plots.note = std::string("variants plot not drawn: ") + e.what();
+      log("flynn: warning: " + plots.note);
     }
   }
+  if (plots.note.empty())
+    plots.files = compare ? nlohmann::json{png_t, png_e, png_v} : nlohmann::json{png_t, png_e};
+  return plots;
+}
 
-  // ---- report ----
-  const bool compare = variants.size() > 1;
+// The markdown table's header and rule lines.
+std::pair<std::string, std::string> table_head(const PrivacyPlan& plan) {
+  const bool compare = plan.variants.size() > 1;
   std::string header = compare ? "| data | n | setting | unit | post-processing | non-private |"
                                : "| data | n | setting | non-private |";
   std::string rule = compare ? "|---|---|---|---|---|---|" : "|---|---|---|---|";
-  for (double e : grid.eps) {
+  for (double e : plan.grid.eps) {
     header += fmt::format(" best DP, ε={} |", e);
     rule += "---|";
   }
+  return {header, rule};
+}
+
+std::string report_markdown(const PrivacyStudyOptions& o, const PrivacyPlan& plan, const PrivacySummary& s,
+                            const StudyClock& clock, const std::string& plot_note) {
+  const bool compare = plan.variants.size() > 1;
+  const auto [header, rule] = table_head(plan);
   const std::string command =
       o.command.empty() ? fmt::format("flynn reproduce privacy --out {}{}", o.out, o.quick ? " --quick" : "")
                         : o.command;
-  const std::string exponent = federated::dp_exponent_name(o.exponent);
-  const std::string report = fmt::format(
+  return fmt::format(
       R"(# Privacy study: DP-FlyNNFL vs non-private FlyNNFL
 
 Command: `{command}` ({reps} repetitions, seed {seed},
@@ -433,12 +474,12 @@ Files: `privacy_raw.csv` (every trial point), `privacy_summary.csv` (mean ± sd 
 `privacy_best_vs_epsilon.png` (best accuracy vs ε), and `trials/` (one file per finished
 trial, what a rerun resumes from).{vplot} {pnote}
 )",
-      fmt::arg("command", command), fmt::arg("reps", grid.reps), fmt::arg("seed", o.seed),
-      fmt::arg("exponent", exponent), fmt::arg("machine", machine_description()), fmt::arg("secs", run_seconds),
-      fmt::arg("syn_t", fmt::join(grid.syn_T, ", ")), fmt::arg("fm_t", fmt::join(grid.fm_T, ", ")),
-      fmt::arg("fnote", fashion_note), fmt::arg("header", header), fmt::arg("rule", rule),
-      fmt::arg("rows", md_rows), fmt::arg("pnote", plot_note), fmt::arg("load", load_before),
-      fmt::arg("cpu", run_cpu),
+      fmt::arg("command", command), fmt::arg("reps", plan.grid.reps), fmt::arg("seed", o.seed),
+      fmt::arg("exponent", federated::dp_exponent_name(o.exponent)), fmt::arg("machine", machine_description()),
+      fmt::arg("secs", clock.seconds), fmt::arg("syn_t", fmt::join(plan.grid.syn_T, ", ")),
+      fmt::arg("fm_t", fmt::join(plan.grid.fm_T, ", ")), fmt::arg("fnote", plan.fashion_note),
+      fmt::arg("header", header), fmt::arg("rule", rule), fmt::arg("rows", s.md_rows), fmt::arg("pnote", plot_note),
+      fmt::arg("load", clock.load_before), fmt::arg("cpu", clock.cpu_seconds),
       fmt::arg("multiclass", o.multiclass ? "* synthetic-26 (`--multiclass`, not in the paper): a Letter-shaped "
                                             "mixture, 26 classes × 1 Gaussian mode in ℝ^16, 770 training and 200 "
                                             "test rows per class (100 and 40 with --quick), m = 4096, s = 4, ρ = 32, "
@@ -453,34 +494,67 @@ trial, what a rerun resumes from).{vplot} {pnote}
       fmt::arg("vplot", compare ? " `privacy_variants.png`: best accuracy over T against ε for every variant, "
                                   "beside the paper's (black)."
                                 : ""));
-  io::write_file_atomic((out / "report.md").string(), report);
+}
 
+// Writes every file of the study (the tables, plots, report and results.json).
+PrivacyStudyResult write_artifacts(const PrivacyStudyOptions& o, const PrivacyPlan& plan, const PrivacySummary& s,
+                                   const StudyClock& clock, const std::function<void(const std::string&)>& log) {
+  const fs::path& out = plan.out;
+  io::write_file_atomic((out / "privacy_raw.csv").string(), [&](std::ostream& f) {
+    f << kRawHeader << "\n";
+    for (const RawRow& r : s.raw) f << raw_line(r);
+  });
+  io::write_file_atomic((out / "privacy_summary.csv").string(), s.summary_csv);
+  io::write_file_atomic((out / "privacy_best.csv").string(), s.best_csv);
+  io::write_file_atomic((out / "per_dataset.csv").string(), per_dataset_csv(s));
+  const Plots plots = draw_plots(plan, log);
+  io::write_file_atomic((out / "report.md").string(), report_markdown(o, plan, s, clock, plots.note));
+
+  nlohmann::json variants = nlohmann::json::array();
+  for (const UnitPostprocess& x : plan.variants) variants.push_back({{"unit", x.unit}, {"postprocess", x.postprocess}});
   PrivacyStudyResult result;
   result.summary = {{"command", "reproduce privacy"},
                     {"out", o.out},
                     {"quick", o.quick},
-                    {"repetitions", grid.reps},
-                    {"exponent", exponent},
-                    {"epsilons", grid.eps},
-                    {"variants", [&] {
-                       nlohmann::json v = nlohmann::json::array();
-                       for (const Variant& x : variants) v.push_back({{"unit", x.unit}, {"postprocess", x.postprocess}});
-                       return v;
-                     }()},
-                    {"seconds", run_seconds},
-                    {"cpu_seconds", run_cpu},
-                    {"load_average_at_start", load_before},
+                    {"repetitions", plan.grid.reps},
+                    {"exponent", federated::dp_exponent_name(o.exponent)},
+                    {"epsilons", plan.grid.eps},
+                    {"variants", variants},
+                    {"seconds", clock.seconds},
+                    {"cpu_seconds", clock.cpu_seconds},
+                    {"load_average_at_start", clock.load_before},
                     {"machine", machine_description()},
-                    {"groups", jgroups},
-                    {"plots", plot_note.empty() ? (compare ? nlohmann::json{png_t, png_e, png_v} : nlohmann::json{png_t, png_e})
-                                               : nlohmann::json::array()}};
+                    {"groups", s.groups},
+                    {"plots", plots.files}};
   io::write_file_atomic((out / "results.json").string(), result.summary.dump(2) + "\n");
-  result.table_markdown = header + "\n" + rule + "\n" + md_rows;
-  result.groups = groups.size();
-  result.repetitions = grid.reps;
-  result.seconds = run_seconds;
-  result.cpu_seconds = run_cpu;
+  const auto [header, rule] = table_head(plan);
+  result.table_markdown = header + "\n" + rule + "\n" + s.md_rows;
+  result.groups = plan.groups.size();
+  result.repetitions = plan.grid.reps;
+  result.seconds = clock.seconds;
+  result.cpu_seconds = clock.cpu_seconds;
   return result;
+}
+
+}  // namespace
+
+PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
+  const auto log = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  const PrivacyPlan plan = plan_study(o, log);
+  fs::create_directories(plan.out);
+  const Checkpoint checkpoint((plan.out / "trials").string(), plan.checkpoint_key);
+  StudyClock clock;
+  BatchOptions bo;
+  bo.jobs = resolve_threads(o.threads);
+  bo.on_finished = [&](std::size_t, const nlohmann::json&, const BatchProgress& p) {
+    if (o.progress) o.progress(p.done, p.todo);
+  };
+  const BatchOutcome outcome =
+      run_checkpointed(checkpoint, plan.units, [&](std::size_t i) { return run_unit(o, plan, i); }, bo);
+  clock.stop();
+  return write_artifacts(o, plan, summarize(plan, outcome), clock, log);
 }
 
 }  // namespace flynn::experiments

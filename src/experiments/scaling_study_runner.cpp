@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -184,149 +185,179 @@ Central central_model(const ScalingData& d, const FlyConfig& config, int threads
   return c;
 }
 
-}  // namespace
+// ---- the study driver: plan, run_unit, summarize, artifacts ----------------------------------
 
-ScalingStudyResult run_scaling_study(const ScalingStudyOptions& o) {
-  std::vector<int> taus = o.quick ? std::vector<int>{1, 2, 4} : o.parties;
+using Log = std::function<void(const std::string&)>;
+
+// What the study runs: per data set, one checkpointed unit per (τ, repetition).
+struct ScalingPlan {
+  std::vector<int> taus;  // sorted, distinct
+  int reps = 0;
+  std::vector<std::string> notes;  // data sets skipped, --quick
+  std::vector<ScalingData> data;
+  int cores = 0;
+  fs::path out;
+};
+
+ScalingPlan plan_study(const ScalingStudyOptions& o, const Log& log) {
+  ScalingPlan plan;
+  plan.taus = o.quick ? std::vector<int>{1, 2, 4} : o.parties;
+  std::vector<int>& taus = plan.taus;
   std::sort(taus.begin(), taus.end());
   taus.erase(std::unique(taus.begin(), taus.end()), taus.end());
   if (taus.empty() || taus.front() < 1) throw Error("scaling study: party counts must be at least 1");
   if (o.repetitions < 0) throw Error("scaling study: repetitions must be positive");
-  const int reps = o.repetitions > 0 ? o.repetitions : (o.quick ? 2 : 10);
-  const auto log = [&](const std::string& line) {
-    if (o.log) o.log(line);
-  };
-  std::vector<std::string> notes;
-  const std::vector<ScalingData> data = load_datasets(o, notes);
-  for (const std::string& n : notes) log("flynn: note: " + n);
-  if (data.empty()) throw Error("no data set of the scaling study is available");
-  const int cores = usable_cores();
+  plan.reps = o.repetitions > 0 ? o.repetitions : (o.quick ? 2 : 10);
+  plan.data = load_datasets(o, plan.notes);
+  for (const std::string& n : plan.notes) log("flynn: note: " + n);
+  if (plan.data.empty()) throw Error("no data set of the scaling study is available");
+  plan.cores = usable_cores();
+  plan.out = fs::path(o.out);
+  return plan;
+}
 
-  fs::create_directories(o.out);
-  const fs::path out(o.out);
+FlyConfig study_config(const ScalingStudyOptions& o, const ScalingData& d) {
+  return d.hyper(o.seed).resolve(static_cast<std::uint32_t>(d.train.n_features), d.train.classes.size());
+}
+
+nlohmann::json run_unit(const ScalingStudyOptions& o, const ScalingData& d, int tau, int rep) {
+  return run_to_json(scaling_run(d.train, d.hyper(o.seed), d.train.classes, tau, rep, o.seed));
+}
+
+// What the runs gave, per data set: the central model and the federated runs in run order.
+struct ScalingRuns {
   std::map<std::string, Central> central;
-  std::map<std::string, std::vector<ScalingRun>> runs;  // data set → runs in run order
-  const auto start = std::chrono::steady_clock::now();
-  const double load_before = load_average();
-  const double cpu_before = cpu_seconds();
-  const std::size_t total = data.size() * taus.size() * reps;
-  std::size_t finished = 0;  // over all data sets, resumed runs included
-  for (const ScalingData& d : data) {
-    const FlyConfig config = d.hyper(o.seed).resolve(static_cast<std::uint32_t>(d.train.n_features),
-                                                     d.train.classes.size());
-    central[d.name] = central_model(d, config, o.threads);
-    // Runs of other data, hyper-parameters or seed are recomputed.
-    const Checkpoint checkpoint((out / "runs").string(),
-                                {{"study", "scaling"}, {"version", 3}, {"seed", o.seed}, {"dataset", d.name},
-                                 {"n", d.train.n_rows}, {"d", d.train.n_features}, {"params", d.params()}});
-    // Repetitions outermost, so an interrupted run still has every τ of its first reps.
-    std::vector<BatchUnit> units;
-    std::vector<std::pair<int, int>> plan;  // (τ, repetition)
-    for (int rep = 0; rep < reps; ++rep)
-      for (int tau : taus) {
-        units.push_back({fmt::format("{}-tau{}-r{:02}", d.name, tau, rep), 1.0});
-        plan.emplace_back(tau, rep);
-      }
-    BatchOptions bo;
-    bo.jobs = 1;  // timings: one run at a time
-    bo.on_start = [&](const BatchProgress& p) { finished += p.resumed; };
-    bo.on_finished = [&](std::size_t i, const nlohmann::json& j, const BatchProgress& p) {
-      ++finished;
-      const ScalingRun r = run_from_json(j);
-      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      log(fmt::format("[{}/{}] {} tau={} rep={}: {:.3f} s (local {:.3f}, all-reduce {:.4f}); elapsed {:.0f} s, ETA "
-                      "{:.0f} s",
-                      finished, total, d.name, plan[i].first, plan[i].second, r.training_seconds, r.local_max,
-                      r.aggregate_min, el, p.eta_seconds));
-    };
-    const BatchOutcome outcome = run_checkpointed(checkpoint, units, [&](std::size_t i) {
-      return run_to_json(scaling_run(d.train, d.hyper(o.seed), d.train.classes, plan[i].first, plan[i].second, o.seed));
-    }, bo);
-    for (const nlohmann::json& j : outcome.results) runs[d.name].push_back(run_from_json(j));
-  }
-  const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double load_after = load_average();
-  const double run_cpu = cpu_seconds() - cpu_before;
+  std::map<std::string, std::vector<ScalingRun>> runs;
+};
 
-  io::write_file_atomic((out / "runs.csv").string(), [&](std::ostream& f) {
-    f << kRunsHeader << "\n";
-    for (const ScalingData& d : data)
-      for (const ScalingRun& r : runs[d.name]) f << run_line(d.name, r) << "\n";
-  });
+// One data set's central model and runs (resumed from its checkpoint where they exist).
+// `finished` counts the runs over all data sets, resumed ones included, for the log.
+void run_dataset(const ScalingStudyOptions& o, const ScalingPlan& plan, const ScalingData& d,
+                 const StudyClock& clock, const Log& log, std::size_t& finished, ScalingRuns& results) {
+  results.central[d.name] = central_model(d, study_config(o, d), o.threads);
+  // Runs of other data, hyper-parameters or seed are recomputed.
+  const Checkpoint checkpoint((plan.out / "runs").string(),
+                              {{"study", "scaling"}, {"version", 3}, {"seed", o.seed}, {"dataset", d.name},
+                               {"n", d.train.n_rows}, {"d", d.train.n_features}, {"params", d.params()}});
+  // Repetitions outermost, so an interrupted run still has every τ of its first reps.
+  std::vector<BatchUnit> units;
+  std::vector<std::pair<int, int>> order;  // (τ, repetition)
+  for (int rep = 0; rep < plan.reps; ++rep)
+    for (int tau : plan.taus) {
+      units.push_back({fmt::format("{}-tau{}-r{:02}", d.name, tau, rep), 1.0});
+      order.emplace_back(tau, rep);
+    }
+  const std::size_t total = plan.data.size() * plan.taus.size() * plan.reps;
+  BatchOptions bo;
+  bo.jobs = 1;  // timings: one run at a time
+  bo.on_start = [&](const BatchProgress& p) { finished += p.resumed; };
+  bo.on_finished = [&](std::size_t i, const nlohmann::json& j, const BatchProgress& p) {
+    ++finished;
+    const ScalingRun r = run_from_json(j);
+    log(fmt::format("[{}/{}] {} tau={} rep={}: {:.3f} s (local {:.3f}, all-reduce {:.4f}); elapsed {:.0f} s, ETA "
+                    "{:.0f} s",
+                    finished, total, d.name, order[i].first, order[i].second, r.training_seconds, r.local_max,
+                    r.aggregate_min, clock.elapsed(), p.eta_seconds));
+  };
+  const BatchOutcome outcome = run_checkpointed(checkpoint, units, [&](std::size_t i) {
+    return run_unit(o, d, order[i].first, order[i].second);
+  }, bo);
+  for (const nlohmann::json& j : outcome.results) results.runs[d.name].push_back(run_from_json(j));
+}
 
-  // ---- summaries ----
-  std::string sc =
+// What the study found: the tables of scaling.csv, per_dataset.csv and the report.
+struct ScalingSummary {
+  std::string scaling_csv =
       "dataset,n_train,d,classes,m,s,rho,gamma,parties,repetitions,mean_seconds,sd_seconds,speedup,"
       "speedup_sd,local_mean_seconds,allreduce_mean_seconds,wait_mean_seconds,setup_mean_seconds,"
       "bytes_sent_per_party,identical_to_central,cpu_critical_seconds,cpu_speedup\n";
-  std::string pd = "dataset,method,accuracy,params,seconds\n";
-  nlohmann::json jdata = nlohmann::json::array();
-  std::string md, cpu_md;
-  for (const ScalingData& d : data) {
-    const FlyConfig config = d.hyper(o.seed).resolve(static_cast<std::uint32_t>(d.train.n_features),
-                                                     d.train.classes.size());
-    std::map<int, std::map<int, ScalingRun>> by;  // tau → rep → run
-    for (const ScalingRun& r : runs[d.name]) by[r.parties][r.repetition] = r;
-    nlohmann::json jd = {{"dataset", d.name}, {"n_train", d.train.n_rows}, {"n_test", d.test.n_rows},
-                         {"d", d.train.n_features}, {"classes", d.train.classes.size()},
-                         {"config", config_json(config)},
-                         {"split", d.split_note}, {"accuracy", central[d.name].accuracy},
-                         {"paper_one_party_seconds", d.paper_one_party_seconds}, {"parties", nlohmann::json::array()}};
-    std::string cells;
-    const auto& base = by[taus.front()];
-    std::vector<double> base_t, base_cpu;
-    for (const auto& [rep, r] : base) {
-      base_t.push_back(r.training_seconds);
-      base_cpu.push_back(r.compute_cpu_max);
-    }
-    const double base_mean = mean_sd(base_t).mean, base_cpu_mean = mean_sd(base_cpu).mean;
-    std::string cpu_cells;
-    for (int tau : taus) {
-      std::vector<double> t, sp, local, ar, wait, setup, cpu;
-      bool identical = true;
-      std::uint64_t bytes = 0;
-      for (const auto& [rep, r] : by[tau]) {
-        t.push_back(r.training_seconds);
-        if (base.count(rep)) sp.push_back(base.at(rep).training_seconds / r.training_seconds);
-        local.push_back(r.local_max);
-        ar.push_back(r.aggregate_min);
-        wait.push_back(r.wait_max);
-        setup.push_back(r.setup_max);
-        cpu.push_back(r.compute_cpu_max);
-        identical &= r.model_crc32 == central[d.name].crc;
-        bytes = r.aggregate_traffic.bytes_sent;
-      }
-      const MeanSd mt = mean_sd(t), msp = mean_sd(sp);
-      const double speedup = mt.mean > 0 ? base_mean / mt.mean : 0;
-      const MeanSd mc = mean_sd(cpu);
-      const double cpu_speedup = mc.mean > 0 ? base_cpu_mean / mc.mean : 0;
-      sc += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.4f},{:.4f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{:.4f}\n",
-                        d.name, d.train.n_rows, d.train.n_features, d.train.classes.size(), config.m, config.s,
-                        config.rho, config.gamma, tau, mt.n, mt.mean, mt.sd, speedup, msp.sd,
-                        mean_sd(local).mean, mean_sd(ar).mean, mean_sd(wait).mean, mean_sd(setup).mean, bytes,
-                        identical ? "yes" : "NO", mc.mean, cpu_speedup);
-      pd += fmt::format("{},FlyNNFL tau={},{:.6f},{},{:.6f}\n", d.name, tau, central[d.name].accuracy,
-                        io::csv_field(d.params()), mt.mean);
-      jd["parties"].push_back({{"parties", tau}, {"repetitions", mt.n}, {"mean_seconds", mt.mean},
-                               {"sd_seconds", mt.sd}, {"speedup", speedup}, {"speedup_sd", msp.sd},
-                               {"local_mean_seconds", mean_sd(local).mean},
-                               {"allreduce_mean_seconds", mean_sd(ar).mean},
-                               {"wait_mean_seconds", mean_sd(wait).mean},
-                               {"bytes_sent_per_party", bytes}, {"identical_to_central", identical},
-                               {"cpu_critical_seconds", mc.mean}, {"cpu_speedup", cpu_speedup}});
-      cells += fmt::format(" {:.3f} ± {:.3f} ({:.2f}×) |", mt.mean, mt.sd, speedup);
-      cpu_cells += fmt::format(" {:.3f} ± {:.3f} ({:.2f}×) |", mc.mean, mc.sd, cpu_speedup);
-    }
-    md += fmt::format("| {} | {} × {} | {} | {} |{}\n", d.name, d.train.n_rows, d.train.n_features,
-                      d.train.classes.size(), config.describe().substr(0, config.describe().find(", seed")), cells);
-    cpu_md += fmt::format("| {} |{}\n", d.name, cpu_cells);
-    jdata.push_back(jd);
-  }
-  io::write_file_atomic((out / "scaling.csv").string(), sc);
-  io::write_file_atomic((out / "per_dataset.csv").string(), pd);
+  std::string per_dataset_csv = "dataset,method,accuracy,params,seconds\n";
+  nlohmann::json datasets = nlohmann::json::array();
+  std::string md, cpu_md;  // the report's time and CPU-time table rows
+};
 
+// The mean over repetitions of the runs at τ = 1 (the smallest τ): what speed-ups divide.
+struct Baseline {
+  const std::map<int, ScalingRun>& runs;  // repetition → run
+  double mean_seconds, mean_cpu;
+};
+
+// One τ's line of every table (its cells of the markdown rows appended to `cells`).
+void summarize_parties(const ScalingData& d, const FlyConfig& config, const Central& central, int tau,
+                       const std::map<int, ScalingRun>& by_rep, const Baseline& base, nlohmann::json& jd,
+                       std::string& cells, std::string& cpu_cells, ScalingSummary& s) {
+  std::vector<double> t, sp, local, ar, wait, setup, cpu;
+  bool identical = true;
+  std::uint64_t bytes = 0;
+  for (const auto& [rep, r] : by_rep) {
+    t.push_back(r.training_seconds);
+    if (base.runs.count(rep)) sp.push_back(base.runs.at(rep).training_seconds / r.training_seconds);
+    local.push_back(r.local_max);
+    ar.push_back(r.aggregate_min);
+    wait.push_back(r.wait_max);
+    setup.push_back(r.setup_max);
+    cpu.push_back(r.compute_cpu_max);
+    identical &= r.model_crc32 == central.crc;
+    bytes = r.aggregate_traffic.bytes_sent;
+  }
+  const MeanSd mt = mean_sd(t), msp = mean_sd(sp);
+  const double speedup = mt.mean > 0 ? base.mean_seconds / mt.mean : 0;
+  const MeanSd mc = mean_sd(cpu);
+  const double cpu_speedup = mc.mean > 0 ? base.mean_cpu / mc.mean : 0;
+  s.scaling_csv += fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.4f},{:.4f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{:.4f}\n",
+      d.name, d.train.n_rows, d.train.n_features, d.train.classes.size(), config.m, config.s, config.rho,
+      config.gamma, tau, mt.n, mt.mean, mt.sd, speedup, msp.sd, mean_sd(local).mean, mean_sd(ar).mean,
+      mean_sd(wait).mean, mean_sd(setup).mean, bytes, identical ? "yes" : "NO", mc.mean, cpu_speedup);
+  s.per_dataset_csv += fmt::format("{},FlyNNFL tau={},{:.6f},{},{:.6f}\n", d.name, tau, central.accuracy,
+                                   io::csv_field(d.params()), mt.mean);
+  jd["parties"].push_back({{"parties", tau}, {"repetitions", mt.n}, {"mean_seconds", mt.mean},
+                           {"sd_seconds", mt.sd}, {"speedup", speedup}, {"speedup_sd", msp.sd},
+                           {"local_mean_seconds", mean_sd(local).mean},
+                           {"allreduce_mean_seconds", mean_sd(ar).mean},
+                           {"wait_mean_seconds", mean_sd(wait).mean},
+                           {"bytes_sent_per_party", bytes}, {"identical_to_central", identical},
+                           {"cpu_critical_seconds", mc.mean}, {"cpu_speedup", cpu_speedup}});
+  cells += fmt::format(" {:.3f} ± {:.3f} ({:.2f}×) |", mt.mean, mt.sd, speedup);
+  cpu_cells += fmt::format(" {:.3f} ± {:.3f} ({:.2f}×) |", mc.mean, mc.sd, cpu_speedup);
+}
+
+void summarize_dataset(const ScalingStudyOptions& o, const ScalingPlan& plan, const ScalingData& d,
+                       const Central& central, const std::vector<ScalingRun>& runs, ScalingSummary& s) {
+  const FlyConfig config = study_config(o, d);
+  std::map<int, std::map<int, ScalingRun>> by;  // tau → rep → run
+  for (const ScalingRun& r : runs) by[r.parties][r.repetition] = r;
+  nlohmann::json jd = {{"dataset", d.name}, {"n_train", d.train.n_rows}, {"n_test", d.test.n_rows},
+                       {"d", d.train.n_features}, {"classes", d.train.classes.size()},
+                       {"config", config_json(config)},
+                       {"split", d.split_note}, {"accuracy", central.accuracy},
+                       {"paper_one_party_seconds", d.paper_one_party_seconds}, {"parties", nlohmann::json::array()}};
+  const auto& base_runs = by[plan.taus.front()];
+  std::vector<double> base_t, base_cpu;
+  for (const auto& [rep, r] : base_runs) {
+    base_t.push_back(r.training_seconds);
+    base_cpu.push_back(r.compute_cpu_max);
+  }
+  const Baseline base{base_runs, mean_sd(base_t).mean, mean_sd(base_cpu).mean};
+  std::string cells, cpu_cells;
+  for (int tau : plan.taus) summarize_parties(d, config, central, tau, by[tau], base, jd, cells, cpu_cells, s);
+  s.md += fmt::format("| {} | {} × {} | {} | {} |{}\n", d.name, d.train.n_rows, d.train.n_features,
+                      d.train.classes.size(), config.describe().substr(0, config.describe().find(", seed")), cells);
+  s.cpu_md += fmt::format("| {} |{}\n", d.name, cpu_cells);
+  s.datasets.push_back(jd);
+}
+
+ScalingSummary summarize(const ScalingStudyOptions& o, const ScalingPlan& plan, const ScalingRuns& results) {
+  ScalingSummary s;
+  for (const ScalingData& d : plan.data)
+    summarize_dataset(o, plan, d, results.central.at(d.name), results.runs.at(d.name), s);
+  return s;
+}
+
+// The report's table of the time split, τ ≤ 4.
+std::string split_rows(const ScalingSummary& s) {
   std::string split_md;
-  for (const nlohmann::json& jd : jdata) {
+  for (const nlohmann::json& jd : s.datasets) {
     for (const auto& p : jd["parties"]) {
       const int tau = p["parties"].get<int>();
       if (tau > 4) continue;
@@ -336,33 +367,38 @@ ScalingStudyResult run_scaling_study(const ScalingStudyOptions& o) {
                               human_bytes(p["bytes_sent_per_party"].get<std::uint64_t>()));
     }
   }
+  return split_md;
+}
 
-  std::string plot_note;
-  const std::string png = (out / "scaling.png").string();
-  try {
-    run_plot_script("scaling.py", {(out / "scaling.csv").string(), png, std::to_string(cores)});
-  } catch (const Error& e) {
-    plot_note = std::string("The plot could not be drawn: ") + e.what();
-    log("flynn: warning: " + plot_note);
-  }
-
+// The markdown tables' header and rule lines: time, and critical-path CPU time.
+struct TableHeads {
   std::string header = "| data | n × d | L | config |", rule = "|---|---|---|---|";
   std::string cpu_header = "| data |", cpu_rule = "|---|";
-  for (int tau : taus) {
-    header += fmt::format(" τ={} s (speed-up) |", tau);
-    rule += "---|";
-    cpu_header += fmt::format(" τ={} CPU s (speed-up) |", tau);
-    cpu_rule += "---|";
+};
+
+TableHeads table_heads(const ScalingPlan& plan) {
+  TableHeads h;
+  for (int tau : plan.taus) {
+    h.header += fmt::format(" τ={} s (speed-up) |", tau);
+    h.rule += "---|";
+    h.cpu_header += fmt::format(" τ={} CPU s (speed-up) |", tau);
+    h.cpu_rule += "---|";
   }
+  return h;
+}
+
+std::string report_markdown(const ScalingStudyOptions& o, const ScalingPlan& plan, const ScalingSummary& s,
+                            const StudyClock& clock, const std::string& plot_note) {
+  const TableHeads h = table_heads(plan);
   std::string paper;
-  for (const ScalingData& d : data)
+  for (const ScalingData& d : plan.data)
     paper += fmt::format("{}{}: {} s", paper.empty() ? "" : ", ", d.name, d.paper_one_party_seconds);
   std::string note_md;
-  for (const std::string& n : notes) note_md += "* " + n + "\n";
+  for (const std::string& n : plan.notes) note_md += "* " + n + "\n";
   const std::string command =
       o.command.empty() ? fmt::format("flynn reproduce scaling --out {}{}", o.out, o.quick ? " --quick" : "")
                         : o.command;
-  const std::string report = fmt::format(
+  return fmt::format(
       R"(# Scaling of FlyNNFL with the number of parties
 
 Command: `{command}`, {reps} repetitions, seed {seed}.
@@ -410,26 +446,65 @@ finished run, what a rerun resumes from). Run time of this
 invocation: {secs:.1f} s wall, {cpu:.1f} s CPU, i.e. {eff:.2f} cores busy on average (runs
 already on disk are reused; with {cores} idle cores this would approach {cores} for τ ≥ {cores}). {pnote}
 )",
-      fmt::arg("command", command), fmt::arg("reps", reps), fmt::arg("seed", o.seed),
-      fmt::arg("machine", machine_description()), fmt::arg("cores", cores), fmt::arg("paper", paper),
-      fmt::arg("header", header), fmt::arg("rule", rule), fmt::arg("rows", md), fmt::arg("split", split_md),
-      fmt::arg("notes", note_md), fmt::arg("secs", run_seconds), fmt::arg("pnote", plot_note),
-      fmt::arg("load0", load_before), fmt::arg("load1", load_after), fmt::arg("cpu", run_cpu),
-      fmt::arg("eff", run_seconds > 0 ? run_cpu / run_seconds : 0.0), fmt::arg("cpu_header", cpu_header),
-      fmt::arg("cpu_rule", cpu_rule), fmt::arg("cpu_rows", cpu_md));
-  io::write_file_atomic((out / "report.md").string(), report);
+      fmt::arg("command", command), fmt::arg("reps", plan.reps), fmt::arg("seed", o.seed),
+      fmt::arg("machine", machine_description()), fmt::arg("cores", plan.cores), fmt::arg("paper", paper),
+      fmt::arg("header", h.header), fmt::arg("rule", h.rule), fmt::arg("rows", s.md),
+      fmt::arg("split", split_rows(s)), fmt::arg("notes", note_md), fmt::arg("secs", clock.seconds),
+      fmt::arg("pnote", plot_note), fmt::arg("load0", clock.load_before), fmt::arg("load1", clock.load_after),
+      fmt::arg("cpu", clock.cpu_seconds),
+      fmt::arg("eff", clock.seconds > 0 ? clock.cpu_seconds / clock.seconds : 0.0),
+      fmt::arg("cpu_header", h.cpu_header), fmt::arg("cpu_rule", h.cpu_rule), fmt::arg("cpu_rows", s.cpu_md));
+}
+
+// Writes every file of the study (the tables, plot, report and results.json).
+ScalingStudyResult write_artifacts(const ScalingStudyOptions& o, const ScalingPlan& plan, const ScalingRuns& results,
+                                   const ScalingSummary& s, const StudyClock& clock, const Log& log) {
+  const fs::path& out = plan.out;
+  io::write_file_atomic((out / "runs.csv").string(), [&](std::ostream& f) {
+    f << kRunsHeader << "\n";
+    for (const ScalingData& d : plan.data)
+      for (const ScalingRun& r : results.runs.at(d.name)) f << run_line(d.name, r) << "\n";
+  });
+  io::write_file_atomic((out / "scaling.csv").string(), s.scaling_csv);
+  io::write_file_atomic((out / "per_dataset.csv").string(), s.per_dataset_csv);
+  std::string plot_note;
+  try {
+    run_plot_script("scaling.py",
+                    {(out / "scaling.csv").string(), (out / "scaling.png").string(), std::to_string(plan.cores)});
+  } catch (const Error& e) {
+    plot_note = std::string("The plot could not be drawn: ") + e.what();
+    log("flynn: warning: " + plot_note);
+  }
+  io::write_file_atomic((out / "report.md").string(), report_markdown(o, plan, s, clock, plot_note));
   ScalingStudyResult result;
-  result.summary = {{"command", "reproduce scaling"}, {"load_average", {load_before, load_after}},
+  result.summary = {{"command", "reproduce scaling"}, {"load_average", {clock.load_before, clock.load_after}},
                     {"out", o.out},                  {"quick", o.quick},
-                    {"repetitions", reps},           {"parties", taus},
-                    {"cores", cores},                {"machine", machine_description()},
-                    {"seconds", run_seconds},        {"cpu_seconds", run_cpu},
-                    {"notes", notes},                {"datasets", jdata}};
+                    {"repetitions", plan.reps},      {"parties", plan.taus},
+                    {"cores", plan.cores},           {"machine", machine_description()},
+                    {"seconds", clock.seconds},      {"cpu_seconds", clock.cpu_seconds},
+                    {"notes", plan.notes},           {"datasets", s.datasets}};
   io::write_file_atomic((out / "results.json").string(), result.summary.dump(2) + "\n");
-  result.table_markdown = header + "\n" + rule + "\n" + md + "critical-path CPU time:\n" + cpu_header + "\n" +
-                          cpu_rule + "\n" + cpu_md;
-  result.seconds = run_seconds;
+  const TableHeads h = table_heads(plan);
+  result.table_markdown = h.header + "\n" + h.rule + "\n" + s.md + "critical-path CPU time:\n" + h.cpu_header +
+                          "\n" + h.cpu_rule + "\n" + s.cpu_md;
+  result.seconds = clock.seconds;
   return result;
+}
+
+}  // namespace
+
+ScalingStudyResult run_scaling_study(const ScalingStudyOptions& o) {
+  const Log log = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  const ScalingPlan plan = plan_study(o, log);
+  fs::create_directories(plan.out);
+  ScalingRuns results;
+  StudyClock clock;
+  std::size_t finished = 0;  // over all data sets, resumed runs included
+  for (const ScalingData& d : plan.data) run_dataset(o, plan, d, clock, log, finished, results);
+  clock.stop();
+  return write_artifacts(o, plan, results, summarize(o, plan, results), clock, log);
 }
 
 }  // namespace flynn::experiments

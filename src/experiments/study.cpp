@@ -2,14 +2,13 @@
 
 #include "flynn/experiments/study_io.hpp"
 
-#include <time.h>
-
 #include <chrono>
 #include <functional>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/experiments/cross_validation.hpp"
 #include "flynn/experiments/knn_cv.hpp"
@@ -116,7 +115,7 @@ const MethodOutcome* DatasetStudy::find(const std::string& method) const {
 DatasetStudy run_dataset_study(const Dataset& data, const std::string& dataset_id,
                                const StudyOptions& o, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = thread_cpu_seconds();
+  const double cpu_start = flynn::detail::thread_cpu_seconds();
   if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
   data.require_trainable();
   if (data.n_rows < o.folds)
@@ -231,7 +230,7 @@ DatasetStudy run_dataset_study(const Dataset& data, const std::string& dataset_i
   st.methods = {fly, knnc, onenn, sbfc, lr, mlp};
   st.ok = true;
   st.seconds = seconds_since(start);
-  st.cpu_seconds = thread_cpu_seconds() - cpu_start;
+  st.cpu_seconds = flynn::detail::thread_cpu_seconds() - cpu_start;
   return st;
 }
 

@@ -2,7 +2,6 @@
 
 #include <sched.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <cmath>
 #include <filesystem>
@@ -58,10 +57,19 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+StudyClock::StudyClock() : start_(std::chrono::steady_clock::now()) {
+  load_before = load_average();
+  cpu_before_ = experiments::cpu_seconds();
+}
+
+double StudyClock::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void StudyClock::stop() {
+  seconds = elapsed();
+  load_after = load_average();
+  cpu_seconds = experiments::cpu_seconds() - cpu_before_;
 }
 
 std::string human_bytes(std::uint64_t b) {

@@ -3,8 +3,6 @@
 #include "flynn/federated/dp_postprocess.hpp"
 #include "flynn/federated/dp_settings.hpp"
 
-#include <time.h>
-
 #include <bit>
 #include <chrono>
 #include <cstring>
@@ -12,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
@@ -34,13 +33,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// CPU time of the calling thread (not wall time: unaffected by other processes).
-double thread_cpu_seconds() {
-  timespec ts{};
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 std::string shorten(const std::string& s, std::size_t max = 120) {
@@ -88,27 +80,6 @@ constexpr const char* kRowsPrivateReason =
     "its data cannot be used (the reason quotes its rows, so under DP or secure aggregation "
     "it is shown only at that party)";
 
-// The checks every party applies to the federation's rows per class (in the clear or
-// summed under secure aggregation), so all reach the same verdict. Under secure
-// aggregation the totals are the parties' to know, not the coordinator's, which relays
-// the verdict: `secure` keeps the counts out of the message.
-void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& labels,
-                      bool secure) {
-  std::size_t classes_with_rows = 0;
-  for (std::size_t l = 0; l < labels.size(); ++l) {
-    // A count never exceeds its class's rows: this bound rules out overflow in the
-    // 32-bit all-reduce (which, like MPI_SUM, would wrap silently).
-    if (totals[l] > std::numeric_limits<std::uint32_t>::max())
-      throw FederationError(fmt::format("class '{}' has {} rows in total, more than 2^32 - 1",
-                                        labels.name(l), secure ? "too many" : std::to_string(totals[l])));
-    classes_with_rows += totals[l] > 0;
-  }
-  if (classes_with_rows < 2)
-    throw FederationError(fmt::format(
-        "the parties hold rows of {} class{} in total: a classifier needs at least two",
-        classes_with_rows, classes_with_rows == 1 ? "" : "es"));
-}
-
 std::uint64_t draw_seed() {
   SecureRng rng;
   return rng.next_u64();
@@ -148,6 +119,73 @@ PartyTimings get_timings(io::ByteReader& r) {
 }
 
 }  // namespace
+
+// The federation's rows per class are checked in the clear or summed under secure
+// aggregation, so all parties reach the same verdict. Under secure aggregation the totals
+// are the parties' to know, not the coordinator's, which relays the verdict.
+void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& labels,
+                      bool secure) {
+  std::size_t classes_with_rows = 0;
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    // A count never exceeds its class's rows: this bound rules out overflow in the
+    // 32-bit all-reduce (which, like MPI_SUM, would wrap silently).
+    if (totals[l] > std::numeric_limits<std::uint32_t>::max())
+      throw FederationError(fmt::format("class '{}' has {} rows in total, more than 2^32 - 1",
+                                        labels.name(l), secure ? "too many" : std::to_string(totals[l])));
+    classes_with_rows += totals[l] > 0;
+  }
+  if (classes_with_rows < 2)
+    throw FederationError(fmt::format(
+        "the parties hold rows of {} class{} in total: a classifier needs at least two",
+        classes_with_rows, classes_with_rows == 1 ? "" : "es"));
+}
+
+void check_aggregated_counts(const ClassCounts& aggregated, const std::vector<std::uint64_t>& totals,
+                             std::uint32_t rho, const LabelSet& labels, bool secure) {
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    std::uint64_t sum = 0;
+    const std::uint32_t* c = aggregated.of_class(l);
+    for (std::uint32_t i = 0; i < aggregated.m(); ++i) sum += c[i];
+    if (sum != totals[l] * rho)
+      throw FederationError(
+          secure ? fmt::format("aggregated counts of class '{}' do not sum to the parties' rows "
+                               "× rho: a party's counts disagree with its row totals",
+                               labels.name(l))
+                 : fmt::format("aggregated counts of class '{}' sum to {}, but the parties "
+                               "announced {} rows × rho = {}",
+                               labels.name(l), sum, totals[l], totals[l] * rho));
+  }
+}
+
+ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t rho,
+                                   const LabelSet& labels) {
+  if (parts.empty()) throw FederationError("no party's counts to aggregate");
+  const std::size_t L = labels.size();
+  const std::uint32_t m = parts[0].m();
+  std::vector<std::uint64_t> totals(L, 0), sums(L * std::size_t(m), 0);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const ClassCounts& part = parts[p];
+    if (part.n_classes() != L || part.m() != m || part.rows_per_class().size() != L)
+      throw FederationError(fmt::format(
+          "party {} sent counts of {} classes × m = {} ({} row totals), party 0 {} × {} for {} classes",
+          p, part.n_classes(), part.m(), part.rows_per_class().size(), parts[0].n_classes(), m, L));
+    for (std::size_t l = 0; l < L; ++l) totals[l] += part.rows_per_class()[l];
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part.values()[i];
+  }
+  check_row_totals(totals, labels, false);
+  ClassCounts aggregated(L, m);
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    // A row adds at most one to each unit of its class; with the totals bounded above, no
+    // checked count can exceed 2^32 - 1.
+    if (sums[i] > totals[i / m])
+      throw FederationError(fmt::format("class '{}' has a count of {} at unit {}, more than its {} rows",
+                                        labels.name(i / m), sums[i], i % m, totals[i / m]));
+    aggregated.values()[i] = static_cast<std::uint32_t>(sums[i]);
+  }
+  aggregated.rows_per_class() = totals;
+  check_aggregated_counts(aggregated, totals, rho, labels, false);
+  return aggregated;
+}
 
 std::string expand_rank(const std::string& pattern, int rank) {
   std::string out = pattern;
@@ -203,114 +241,163 @@ void agree_on_status(Communicator& comm, const std::string& local_error,
   if (!failures.empty()) throw FederationError(fmt::format("{} failed on {}", stage, failures));
 }
 
-PartyResult train_party(Communicator& comm, const PartyInput& input,
-                        const FederationSettings& settings) {
-  const auto t_start = Clock::now();
-  const int rank = comm.rank(), tau = comm.size();
-  const LabelSet& labels = settings.labels;
-  const bool dp = settings.dp.has_value();
+namespace {
+
+// ---- train_party's phases ------------------------------------------------------------------
+// Each phase reads what the ones before it left in PartyState. Every party runs the same
+// phases and so makes the same collectives in the same order; a phase that can fail on one
+// party only reports it through a collective (the hello block, agree_on_status) instead of
+// throwing past it.
+
+struct PartyState {
+  PartyState(Communicator& c, const PartyInput& in, const FederationSettings& s)
+      : comm(c), input(in), settings(s), labels(s.labels), rank(c.rank()), tau(c.size()),
+        dp(s.dp.has_value()), secure(c.secure_aggregation()), rows(in.data) {}
+
+  Communicator& comm;
+  const PartyInput& input;
+  const FederationSettings& settings;
+  const LabelSet& labels;
+  const Clock::time_point t_start = Clock::now();
+  const int rank, tau;
+  const bool dp;
   // With secure aggregation nothing private travels in the clear: row totals and DP
   // releases go through the (masked) all-reduce instead of the all-gathers.
-  const bool secure = comm.secure_aggregation();
-
+  const bool secure;
   // Under DP or secure aggregation no text quoting this party's rows may leave it.
-  const bool rows_private = dp || secure;
+  bool rows_private() const { return dp || secure; }
 
-  // ---- 1. agreement -------------------------------------------------------------------
-  Hello mine;
-  FlyConfig config;
-  std::vector<std::uint64_t> local_rows;
-  std::string local_detail;  // this party's reason when the others get a redacted one
+  // 1. agreement
+  FlyConfig config;                       // the federation's (its seed from party 0)
+  std::vector<std::uint64_t> local_rows;  // this party's rows per class of `labels`
+  bool seed_given = false;                // by party 0's settings (else party 0 drew it)
+  // 2. statistics
+  std::vector<std::uint64_t> totals;  // the federation's rows per class (not under DP)
+  const Dataset* rows;                // the rows to count: input.data, or `filled`
+  Dataset filled;                     // input.data with missing cells filled
+  TableSchema table;                  // the model's table
+  FeatureStats stats;
+  // 3. local training
+  ClassCounts counts;
+  std::vector<DpEntry> release;
+  std::optional<DpMechanism> mechanism;
+  std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  // 4. aggregation
+  Traffic control, aggregate_traffic;
+  PartyTimings times;
+};
+
+// The local checks of the data against the settings, and the configuration they resolve
+// to (its seed not yet agreed).
+FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
+  const FederationSettings& settings = st.settings;
+  const bool dp = st.dp;
   try {
-    if (labels.empty()) throw Error("the federation's label list is empty: every party needs the same class names");
-    if (!input.data) throw QuotesRows(input.error.empty() ? "no data" : input.error);
-    const Dataset& data = *input.data;
-    try {
-      check_labels(data, labels);  // "data.csv:9: label 'zebra' is not one of …"
-    } catch (const Error& e) {
-      throw QuotesRows(e.what());
-    }
-    // The feature set: from the public schema when there is one; under DP a table with
-    // categorical columns must have one (its categories would come from its rows).
-    if (settings.schema) {
-      check_fits_public_schema(data, *settings.schema);
-    } else if (dp && data.schema.has_categorical()) {
-      throw Error(
-          "the data has text (categorical) columns: under DP their categories must come from "
-          "public knowledge, not the rows, so give every party the same public schema with "
-          "--schema FILE (`flynn schema` writes one from a public sample; docs/federated.md, "
-          "\"Public schema under DP\")");
-    }
-    // Under DP the default variant is the paper's: standardising variants' statistics are
-    // not protected by the release (an explicit --variant is checked below).
-    HyperParams hyper = settings.hyper;
-    if (dp && !hyper.variant) hyper.variant = Variant{};
-    config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size());
-    if (settings.feature_stats) io::check_feature_stats_fit(*settings.feature_stats, config);
-    if (dp && config.variant.standardize && !settings.feature_stats)
-      throw Error(fmt::format(
-          "variant {} standardises features with training statistics, which the DP release "
-          "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
-          "--variant paper or sign",
-          variant_name(config.variant)));
-    if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
-      throw Error(
-          "the data has missing cells: with --dp the federation's column means that would fill "
-          "them are statistics the DP release does not protect; use --missing zero, give public "
-          "fill values in the --schema file, or fill them before training");
-    if (dp) {
-      settings.dp->validate(std::uint64_t(config.m) * labels.size());
-      // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
-      const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(tau));
-    }
-    mine.fingerprint = fingerprint(config, labels, settings.dp);
-    if (settings.feature_stats)
-      mine.fingerprint.emplace_back("feature statistics", io::feature_stats_digest(*settings.feature_stats));
-    // The public schema by digest (the data fits it, checked above): the categories stay
-    // out of the hello block. A positional schema fixes d only, so a named all-numeric
-    // table still agrees on its column names.
-    if (settings.schema)
-      mine.fingerprint.emplace_back("public schema", public_schema_digest(*settings.schema));
-    // Tables only, so positional data's hello blocks stay as they were.
-    if (!data.schema.empty()) {
-      if (!settings.schema || settings.schema->table.empty())
-        mine.fingerprint.emplace_back("table columns", describe_table(data.schema));
-      mine.fingerprint.emplace_back(
-          "missing values", std::string(missing_policy_name(settings.missing)) +
-                                (means_pending(data, settings.missing, dp) ? " (federation means)" : ""));
-    }
-    mine.seed_given = settings.hyper.seed.has_value();
-    mine.seed = mine.seed_given ? *settings.hyper.seed : (rank == 0 ? draw_seed() : 0);
+    check_labels(data, st.labels);  // "data.csv:9: label 'zebra' is not one of …"
+  } catch (const Error& e) {
+    throw QuotesRows(e.what());
+  }
+  // The feature set: from the public schema when there is one; under DP a table with
+  // categorical columns must have one (its categories would come from its rows).
+  if (settings.schema) {
+    check_fits_public_schema(data, *settings.schema);
+  } else if (dp && data.schema.has_categorical()) {
+    throw Error(
+        "the data has text (categorical) columns: under DP their categories must come from "
+        "public knowledge, not the rows, so give every party the same public schema with "
+        "--schema FILE (`flynn schema` writes one from a public sample; docs/federated.md, "
+        "\"Public schema under DP\")");
+  }
+  // Under DP the default variant is the paper's: standardising variants' statistics are
+  // not protected by the release (an explicit --variant is checked below).
+  HyperParams hyper = settings.hyper;
+  if (dp && !hyper.variant) hyper.variant = Variant{};
+  const FlyConfig config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), st.labels.size());
+  if (settings.feature_stats) io::check_feature_stats_fit(*settings.feature_stats, config);
+  if (dp && config.variant.standardize && !settings.feature_stats)
+    throw Error(fmt::format(
+        "variant {} standardises features with training statistics, which the DP release "
+        "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
+        "--variant paper or sign",
+        variant_name(config.variant)));
+  if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
+    throw Error(
+        "the data has missing cells: with --dp the federation's column means that would fill "
+        "them are statistics the DP release does not protect; use --missing zero, give public "
+        "fill values in the --schema file, or fill them before training");
+  if (dp) {
+    settings.dp->validate(std::uint64_t(config.m) * st.labels.size());
+    // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
+    const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(st.tau));
+  }
+  return config;
+}
+
+// What the parties must agree on, as (field, value) pairs compared one by one.
+std::vector<std::pair<std::string, std::string>> party_fingerprint(const PartyState& st,
+                                                                   const Dataset& data) {
+  const FederationSettings& settings = st.settings;
+  auto fp = fingerprint(st.config, st.labels, settings.dp);
+  if (settings.feature_stats)
+    fp.emplace_back("feature statistics", io::feature_stats_digest(*settings.feature_stats));
+  // The public schema by digest (the data fits it, checked before): the categories stay
+  // out of the hello block. A positional schema fixes d only, so a named all-numeric
+  // table still agrees on its column names.
+  if (settings.schema) fp.emplace_back("public schema", public_schema_digest(*settings.schema));
+  // Tables only, so positional data's hello blocks stay as they were.
+  if (!data.schema.empty()) {
+    if (!settings.schema || settings.schema->table.empty())
+      fp.emplace_back("table columns", describe_table(data.schema));
+    fp.emplace_back("missing values",
+                    std::string(missing_policy_name(settings.missing)) +
+                        (means_pending(data, settings.missing, st.dp) ? " (federation means)" : ""));
+  }
+  return fp;
+}
+
+// This party's hello block: its fingerprint, seed and (in the clear only) rows per class,
+// or the reason it cannot take part (redacted into `local_detail` when it quotes rows).
+Hello make_hello(PartyState& st, std::string& local_detail) {
+  Hello mine;
+  try {
+    if (st.labels.empty()) throw Error("the federation's label list is empty: every party needs the same class names");
+    if (!st.input.data) throw QuotesRows(st.input.error.empty() ? "no data" : st.input.error);
+    const Dataset& data = *st.input.data;
+    st.config = check_and_resolve(st, data);
+    mine.fingerprint = party_fingerprint(st, data);
+    mine.seed_given = st.settings.hyper.seed.has_value();
+    mine.seed = mine.seed_given ? *st.settings.hyper.seed : (st.rank == 0 ? draw_seed() : 0);
     // Rows per class id of the federation's list (check_labels made every used name known).
     std::vector<long> id_of(data.classes.size());
-    for (std::size_t c = 0; c < data.classes.size(); ++c) id_of[c] = labels.find(data.classes.name(c));
-    local_rows.assign(labels.size(), 0);
-    for (std::uint32_t c : data.labels) ++local_rows[static_cast<std::size_t>(id_of[c])];
-    if (!dp && !secure) {
+    for (std::size_t c = 0; c < data.classes.size(); ++c) id_of[c] = st.labels.find(data.classes.name(c));
+    st.local_rows.assign(st.labels.size(), 0);
+    for (std::uint32_t c : data.labels) ++st.local_rows[static_cast<std::size_t>(id_of[c])];
+    if (!st.rows_private()) {
       mine.has_rows = true;
-      mine.rows_per_class = local_rows;
+      mine.rows_per_class = st.local_rows;
     }
   } catch (const QuotesRows& e) {
     mine = Hello{};
-    mine.error = rows_private ? kRowsPrivateReason : e.what();
-    if (rows_private) local_detail = e.what();
+    mine.error = st.rows_private() ? kRowsPrivateReason : e.what();
+    if (st.rows_private()) local_detail = e.what();
   } catch (const std::exception& e) {
     mine = Hello{};
     mine.error = e.what();
   }
-  const std::vector<std::string> blocks = comm.allgather(encode_hello(mine));
-  std::vector<Hello> hellos;
-  for (int p = 0; p < tau; ++p) hellos.push_back(decode_hello(blocks[p], p));
+  return mine;
+}
 
+// Throws unless every party could start and every fingerprint and given seed equals
+// party 0's.
+void check_hellos(const std::vector<Hello>& hellos, const std::string& local_detail) {
   std::string failures;
-  for (int p = 0; p < tau; ++p)
+  for (std::size_t p = 0; p < hellos.size(); ++p)
     if (!hellos[p].error.empty())
       failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, hellos[p].error);
   if (!failures.empty())
     throw FederationError(fmt::format("the federation cannot start: {}", failures), local_detail);
-
   const Hello& lead = hellos[0];
-  for (int p = 1; p < tau; ++p) {
+  for (std::size_t p = 1; p < hellos.size(); ++p) {
     const auto& theirs = hellos[p].fingerprint;
     for (std::size_t i = 0; i < std::max(theirs.size(), lead.fingerprint.size()); ++i) {
       const std::string field = i < lead.fingerprint.size() ? lead.fingerprint[i].first
@@ -328,189 +415,214 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
           "party {} is refused: its seed differs from party 0's ({} vs {}{})", p,
           hellos[p].seed, lead.seed, lead.seed_given ? "" : ", drawn by party 0"));
   }
-  config.seed = lead.seed;
+}
 
-  // Rows per class of the whole federation (not under DP: they are not protected by the
-  // mechanism), summed in the clear or, under secure aggregation, by a masked all-reduce;
-  // either way every party then applies the same checks to the same totals.
-  std::vector<std::uint64_t> totals(labels.size(), 0);
-  if (!dp && secure) {
-    // Every party passed the checks above, so every party makes this call.
-    totals = local_rows;
-    comm.allreduce_sum(std::span<std::uint64_t>(totals));
-    check_row_totals(totals, labels, true);
-  } else if (!dp) {
-    for (int p = 0; p < tau; ++p) {
+// Phase 1: the hello all-gather. Returns the hellos (every party passed).
+std::vector<Hello> agree_on_config(PartyState& st) {
+  std::string local_detail;  // this party's reason when the others get a redacted one
+  const Hello mine = make_hello(st, local_detail);
+  const std::vector<std::string> blocks = st.comm.allgather(encode_hello(mine));
+  std::vector<Hello> hellos;
+  for (int p = 0; p < st.tau; ++p) hellos.push_back(decode_hello(blocks[p], p));
+  check_hellos(hellos, local_detail);
+  st.config.seed = hellos[0].seed;
+  st.seed_given = hellos[0].seed_given;
+  return hellos;
+}
+
+// Rows per class of the whole federation (not under DP: they are not protected by the
+// mechanism), summed in the clear or, under secure aggregation, by a masked all-reduce;
+// either way every party then applies the same checks to the same totals.
+void sum_row_totals(PartyState& st, const std::vector<Hello>& hellos) {
+  const LabelSet& labels = st.labels;
+  st.totals.assign(labels.size(), 0);
+  if (!st.dp && st.secure) {
+    // Every party passed the agreement, so every party makes this call.
+    st.totals = st.local_rows;
+    st.comm.allreduce_sum(std::span<std::uint64_t>(st.totals));
+    check_row_totals(st.totals, labels, true);
+  } else if (!st.dp) {
+    for (int p = 0; p < st.tau; ++p) {
       if (hellos[p].rows_per_class.size() != labels.size())
         throw FederationError(fmt::format("party {} sent {} class totals for {} classes", p,
                                           hellos[p].rows_per_class.size(), labels.size()));
-      for (std::size_t l = 0; l < labels.size(); ++l) totals[l] += hellos[p].rows_per_class[l];
+      for (std::size_t l = 0; l < labels.size(); ++l) st.totals[l] += hellos[p].rows_per_class[l];
     }
-    check_row_totals(totals, labels, false);
+    check_row_totals(st.totals, labels, false);
   }
-  // Tables awaiting means: one all-reduce of exact sums of the non-missing cells; every
-  // party fills its rows (a copy, only when it has missing cells) with the same means.
-  // The fingerprint made the condition the same on every party.
-  const Dataset* rows = input.data;
-  Dataset filled;
+}
+
+// Phase 2: the statistics the federation computes together. Tables awaiting means: one
+// all-reduce of exact sums of the non-missing cells; every party fills its rows (a copy,
+// only when it has missing cells) with the same means. The fingerprint made the condition
+// the same on every party. Standardising variants: one all-reduce of exact per-feature sums
+// (FeatureSums limbs), so every party derives the statistics central training on the
+// pooled rows would, whatever the split.
+void agree_on_statistics(PartyState& st) {
+  const FederationSettings& settings = st.settings;
+  const Dataset& data = *st.input.data;
   // The model's table: the public schema's when there is one (the data fits it, its id
   // column's name aside), so that nothing of a party's own table is released.
-  TableSchema table = settings.schema && !settings.schema->table.empty() ? settings.schema->table
-                                                                         : input.data->schema;
-  if (means_pending(*input.data, settings.missing, dp)) {
-    std::vector<std::uint64_t> limbs = ImputationSums::of(*input.data).to_limbs();
-    comm.allreduce_sum(std::span<std::uint64_t>(limbs));
-    const ImputationSums total = ImputationSums::from_limbs(limbs, config.input_dim);
-    if (has_missing(*input.data)) {
-      filled = *input.data;
-      io::complete_table(filled, total);
-      rows = &filled;
-      table = filled.schema;
+  st.table = settings.schema && !settings.schema->table.empty() ? settings.schema->table
+                                                                : data.schema;
+  if (means_pending(data, settings.missing, st.dp)) {
+    std::vector<std::uint64_t> limbs = ImputationSums::of(data).to_limbs();
+    st.comm.allreduce_sum(std::span<std::uint64_t>(limbs));
+    const ImputationSums total = ImputationSums::from_limbs(limbs, st.config.input_dim);
+    if (has_missing(data)) {
+      st.filled = data;
+      io::complete_table(st.filled, total);
+      st.rows = &st.filled;
+      st.table = st.filled.schema;
     } else {
-      table = io::completed_schema(table, total);
+      st.table = io::completed_schema(st.table, total);
     }
   }
-  // Standardising variants: one extra all-reduce of exact per-feature sums (FeatureSums
-  // limbs), so every party derives the statistics central training on the pooled rows
-  // would, whatever the split. Every party reaches it (the agreement passed).
-  FeatureStats stats;
   if (settings.feature_stats) {
-    stats = *settings.feature_stats;  // public: nothing of the rows is exchanged
-  } else if (config.variant.standardize) {
-    std::vector<std::uint64_t> limbs = FeatureSums::of(*rows).to_limbs();
-    comm.allreduce_sum(limbs);
-    stats = FeatureSums::from_limbs(limbs, config.input_dim).stats();
+    st.stats = *settings.feature_stats;  // public: nothing of the rows is exchanged
+  } else if (st.config.variant.standardize) {
+    std::vector<std::uint64_t> limbs = FeatureSums::of(*st.rows).to_limbs();
+    st.comm.allreduce_sum(limbs);
+    st.stats = FeatureSums::from_limbs(limbs, st.config.input_dim).stats();
   }
-  PartyTimings times;
-  times.agree = since(t_start);
+}
 
-  // ---- 2. local training (failures are reported in step 3, never thrown past it) --------
-  const Dataset& data = *rows;
+// Phase 3: hashing and counting this party's rows, and under DP privatizing the counts.
+// Returns the failure (empty when none): reported to every party by agree_on_status.
+std::string count_locally(PartyState& st) {
+  const FederationSettings& settings = st.settings;
+  PartyTimings& times = st.times;
   std::string local_error;
-  ClassCounts counts;
-  std::vector<DpEntry> release;
-  std::optional<DpMechanism> mechanism;
-  std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
-  // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
-  // precompute masks) while this party counts.
-  if (!dp || secure)
-    comm.expect_allreduce(std::size_t(config.m) * labels.size(), dp ? 8 : 4);
-  const double cpu_start = thread_cpu_seconds();
+  const double cpu_start = flynn::detail::thread_cpu_seconds();
   try {
     auto t = Clock::now();
-    local.emplace(config, labels, settings.threads);
-    local->set_feature_stats(stats);
+    st.local.emplace(st.config, st.labels, settings.threads);
+    st.local->set_feature_stats(st.stats);
     times.setup = since(t);
     t = Clock::now();
-    counts = local->count(data, settings.progress);
+    st.counts = st.local->count(*st.rows, settings.progress);
     times.local = since(t);
-    if (dp) {
+    if (st.dp) {
       t = Clock::now();
-      mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(tau));
+      st.mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(st.tau));
       SecureRng rng;  // never the seeded generator of the lifting matrix
-      release = privatize(counts, *mechanism, rng);
+      st.release = privatize(st.counts, *st.mechanism, rng);
       // E.g. the budget ledger: it records the release, or refuses it (reported to every
-      // party in step 3, before anything leaves this party).
-      if (settings.approve_release) settings.approve_release(account(*mechanism));
+      // party by the status round, before anything leaves this party).
+      if (settings.approve_release) settings.approve_release(account(*st.mechanism));
       times.privatize = since(t);
     }
   } catch (const std::exception& e) {
     local_error = e.what();
   }
-  times.compute_cpu = thread_cpu_seconds() - cpu_start;
+  times.compute_cpu = flynn::detail::thread_cpu_seconds() - cpu_start;
+  return local_error;
+}
 
-  // ---- 3. status --------------------------------------------------------------------------
-  auto t = Clock::now();
-  agree_on_status(comm, local_error, "local training");
-  times.wait = since(t);
-  const Traffic control = comm.traffic();
+// Phase 4 under DP with secure aggregation: a sparse release cannot be masked without
+// revealing its indices, so each party sends its release as a dense vector (zeros
+// elsewhere) into the masked all-reduce. 64-bit words, so the modular sum cannot wrap (τ
+// values below 2^32 each); the 32-bit cap sum_releases applies is checked on the result.
+void sum_releases_masked(PartyState& st, ClassCounts& aggregated) {
+  const std::size_t cells = std::size_t(st.config.m) * st.labels.size();
+  std::vector<std::uint64_t> dense(cells, 0);
+  for (const DpEntry& e : st.release) dense[e.index] = e.value;
+  st.comm.allreduce_sum(std::span<std::uint64_t>(dense));
+  std::vector<std::uint32_t>& values = aggregated.values();
+  for (std::size_t i = 0; i < cells; ++i) {
+    if (dense[i] > std::numeric_limits<std::uint32_t>::max())
+      throw FederationError(fmt::format(
+          "the DP releases sum to {} at entry {}, more than 2^32 - 1", dense[i], i));
+    values[i] = static_cast<std::uint32_t>(dense[i]);
+  }
+}
 
-  // ---- 4. aggregation: the one data collective ---------------------------------------------
-  t = Clock::now();
-  const std::size_t cells = std::size_t(config.m) * labels.size();
-  ClassCounts aggregated(labels.size(), config.m);
-  if (!dp) {
-    std::vector<std::uint32_t>& values = counts.values();
-    comm.allreduce_sum(values);
+// Phase 4: aggregation, the one data collective, and under DP the release's
+// post-processing (free under DP: it reads only the aggregated sum and public parameters),
+// the same on every party, so the models stay identical.
+ClassCounts aggregate_counts(PartyState& st) {
+  const std::size_t cells = std::size_t(st.config.m) * st.labels.size();
+  ClassCounts aggregated(st.labels.size(), st.config.m);
+  if (!st.dp) {
+    std::vector<std::uint32_t>& values = st.counts.values();
+    st.comm.allreduce_sum(values);
     aggregated.values() = std::move(values);
-    aggregated.rows_per_class() = totals;
-  } else if (secure) {
-    // A sparse release cannot be masked without revealing its indices: each party sends
-    // its release as a dense vector (zeros elsewhere) into the masked all-reduce. 64-bit
-    // words, so the modular sum cannot wrap (τ values below 2^32 each); the 32-bit cap
-    // sum_releases applies is checked on the result.
-    std::vector<std::uint64_t> dense(cells, 0);
-    for (const DpEntry& e : release) dense[e.index] = e.value;
-    comm.allreduce_sum(std::span<std::uint64_t>(dense));
-    std::vector<std::uint32_t>& values = aggregated.values();
-    for (std::size_t i = 0; i < cells; ++i) {
-      if (dense[i] > std::numeric_limits<std::uint32_t>::max())
-        throw FederationError(fmt::format(
-            "the DP releases sum to {} at entry {}, more than 2^32 - 1", dense[i], i));
-      values[i] = static_cast<std::uint32_t>(dense[i]);
-    }
+    aggregated.rows_per_class() = st.totals;
+  } else if (st.secure) {
+    sum_releases_masked(st, aggregated);
   } else {
-    const std::vector<std::string> all = comm.allgather(encode_release(release));
+    const std::vector<std::string> all = st.comm.allgather(encode_release(st.release));
     std::vector<std::vector<DpEntry>> releases;
-    for (int p = 0; p < tau; ++p) releases.push_back(decode_release(all[p], p, settings.dp->T));
+    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.settings.dp->T));
     try {
       aggregated.values() = sum_releases(releases, cells);
     } catch (const Error& e) {
       throw FederationError(e.what());
     }
   }
-  // Post-processing of the release (free under DP: it reads only the aggregated sum and
-  // public parameters), the same on every party, so the models stay identical.
-  if (dp)
-    postprocess_release(aggregated.values(), config.m, labels.size(), mechanism->noise_scale,
-                        config.gamma, settings.dp->postprocess);
-  times.aggregate = since(t);
-  const Traffic aggregate_traffic = comm.traffic() - control;
-  times.training = since(t_start);
+  if (st.dp)
+    postprocess_release(aggregated.values(), st.config.m, st.labels.size(),
+                        st.mechanism->noise_scale, st.config.gamma, st.settings.dp->postprocess);
+  return aggregated;
+}
 
-  // Every training row adds exactly ρ ones to its class (the model file checks the same):
-  // catches a party whose counts disagree with the totals it announced.
-  if (!dp) {
-    for (std::size_t l = 0; l < labels.size(); ++l) {
-      std::uint64_t sum = 0;
-      const std::uint32_t* c = aggregated.of_class(l);
-      for (std::uint32_t i = 0; i < config.m; ++i) sum += c[i];
-      if (sum != totals[l] * config.rho)
-        throw FederationError(
-            secure ? fmt::format("aggregated counts of class '{}' do not sum to the parties' rows "
-                                 "× rho: a party's counts disagree with its row totals",
-                                 labels.name(l))
-                   : fmt::format("aggregated counts of class '{}' sum to {}, but the parties "
-                                 "announced {} rows × rho = {}",
-                                 labels.name(l), sum, totals[l], totals[l] * config.rho));
-    }
-  }
-
-  t = Clock::now();
-  local->set_counts(std::move(aggregated));
-  local->set_table_schema(std::move(table));
-  PartyResult result(std::move(*local));
-  if (dp) {
+// Phase 5: the released model (the local model with the federation's counts and table,
+// its DP provenance) and what the party reports about the run.
+PartyResult release_model(PartyState& st, ClassCounts aggregated) {
+  const auto t = Clock::now();
+  st.local->set_counts(std::move(aggregated));
+  st.local->set_table_schema(std::move(st.table));
+  PartyResult result(std::move(*st.local));
+  if (st.dp) {
     Provenance prov;
     prov.differentially_private = true;
-    prov.epsilon = settings.dp->epsilon;
-    prov.dp_T = settings.dp->T;
-    prov.dp_parties = static_cast<std::uint32_t>(tau);
+    prov.epsilon = st.settings.dp->epsilon;
+    prov.dp_T = st.settings.dp->T;
+    prov.dp_parties = static_cast<std::uint32_t>(st.tau);
     result.model.set_provenance(prov);
-    result.privacy = account(*mechanism);
+    result.privacy = account(*st.mechanism);
   }
-  times.finalize = since(t);
-  times.total = since(t_start);
-
-  result.rank = rank;
-  result.parties = tau;
-  result.backend = comm.backend();
-  result.rows = data.n_rows;
-  result.seed_drawn = !lead.seed_given;
-  result.timings = times;
-  result.control_traffic = control;
-  result.aggregate_traffic = aggregate_traffic;
+  st.times.finalize = since(t);
+  st.times.total = since(st.t_start);
+  result.rank = st.rank;
+  result.parties = st.tau;
+  result.backend = st.comm.backend();
+  result.rows = st.rows->n_rows;
+  result.seed_drawn = !st.seed_given;
+  result.timings = st.times;
+  result.control_traffic = st.control;
+  result.aggregate_traffic = st.aggregate_traffic;
   return result;
+}
+
+}  // namespace
+
+PartyResult train_party(Communicator& comm, const PartyInput& input,
+                        const FederationSettings& settings) {
+  PartyState st(comm, input, settings);
+  const std::vector<Hello> hellos = agree_on_config(st);
+  sum_row_totals(st, hellos);
+  agree_on_statistics(st);
+  st.times.agree = since(st.t_start);
+
+  // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
+  // precompute masks) while this party counts.
+  if (!st.dp || st.secure)
+    comm.expect_allreduce(std::size_t(st.config.m) * st.labels.size(), st.dp ? 8 : 4);
+  const std::string local_error = count_locally(st);
+  auto t = Clock::now();
+  agree_on_status(comm, local_error, "local training");
+  st.times.wait = since(t);
+  st.control = comm.traffic();
+
+  t = Clock::now();
+  ClassCounts aggregated = aggregate_counts(st);
+  st.times.aggregate = since(t);
+  st.aggregate_traffic = comm.traffic() - st.control;
+  st.times.training = since(st.t_start);
+  // Catches a party whose counts disagree with the totals it announced. Not under DP.
+  if (!st.dp) check_aggregated_counts(aggregated, st.totals, st.config.rho, st.labels, st.secure);
+  return release_model(st, std::move(aggregated));
 }
 
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,

@@ -1,4 +1,5 @@
 """flynn.federated: the simulated federation and the party-level API."""
+import copy
 import pickle
 
 import numpy as np
@@ -138,3 +139,57 @@ def test_party_level_api_refuses_standardising_variants(digits_split, small_para
     part = flynn.FlyNNClassifier(**dict(small_params, variant="zsign-q")).fit(Xtr, ytr)
     with pytest.raises(flynn.federated.FederationError, match="standardises"):
         flynn.federated.aggregate([part.export_counts()])
+
+
+def test_aggregate_applies_the_federations_checks(digits_split, small_params):
+    """flynn.federated.aggregate sums exact counts through the C++ federation's checks, so
+    a party whose counts disagree with its rows is refused, naming the class."""
+    small_params = dict(small_params, variant="paper")
+    Xtr, ytr, _, _ = digits_split
+    classes = np.unique(ytr)
+    parts = [flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[rows], ytr[rows], classes=classes)
+             .export_counts() for rows in np.array_split(np.arange(len(Xtr)), 2)]
+    tampered = copy.deepcopy(parts[1])
+    tampered.counts[3, :] = 0  # class 3's counts no longer sum to its rows × rho
+    with pytest.raises(federated.FederationError, match="class '3'.*rows × rho"):
+        federated.aggregate([parts[0], tampered])
+    inflated = copy.deepcopy(parts[1])
+    inflated.counts[0, 0] = inflated.rows_per_class[0] + parts[0].rows_per_class[0] + 1
+    with pytest.raises(federated.FederationError, match="more than its"):
+        federated.aggregate([parts[0], inflated])
+    one_class = copy.deepcopy(parts[0])
+    one_class.counts[1:, :] = 0
+    one_class.rows_per_class[1:] = 0
+    with pytest.raises(federated.FederationError, match="at least two"):
+        federated.aggregate([one_class])
+    short = copy.deepcopy(parts[1])
+    short.rows_per_class = short.rows_per_class[:3]
+    with pytest.raises(federated.FederationError, match="row totals"):
+        federated.aggregate([parts[0], short])
+
+
+def test_privatize_takes_the_privacy_unit(digits_split, small_params):
+    small_params = dict(small_params, variant="paper")
+    Xtr, ytr, _, _ = digits_split
+    counts = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr).export_counts()
+    assert counts.privatize(1.0, 10, 2).unit == "paper"  # the default: today's behaviour
+    release = counts.privatize(1.0, 10, 2, unit="record")
+    assert release.unit == "record" and len(release.index) == 10
+    with pytest.raises(flynn.FlynnError, match="row"):
+        counts.privatize(1.0, 10, 2, unit="row")
+    # The parties of one federation use one unit.
+    with pytest.raises(federated.FederationError, match="unit"):
+        federated.aggregate([counts.privatize(1.0, 10, 2), release])
+
+
+def test_no_import_cycle_between_the_classifier_and_federated():
+    """_classifier.py builds on _party_counts.py; federated.py on both; nothing imports back."""
+    import ast
+    import pathlib
+
+    def imported(module):
+        tree = ast.parse(pathlib.Path(flynn.__file__).with_name(module + ".py").read_text())
+        return {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
+
+    assert "federated" not in imported("_classifier")
+    assert not imported("_party_counts") & {"_classifier", "federated"}

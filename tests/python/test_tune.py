@@ -32,12 +32,37 @@ def test_search_object_is_consistent(search, digits):
         assert 2 * d <= p["m"] <= 2048 * d and 2 <= p["s"] <= d // 2 and 8 <= p["rho"] <= 256
 
 
-def test_best_estimator_is_the_refit_best_config(search, digits):
+def test_best_estimator_is_the_refit_best_config_with_the_calibrated_temperature(search, digits):
     X, y = digits
     est = search.best_estimator_
     assert {k: est.config_[k] for k in search.best_params_} == search.best_params_
-    assert est.to_bytes() == flynn.FlyNNClassifier(**search.best_params_).fit(X, y).to_bytes()
+    plain = flynn.FlyNNClassifier(**search.best_params_).fit(X, y)
+    np.testing.assert_array_equal(est.predict(X), plain.predict(X))
     assert search.best_score_ > 0.8
+    # The temperature is calibrated (as `flynn tune` does), not the default, and it is the
+    # model's: the probabilities differ from the untuned model's, the counts do not.
+    cal = search.calibration_
+    assert search.temperature_ == cal["temperature"] > 0
+    assert search.temperature_ != pytest.approx(cal["default_temperature"])
+    assert cal["out_of_fold_log_loss"] <= cal["default_log_loss"]
+    assert not np.allclose(est.predict_proba(X[:50]), plain.predict_proba(X[:50]))
+    np.testing.assert_array_equal(est.export_counts().counts, plain.export_counts().counts)
+
+
+def test_tune_calibrates_as_the_cli_does(search, digits, cli, tmp_path):
+    import json
+    import subprocess
+    X, y = digits
+    data = tmp_path / "digits.csv"
+    data.write_text("".join(",".join(str(int(v)) for v in row) + f",{label}\n" for row, label in zip(X, y)))
+    out = subprocess.run([cli, "tune", "--data", str(data), "--model", str(tmp_path / "m.model"),
+                          "--budget", "3", "--folds", "3", "--fold-seed", "1", "--search-seed", "1",
+                          "--header", "no", "--json", "--quiet"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["temperature"] == pytest.approx(search.temperature_, rel=1e-12)
+    assert report["calibration"]["heldout_log_loss"] == pytest.approx(
+        search.calibration_["heldout_log_loss"], rel=1e-12)
 
 
 def test_tune_is_deterministic_and_validates(search, digits):
@@ -47,6 +72,7 @@ def test_tune_is_deterministic_and_validates(search, digits):
     np.testing.assert_array_equal(again.cv_results_["mean_test_score"],
                                   search.cv_results_["mean_test_score"])
     assert not hasattr(again, "best_estimator_")
+    assert again.temperature_ == search.temperature_
     with pytest.raises(ValueError, match="one class"):
         flynn.tune(X[:20], np.zeros(20), budget=1, cv=2)
     with pytest.raises(ValueError, match="budget"):

@@ -1,7 +1,9 @@
 #pragma once
 // Small helpers shared by the studies and the CLI: summary statistics, the machine a
-// report states (cores, load, CPU time: the one home of core counting and CPU-time
-// measurement in the experiments layer), and formatting of sizes and configurations.
+// report states (cores, load, process CPU time: the one home of core counting and of the
+// process's CPU time in the experiments layer; a thread's CPU time is
+// flynn/detail/cpu_time.hpp's), and formatting of sizes and configurations.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,9 +33,23 @@ int usable_cores();
 double load_average();
 /// CPU seconds (user + system) this process has used so far, all threads together.
 double cpu_seconds();
-/// CPU seconds (user + system) the calling thread has used so far: a study's own compute
-/// time, unaffected by other threads and processes sharing the cores.
-double thread_cpu_seconds();
+
+/// A study invocation's run line (its report states it): started on construction, stop()
+/// sets the wall and CPU seconds since and the load average then. Every study driver
+/// (plan, run the units, summarize, write the artifacts) times its units' run with one.
+class StudyClock {
+ public:
+  StudyClock();
+  /// Seconds of wall time since construction.
+  double elapsed() const;
+  void stop();
+  double load_before = 0;  ///< load_average() at construction
+  double seconds = 0, cpu_seconds = 0, load_after = 0;  ///< set by stop()
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  double cpu_before_ = 0;
+};
 
 /// "12.3 MiB" style sizes (binary units).
 std::string human_bytes(std::uint64_t bytes);

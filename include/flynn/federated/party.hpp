@@ -202,6 +202,30 @@ struct PartyReport {
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
                                         std::string& model_file);
 
+// ---- the checks on the aggregate (train_party's, and the party-level API's: Python's
+// flynn.federated.aggregate) --------------------------------------------------------------
+
+/// The checks every party applies to the federation's rows per class (`totals`, one per
+/// class of `labels`): each at most 2^32 − 1 (so that no count can wrap in the 32-bit
+/// all-reduce) and rows of at least two classes. `secure` keeps the counts out of the
+/// message (under secure aggregation they are the parties' to know). Throws FederationError.
+void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& labels,
+                      bool secure);
+
+/// Every training row adds exactly ρ ones to its class (the model file checks the same):
+/// throws FederationError naming the class whose exact aggregated counts do not sum to its
+/// rows (`totals`) × rho, i.e. a party whose counts disagree with the rows it announced.
+void check_aggregated_counts(const ClassCounts& aggregated, const std::vector<std::uint64_t>& totals,
+                             std::uint32_t rho, const LabelSet& labels, bool secure);
+
+/// The exact aggregate of parties' counts (each labels.size() × m with its rows per class),
+/// as a federation computes it in the clear: the sums, checked with check_row_totals, per
+/// cell against its class's rows (a row adds at most one to each unit) and with
+/// check_aggregated_counts. Throws FederationError naming the problem (a part of another
+/// shape too).
+ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t rho,
+                                   const LabelSet& labels);
+
 /// Agreement on a local outcome (e.g. "writing the model"): each party passes its error
 /// message ("" = success); one all-gather; when any party failed, every party throws
 /// FederationError "<stage> failed on party r: <message>; …".

@@ -9,6 +9,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "core/io/row_parser.hpp"
+#include "core/io/column_number.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -461,12 +462,12 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
     if (lc.kind == Kind::Last) {
       cls = nattr - 1;
     } else if (lc.kind == Kind::Index) {
-      const long k = lc.index, n = static_cast<long>(nattr);
-      if (k == 0 || k > n || k < -n) {
-        throw Error(source + ": class attribute " + std::to_string(k) + " is out of range (" +
+      const std::optional<std::size_t> j = detail::column_from_number(lc.index, nattr);
+      if (!j) {
+        throw Error(source + ": class attribute " + std::to_string(lc.index) + " is out of range (" +
                     std::to_string(nattr) + " attributes)");
       }
-      cls = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
+      cls = *j;
     } else {
       for (std::size_t j = 0; j < nattr; ++j)
         if (attrs[j].name == lc.name) {

@@ -143,13 +143,6 @@ void cells_of(const std::vector<std::string_view>& fields, std::vector<std::stri
   for (std::size_t j = 0; j < fields.size(); ++j) cells[j] = unquote(fields[j], scratch[j]);
 }
 
-// Whether some column option names a column (then the file must have a header).
-bool options_use_names(const LoadOptions& o) {
-  using Kind = LabelColumn::Kind;
-  return o.label_column.kind == Kind::Name || o.id_column.kind == Kind::Name ||
-         o.feature_columns.uses_names() || o.ignore_columns.uses_names();
-}
-
 // The CSV parser (RowParser protocol, see row_parser.hpp). begin() decides the delimiter,
 // the column count, whether line 1 is a header and the table layout (label, id, feature
 // columns; the model's schema at prediction); read_rows() turns data lines into features
@@ -184,6 +177,24 @@ class CsvParser final : public RowParser {
   }
 
  private:
+  // begin()'s phases: line 1, the header decision, the encoder for the table's layout.
+  struct FirstLine {
+    std::uint64_t line_no;
+    LineScanner after;  // the text after line 1 (the header look-ahead reads a copy)
+    char delim;
+    std::vector<std::string_view> fields;  // split, still quoted (views of the text)
+    std::vector<std::string> names;        // unquoted
+  };
+  // The rows below line 1 decide_header looks at, unquoted.
+  struct Lookahead {
+    std::vector<std::vector<std::string_view>> rows;
+    std::deque<std::string> unquoted;  // cells whose quotes held "" (stable addresses)
+    bool complete = false;             // decide_header's `complete`
+  };
+  FirstLine read_first_line(LineScanner& lines, bool at_end) const;
+  bool decide_header_of(const FirstLine& first, bool at_end) const;
+  Lookahead read_lookahead(LineScanner peek, char delim, std::size_t ncols, bool at_end) const;
+  void set_up_encoder(bool header);
   // Appends one data row (its fields split) to the chunk.
   void parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no);
   void reset_chunk();
@@ -213,12 +224,28 @@ class CsvParser final : public RowParser {
 void CsvParser::reset_chunk() { chunk_.reset(source_, n_features_, labelled_); }
 
 void CsvParser::begin(LineScanner& lines, bool at_end) {
-  using Kind = LabelColumn::Kind;
-  const std::string& source = source_;
-  const LoadOptions& options = options_;
-  std::string_view line;
+  FirstLine first = read_first_line(lines, at_end);
+  const bool header = decide_header_of(first, at_end);
+  names_ = header ? std::move(first.names) : std::vector<std::string>{};
+  layout_ = resolve_table_layout(names_, first.fields.size(), options_, source_, first.line_no);
+  if (layout_.labelled() && first.fields.size() < 2) {
+    throw Error(where(source_, first.line_no) + "1 column (delimiter " +
+                delimiter_name(first.delim) +
+                "): need at least one feature column besides the label column");
+  }
+  set_up_encoder(header);
+  delim_ = first.delim;
+  ncols_ = first.fields.size();
+  labelled_ = layout_.labelled();
+  n_features_ = encoder_->n_features();
+  chunk_.total_rows = 0;
+  reset_chunk();
+  fields_.reserve(ncols_);
+  if (!header) parse_row(first.fields, first.line_no);
+}
 
-  // First non-blank line: decides the delimiter, the column count and the header.
+CsvParser::FirstLine CsvParser::read_first_line(LineScanner& lines, bool at_end) const {
+  std::string_view line;
   bool found = false;
   while (lines.next(line)) {
     if (!is_blank(line)) {
@@ -228,117 +255,68 @@ void CsvParser::begin(LineScanner& lines, bool at_end) {
   }
   if (!found) {
     if (!at_end) throw NeedMoreText{};
-    throw Error(source + ": empty file");
+    throw Error(source_ + ": empty file");
   }
-  const std::uint64_t first_line_no = lines.line_number();
-  const std::string_view first_line = line;
-  const LineScanner after_first = lines;
+  FirstLine first{lines.line_number(), lines, ',', {}, {}};
+  first.delim = options_.delimiter ? options_.delimiter : detect_delimiter(line);
+  split_line(line, first.delim, first.fields, source_, first.line_no);
+  first.names.resize(first.fields.size());
+  std::string scratch;
+  for (std::size_t j = 0; j < first.fields.size(); ++j)
+    first.names[j] = std::string(unquote(first.fields[j], scratch));
+  return first;
+}
 
-  const char delim = options.delimiter ? options.delimiter : detect_delimiter(first_line);
-  std::vector<std::string_view> first;
-  split_line(first_line, delim, first, source, first_line_no);
-  const std::size_t ncols = first.size();
-  std::vector<std::string> first_names(ncols);
-  {
-    std::string scratch;
-    for (std::size_t j = 0; j < ncols; ++j) first_names[j] = std::string(unquote(first[j], scratch));
-  }
-  const TableSchema* model_schema = options.schema;  // non-null: prediction
-  const bool predicting = model_schema != nullptr;
+bool CsvParser::decide_header_of(const FirstLine& first, bool at_end) const {
+  const HeaderByOptions by_options =
+      header_by_options(options_, options_.schema, first.names, source_);
+  if (by_options.header) return *by_options.header;
+  // Line 1 and a bounded look-ahead of the rows below it decide (header_decision.hpp).
+  const std::vector<std::string_view> first_cells(first.names.begin(), first.names.end());
+  const Lookahead below = read_lookahead(first.after, first.delim, first_cells.size(), at_end);
+  const HeaderDecision decision = decide_header(first_cells, below.rows, by_options.excluded,
+                                                by_options.label, below.complete);
+  if (decision.need_more) throw NeedMoreText{};
+  if (decision.guessed) send_note(source_ + ": " + decision.reason);
+  return decision.header;
+}
 
-  // Header decision.
-  const LabelColumn& lc = options.label_column;
-  bool header = false;
-  if (options_use_names(options)) {
-    if (options.header == LoadOptions::Header::No) {
-      throw Error(source + ": " +
-                  (lc.kind == Kind::Name ? "the label column is given by name (" + quote_text(lc.name) + ")"
-                                         : std::string("a column is given by name")) +
-                  " but the file is read without a header");
-    }
-    header = true;
-  } else if (options.header == LoadOptions::Header::Yes) {
-    header = true;
-  } else if (options.header == LoadOptions::Header::Auto) {
-    const bool model_named = predicting && model_schema->named && !model_schema->empty();
-    bool all_model_names = model_named;
-    if (model_named)
-      for (const TableColumn& c : model_schema->columns)
-        if (std::find(first_names.begin(), first_names.end(), c.name) == first_names.end())
-          all_model_names = false;
-    if (all_model_names) {
-      header = true;
+CsvParser::Lookahead CsvParser::read_lookahead(LineScanner peek, char delim, std::size_t ncols,
+                                               bool at_end) const {
+  Lookahead below;
+  const std::size_t want = header_lookahead_rows(ncols);
+  std::string_view next;
+  std::vector<std::string_view> f;
+  bool stopped = false;  // a row that does not split ends the look-ahead
+  while (below.rows.size() < want && peek.next(next)) {
+    if (is_blank(next)) continue;
+    if (below.rows.empty()) {
+      // Line 2's quoting errors are reported here, as they always were.
+      split_line(next, delim, f, source_, peek.line_number());
     } else {
-      // Which columns are not features for this test: those given by number (a name
-      // implies a header, decided above), and the label column where it is known.
-      std::vector<bool> excluded(ncols, false);
-      for (const auto& it : options.ignore_columns.items)
-        for (std::size_t j = it.first; j <= it.last && j <= ncols; ++j)
-          if (j >= 1) excluded[j - 1] = true;
-      if (options.id_column.kind == Kind::Index) {
-        const long k = options.id_column.index, n = static_cast<long>(ncols);
-        if (k != 0 && k <= n && k >= -n) excluded[static_cast<std::size_t>(k > 0 ? k - 1 : n + k)] = true;
+      try {
+        split_line(next, delim, f, source_, peek.line_number());
+      } catch (const Error&) {
+        stopped = true;  // reported when that row is read
+        break;
       }
-      std::size_t others = 0;
-      for (std::size_t j = 0; j < ncols; ++j) others += !excluded[j];
-      std::size_t label_idx = ncols;
-      const std::size_t expected = predicting && !model_schema->empty()
-                                       ? model_schema->columns.size()
-                                       : options.expected_features.value_or(ncols + 1);
-      if (lc.kind == Kind::Last && others != expected) {
-        label_idx = ncols - 1;
-      } else if (lc.kind == Kind::Index) {
-        const long k = lc.index, n = static_cast<long>(ncols);
-        if (k != 0 && k <= n && k >= -n) label_idx = static_cast<std::size_t>(k > 0 ? k - 1 : n + k);
-      }
-      // Line 1 and a bounded look-ahead of the rows below it decide (header_decision.hpp).
-      std::vector<std::string_view> first_cells(first_names.begin(), first_names.end());
-      std::vector<std::vector<std::string_view>> below;
-      std::deque<std::string> unquoted;  // cells whose quotes held "" (stable addresses)
-      const std::size_t want = header_lookahead_rows(ncols);
-      LineScanner peek = after_first;
-      std::string_view next;
-      std::vector<std::string_view> f;
-      bool stopped = false;  // a row that does not split ends the look-ahead
-      while (below.size() < want && peek.next(next)) {
-        if (is_blank(next)) continue;
-        if (below.empty()) {
-          // Line 2's quoting errors are reported here, as they always were.
-          split_line(next, delim, f, source, peek.line_number());
-        } else {
-          try {
-            split_line(next, delim, f, source, peek.line_number());
-          } catch (const Error&) {
-            stopped = true;  // reported when that row is read
-            break;
-          }
-        }
-        std::vector<std::string_view>& cells = below.emplace_back(f.size());
-        for (std::size_t j = 0; j < f.size(); ++j) {
-          std::string scratch;
-          cells[j] = unquote(f[j], scratch);
-          if (!scratch.empty() && cells[j].data() == scratch.data())
-            cells[j] = unquoted.emplace_back(std::move(scratch));
-        }
-      }
-      // The decision may depend on the rows below: it says when it must wait for more.
-      const bool complete = below.size() == want || stopped || at_end;
-      const HeaderDecision decision =
-          decide_header(first_cells, below, excluded, label_idx, complete);
-      if (decision.need_more) throw NeedMoreText{};
-      header = decision.header;
-      if (decision.guessed) send_note(source + ": " + decision.reason);
+    }
+    std::vector<std::string_view>& cells = below.rows.emplace_back(f.size());
+    for (std::size_t j = 0; j < f.size(); ++j) {
+      std::string scratch;
+      cells[j] = unquote(f[j], scratch);
+      if (!scratch.empty() && cells[j].data() == scratch.data())
+        cells[j] = below.unquoted.emplace_back(std::move(scratch));
     }
   }
+  // The decision may depend on the rows below: it says when it must wait for more.
+  below.complete = below.rows.size() == want || stopped || at_end;
+  return below;
+}
 
-  names_ = header ? std::move(first_names) : std::vector<std::string>{};
-  layout_ = resolve_table_layout(names_, ncols, options, source, first_line_no);
-  const bool labelled = layout_.labelled();
-  if (labelled && ncols < 2) {
-    throw Error(where(source, first_line_no) + "1 column (delimiter " + delimiter_name(delim) +
-                "): need at least one feature column besides the label column");
-  }
-
+void CsvParser::set_up_encoder(bool header) {
+  const TableSchema* model_schema = options_.schema;  // non-null: prediction
+  const bool predicting = model_schema != nullptr;
   // The encoder refers to schema_: drop it before schema_ changes (begin() may run again).
   encoder_.reset();
   builder_.reset();
@@ -356,26 +334,17 @@ void CsvParser::begin(LineScanner& lines, bool at_end) {
   }
   if (predicting) {
     // impute = false: missing cells the model has no means for stay NaN for the caller.
-    mode = options.impute || !schema_.fill.empty() ? TableRowEncoder::Mode::Prediction
-                                                   : TableRowEncoder::Mode::Training;
+    mode = options_.impute || !schema_.fill.empty() ? TableRowEncoder::Mode::Prediction
+                                                    : TableRowEncoder::Mode::Training;
   }
   // Prediction keeps the model's schema (with this file's id column); training hands the
   // learned one on (the caller completes it with the training means), except that under
   // --missing error|zero a schema with nothing to remember is dropped, as parse_csv always did.
   schema_in_chunks_ = model_columns ||
-                      (!predicting && (options.missing == MissingPolicy::Mean ||
+                      (!predicting && (options_.missing == MissingPolicy::Mean ||
                                        schema_worth_keeping(schema_, 0)));
-  encoder_ = std::make_unique<TableRowEncoder>(layout_, schema_, options.missing, source, mode);
-  if (learning_) builder_.emplace(layout_, names_, source);
-
-  delim_ = delim;
-  ncols_ = ncols;
-  labelled_ = labelled;
-  n_features_ = encoder_->n_features();
-  chunk_.total_rows = 0;
-  reset_chunk();
-  fields_.reserve(ncols);
-  if (!header) parse_row(first, first_line_no);
+  encoder_ = std::make_unique<TableRowEncoder>(layout_, schema_, options_.missing, source_, mode);
+  if (learning_) builder_.emplace(layout_, names_, source_);
 }
 
 void CsvParser::parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no) {

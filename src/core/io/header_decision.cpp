@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "core/io/column_number.hpp"
 #include "core/io/text_scanner.hpp"
+#include "flynn/error.hpp"
+#include "flynn/io/loaders.hpp"
 #include "flynn/table_schema.hpp"
 
 namespace flynn::io::detail {
@@ -126,6 +129,72 @@ HeaderDecision decide_header(std::span<const std::string_view> first,
     return d;
   }
   return d;  // 3. All numbers: data.
+}
+
+namespace {
+
+// Whether some column option names a column (then the file must have a header).
+bool options_use_names(const LoadOptions& o) {
+  using Kind = LabelColumn::Kind;
+  return o.label_column.kind == Kind::Name || o.id_column.kind == Kind::Name ||
+         o.feature_columns.uses_names() || o.ignore_columns.uses_names();
+}
+
+}  // namespace
+
+HeaderByOptions header_by_options(const LoadOptions& options, const TableSchema* model_schema,
+                                  std::span<const std::string> first_names,
+                                  const std::string& source) {
+  using Kind = LabelColumn::Kind;
+  const LabelColumn& lc = options.label_column;
+  const std::size_t ncols = first_names.size();
+  HeaderByOptions r;
+  r.label = ncols;
+  if (options_use_names(options)) {
+    if (options.header == LoadOptions::Header::No) {
+      throw Error(source + ": " +
+                  (lc.kind == Kind::Name ? "the label column is given by name (" + quote_text(lc.name) + ")"
+                                         : std::string("a column is given by name")) +
+                  " but the file is read without a header");
+    }
+    r.header = true;
+    return r;
+  }
+  if (options.header != LoadOptions::Header::Auto) {
+    r.header = options.header == LoadOptions::Header::Yes;
+    return r;
+  }
+  const bool predicting = model_schema != nullptr;
+  if (predicting && model_schema->named && !model_schema->empty()) {
+    bool all_model_names = true;
+    for (const TableColumn& c : model_schema->columns)
+      if (std::find(first_names.begin(), first_names.end(), c.name) == first_names.end())
+        all_model_names = false;
+    if (all_model_names) {
+      r.header = true;
+      return r;
+    }
+  }
+  r.excluded.assign(ncols, false);
+  for (const auto& it : options.ignore_columns.items)
+    for (std::size_t j = it.first; j <= it.last && j <= ncols; ++j)
+      if (j >= 1) r.excluded[j - 1] = true;
+  if (options.id_column.kind == Kind::Index) {
+    if (const auto id = column_from_number(options.id_column.index, ncols)) r.excluded[*id] = true;
+  }
+  std::size_t others = 0;
+  for (std::size_t j = 0; j < ncols; ++j) others += !r.excluded[j];
+  const std::size_t expected = predicting && !model_schema->empty()
+                                   ? model_schema->columns.size()
+                                   : options.expected_features.value_or(ncols + 1);
+  // The last column is the label unless the other columns are exactly the features the
+  // model (or --expected-features) wants: then the table has no label column.
+  if (lc.kind == Kind::Last && others != expected) {
+    r.label = ncols - 1;
+  } else if (lc.kind == Kind::Index) {
+    if (const auto label = column_from_number(lc.index, ncols)) r.label = *label;
+  }
+  return r;
 }
 
 }  // namespace flynn::io::detail

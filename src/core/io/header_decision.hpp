@@ -4,10 +4,18 @@
 // column mix can be tested without files; the CSV parser gathers the rows and acts on the
 // decision. Not part of the public API.
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace flynn {
+struct TableSchema;
+}
+namespace flynn::io {
+struct LoadOptions;
+}
 
 namespace flynn::io::detail {
 
@@ -63,5 +71,25 @@ HeaderDecision decide_header(std::span<const std::string_view> first,
                              std::span<const std::vector<std::string_view>> below,
                              const std::vector<bool>& excluded, std::size_t label,
                              bool complete);
+
+/// What the load options settle before the text is looked at.
+struct HeaderByOptions {
+  /// Set when the options decide (a column given by name, --header yes/no, or line 1
+  /// holding every column name of the model's schema); unset: decide_header decides.
+  std::optional<bool> header;
+  /// For decide_header: the columns it does not look at (ignored or id columns given by
+  /// number; a name implies a header, so only numbers remain) ...
+  std::vector<bool> excluded;
+  /// ... and the label column where it is known (first_names.size() when not).
+  std::size_t label = 0;
+};
+
+/// The options' part of the header decision, for a table whose line 1 holds `first_names`
+/// (unquoted). `model_schema` is the model's table at prediction (null in training): when
+/// it is named and line 1 holds all its names, line 1 is a header. Throws flynn::Error when
+/// a column is given by name but the table is read without a header. Pure.
+HeaderByOptions header_by_options(const LoadOptions& options, const TableSchema* model_schema,
+                                  std::span<const std::string> first_names,
+                                  const std::string& source);
 
 }  // namespace flynn::io::detail

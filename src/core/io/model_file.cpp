@@ -102,12 +102,10 @@ void decode_counts(std::string_view packed, std::uint64_t raw_length, std::uint6
   if (shift != 0 || cell != cells) r.fail("corrupted counts (varint stream too short)");
 }
 
-}  // namespace
+// ---- sections, in file order: write_X writes what read_X reads ---------------------------
+// Every field is checked as it is read, with an error naming it (through the reader).
 
-std::string serialize_model(const FlyNN& model) {
-  const FlyConfig& c = model.config();
-  const Provenance& p = model.provenance();
-  ByteWriter body;
+void write_config(ByteWriter& body, const FlyConfig& c) {
   body.u32(c.input_dim);
   body.u32(c.m);
   body.u32(c.s);
@@ -116,33 +114,110 @@ std::string serialize_model(const FlyNN& model) {
   body.u64(c.seed);
   body.u8(static_cast<std::uint8_t>(c.preprocess));
   body.u8(kHashVersion);
+}
+
+// The configuration's fields (validated as a whole once the variant is read too).
+void read_config(ByteReader& r, FlyConfig& c) {
+  c.input_dim = r.u32("d");
+  c.m = r.u32("m");
+  c.s = r.u32("s");
+  c.rho = r.u32("rho");
+  c.gamma = r.f64("gamma");
+  c.seed = r.u64("seed");
+  const std::uint8_t pre = r.u8("preprocess");
+  if (pre > 2) r.fail(fmt::format("unknown preprocess code {}", pre));
+  c.preprocess = static_cast<Preprocess>(pre);
+  const std::uint8_t hash_version = r.u8("hash version");
+  if (hash_version != kHashVersion)
+    r.fail(fmt::format("hash version {} is not supported (this flynn implements {})",
+                       hash_version, kHashVersion));
+}
+
+void write_provenance(ByteWriter& body, const Provenance& p) {
   body.u16(p.differentially_private ? 1 : 0);
   body.f64(p.differentially_private ? p.epsilon : 0.0);
   body.u32(p.differentially_private ? p.dp_T : 0);
   body.u32(p.differentially_private ? p.dp_parties : 0);
-  const bool version3 = !model.table_schema().empty();
-  const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
-  if (version2) {
-    body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
-                                      (c.variant.signed_lifting ? 2 : 0) |
-                                      (c.variant.paper_half ? 4 : 0)));
-    body.u16(static_cast<std::uint16_t>(c.variant.thermometer));
-    body.u16(static_cast<std::uint16_t>(c.variant.quantize));
-    body.f64(model.has_temperature() ? model.temperature() : 0.0);
-    const FeatureStats& st = model.feature_stats();
-    const bool has_stats = c.variant.standardize;
-    if (has_stats && (st.mean.size() != c.input_dim || st.scale.size() != c.input_dim))
-      throw Error(fmt::format("cannot save a {} model without feature statistics (train it "
-                              "first)", variant_name(c.variant)));
-    body.u8(has_stats ? 1 : 0);
-    if (has_stats) {
-      for (std::uint32_t j = 0; j < c.input_dim; ++j) {
-        body.f32(st.mean[j]);
-        body.f32(st.scale[j]);
-      }
-    }
-    if (version3) detail::write_table_schema(body, model.table_schema());
+}
+
+Provenance read_provenance(ByteReader& r) {
+  Provenance p;
+  const std::uint16_t flags = r.u16("flags");
+  if (flags > 1) r.fail(fmt::format("unknown flags {:#x}", flags));
+  p.differentially_private = flags & 1;
+  p.epsilon = r.f64("dp epsilon");
+  p.dp_T = r.u32("dp T");
+  p.dp_parties = r.u32("dp parties");
+  if (!p.differentially_private && (p.epsilon != 0.0 || p.dp_T != 0 || p.dp_parties != 0))
+    r.fail("privacy fields are set on a model that is not marked differentially private");
+  if (p.differentially_private) {
+    if (!std::isfinite(p.epsilon) || !(p.epsilon > 0.0))
+      r.fail(fmt::format("dp epsilon {} is not a finite positive number", p.epsilon));
+    if (p.dp_T < 1) r.fail("dp T is 0: a release has at least one entry per party");
+    if (p.dp_parties < 1) r.fail("dp parties is 0: a release comes from at least one party");
   }
+  return p;
+}
+
+// Version 2 on: the variant, the temperature and the standardising variants' statistics
+// (the table schema, version 3, follows them).
+void write_variant(ByteWriter& body, const FlyNN& model) {
+  const FlyConfig& c = model.config();
+  body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
+                                    (c.variant.signed_lifting ? 2 : 0) |
+                                    (c.variant.paper_half ? 4 : 0)));
+  body.u16(static_cast<std::uint16_t>(c.variant.thermometer));
+  body.u16(static_cast<std::uint16_t>(c.variant.quantize));
+  body.f64(model.has_temperature() ? model.temperature() : 0.0);
+  const FeatureStats& st = model.feature_stats();
+  const bool has_stats = c.variant.standardize;
+  if (has_stats && (st.mean.size() != c.input_dim || st.scale.size() != c.input_dim))
+    throw Error(fmt::format("cannot save a {} model without feature statistics (train it "
+                            "first)", variant_name(c.variant)));
+  body.u8(has_stats ? 1 : 0);
+  if (has_stats) {
+    for (std::uint32_t j = 0; j < c.input_dim; ++j) {
+      body.f32(st.mean[j]);
+      body.f32(st.scale[j]);
+    }
+  }
+}
+
+void read_feature_stats(ByteReader& r, std::uint32_t d, FeatureStats& stats) {
+  if (d > r.remaining() / 8) r.fail("truncated model file (feature statistics)");
+  stats.mean.resize(d);
+  stats.scale.resize(d);
+  for (std::uint32_t j = 0; j < d; ++j) {
+    stats.mean[j] = r.f32("feature mean");
+    stats.scale[j] = r.f32("feature scale");
+    if (!std::isfinite(stats.mean[j]) || !(stats.scale[j] > 0.0f) || !std::isfinite(stats.scale[j]))
+      r.fail(fmt::format("feature {} has invalid statistics (mean {}, scale {})", j,
+                         stats.mean[j], stats.scale[j]));
+  }
+}
+
+void read_variant(ByteReader& r, ModelContents& mc) {
+  FlyConfig& c = mc.config;
+  const std::uint8_t vflags = r.u8("variant flags");
+  if (vflags > 7) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
+  c.variant.standardize = vflags & 1;
+  c.variant.signed_lifting = vflags & 2;
+  c.variant.paper_half = vflags & 4;
+  c.variant.thermometer = r.u16("thermometer levels");
+  c.variant.quantize = r.u16("quantize steps");
+  const double t = r.f64("temperature");
+  if (t != 0.0) {
+    if (!(t > 0.0) || !std::isfinite(t))
+      r.fail(fmt::format("temperature {} is neither 0 (not set) nor a finite positive number", t));
+    mc.temperature = t;
+  }
+  const std::uint8_t has_stats = r.u8("feature statistics flag");
+  if (has_stats != (c.variant.standardize ? 1 : 0))
+    r.fail(fmt::format("feature statistics flag {} does not match the variant", has_stats));
+  if (has_stats) read_feature_stats(r, c.input_dim, mc.stats);
+}
+
+void write_labels(ByteWriter& body, const FlyNN& model) {
   const LabelSet& labels = model.labels();
   body.u32(static_cast<std::uint32_t>(labels.size()));
   for (const std::string& name : labels.names()) {
@@ -150,29 +225,145 @@ std::string serialize_model(const FlyNN& model) {
     body.bytes(name);
   }
   for (std::uint64_t r : model.counts().rows_per_class()) body.u64(r);
+}
+
+// The class names (into mc.labels) and the rows per class, returned.
+std::vector<std::uint64_t> read_labels(ByteReader& r, ModelContents& mc) {
+  const std::uint32_t L = r.u32("class count");
+  if (L == 0 || L > kMaxClasses) r.fail(fmt::format("invalid class count {}", L));
+  if (L > r.remaining() / 4) r.fail("truncated model file (class names)");
+  std::vector<std::string> names;
+  names.reserve(L);
+  for (std::uint32_t l = 0; l < L; ++l) {
+    const std::uint32_t len = r.u32("class name length");
+    if (len > kMaxLabelBytes) r.fail(fmt::format("class name {} is {} bytes long", l, len));
+    names.emplace_back(r.bytes(len, "class name"));
+  }
+  try {
+    mc.labels = LabelSet(std::move(names));
+  } catch (const Error& e) {
+    r.fail(e.what());
+  }
+  std::vector<std::uint64_t> rows(L);
+  for (auto& v : rows) v = r.u64("rows per class");
+  if (!mc.provenance.differentially_private) {
+    // Every training row adds exactly rho ones to its class, checked below as a sum of
+    // 64-bit counts: a row count whose rows × rho does not fit cannot be consistent.
+    for (std::uint32_t l = 0; l < L; ++l)
+      if (rows[l] > std::numeric_limits<std::uint64_t>::max() / mc.config.rho)
+        r.fail(fmt::format("class '{}' has {} rows: rows × rho = {} × {} overflows",
+                           mc.labels.name(l), rows[l], rows[l], mc.config.rho));
+  }
+  return rows;
+}
+
+void write_counts(ByteWriter& body, const ClassCounts& counts) {
   std::uint64_t raw_length = 0;
-  const std::string packed = detail::deflate_counts(model.counts(), raw_length);
+  const std::string packed = detail::deflate_counts(counts, raw_length);
   body.u8(kCountsVarintDeflate);
   body.u64(raw_length);
   body.u64(packed.size());
   body.bytes(packed);
+}
 
+// Where the model file comes from, for the limits read_counts checks before allocating.
+struct ModelSource {
+  const std::string& name;
+  std::uint64_t file_bytes;
+  std::uint64_t max_input_bytes;
+  const ModelMemoryLimit& memory;
+};
+
+// The counts section's header: the encoding and lengths, checked against the classes ×
+// m cells, and the memory the model will need, bounded before anything is allocated.
+// Returns the raw (inflated) and the packed length.
+struct CountsLengths {
+  std::uint64_t raw, packed;
+};
+CountsLengths read_counts_header(ByteReader& r, const ModelContents& mc, const ModelSource& src) {
+  const FlyConfig& c = mc.config;
+  const std::size_t L = mc.labels.size();
+  const std::uint8_t encoding = r.u8("counts encoding");
+  if (encoding != kCountsVarintDeflate) r.fail(fmt::format("unknown counts encoding {}", encoding));
+  const std::uint64_t raw_length = r.u64("counts length");
+  const std::uint64_t packed_length = r.u64("packed counts length");
+  if (packed_length != r.remaining() - 4)
+    r.fail(fmt::format("packed counts are {} bytes, {} remain", packed_length, r.remaining() - 4));
+  const std::uint64_t cells = std::uint64_t(L) * c.m;
+  if (raw_length < cells || raw_length > cells * 5 ||
+      raw_length > packed_length * kMaxDeflateRatio + 64)
+    r.fail(fmt::format("counts length {} is inconsistent with {} classes × m = {}", raw_length,
+                       L, c.m));
+  // The one large allocation: L × m 32-bit counts. Estimated and bounded before it is made
+  // (the decompressed-input limit, and the machine's memory).
+  const std::uint64_t counts_bytes = cells * sizeof(std::uint32_t);
+  if (counts_bytes > src.max_input_bytes)
+    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
+                       "than the input size limit of {} bytes (--max-input-bytes)",
+                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30), src.max_input_bytes));
+  if (counts_bytes > flynn::detail::physical_memory_bytes())
+    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
+                       "than this machine's {:.1f} GiB",
+                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
+                       flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
+  // What the caller will build from the model (the counts; to predict or train also the
+  // score table or accumulators, the lifting matrix, scratch, ...), estimated from the header
+  // alone before any of it is built: a small file that declares a huge m ends here, in
+  // microseconds (model_footprint.hpp explains the default limit).
+  check_model_footprint(model_footprint(c, L, src.memory.use, 1), src.memory.use,
+                        src.memory.bytes, src.file_bytes, src.name);
+  return {raw_length, packed_length};
+}
+
+// The counts (into mc.counts), each checked against its class's rows as it decodes.
+void read_counts(ByteReader& r, ModelContents& mc, std::vector<std::uint64_t> rows,
+                 const ModelSource& src) {
+  const FlyConfig& c = mc.config;
+  const std::size_t L = mc.labels.size();
+  const CountsLengths lengths = read_counts_header(r, mc, src);
+  const std::uint64_t cells = std::uint64_t(L) * c.m;
+  const std::string_view packed = r.bytes(lengths.packed, "packed counts");
+  const bool dp = mc.provenance.differentially_private;
+  // One pass: the table is reserved (address space, no pages touched) and filled as the
+  // stream decodes, so memory in use grows only with counts that decoded and passed
+  // their checks; a stream that goes wrong early costs little.
+  std::vector<std::uint64_t> sums(L, 0);
+  std::vector<std::uint32_t> values;
+  values.reserve(cells);
+  decode_counts(packed, lengths.raw, cells, r, [&](std::uint64_t cell, std::uint32_t v) {
+    const std::uint64_t l = cell / c.m;
+    // A row adds at most one to each unit of its class (its rho winners are distinct),
+    // so no count exceeds its class's row count. DP counts are noisy releases: no bound.
+    if (!dp && v > rows[l])
+      r.fail(fmt::format("class '{}' has a count of {} at unit {}, more than its {} rows",
+                         mc.labels.name(l), v, cell % c.m, rows[l]));
+    sums[l] += v;
+    values.push_back(v);
+  });
+  if (!dp) {
+    for (std::uint32_t l = 0; l < L; ++l)
+      if (sums[l] != rows[l] * c.rho)
+        r.fail(fmt::format("class '{}' counts sum to {}, expected rows × rho = {} × {}",
+                           mc.labels.name(l), sums[l], rows[l], c.rho));
+  }
+  ClassCounts counts(L, c.m, std::move(values));
+  counts.rows_per_class() = std::move(rows);
+  mc.counts = std::move(counts);
+}
+
+// The envelope: magic, format version, body length, the body, its CRC-32.
+std::string write_envelope(std::uint32_t version, std::string_view body) {
   ByteWriter file;
   file.bytes(std::string_view(kMagic, sizeof kMagic));
-  file.u32(version3   ? kModelFormatVersion
-            : version2 ? kVariantModelFormatVersion
-                       : kPaperModelFormatVersion);
-  file.u64(body.data().size());
-  file.bytes(body.data());
+  file.u32(version);
+  file.u64(body.size());
+  file.bytes(body);
   file.u32(crc32_of(file.data()));
   return std::move(file.data());
 }
 
-ModelContents parse_model(std::string_view bytes, const std::string& source,
-                          std::uint64_t max_input_bytes, const ModelMemoryLimit& memory) {
-  ByteReader r(bytes, [&source](const std::string& msg) {
-    throw Error(fmt::format("{}: {}", source, msg));
-  });
+// Checks the envelope and leaves `r` at the body; returns the format version.
+std::uint32_t read_envelope(ByteReader& r, std::string_view bytes) {
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     r.fail("not a flynn model file (bad magic bytes)");
   r.bytes(sizeof kMagic, "magic");
@@ -200,158 +391,46 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   // CRC, so checking it would stop the fuzzer at the checksum instead of the fields below.
   (void)stored_crc;
 #endif
+  return version;
+}
 
+}  // namespace
+
+std::string serialize_model(const FlyNN& model) {
+  const FlyConfig& c = model.config();
+  ByteWriter body;
+  write_config(body, c);
+  write_provenance(body, model.provenance());
+  const bool version3 = !model.table_schema().empty();
+  const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
+  if (version2) write_variant(body, model);
+  if (version3) detail::write_table_schema(body, model.table_schema());
+  write_labels(body, model);
+  write_counts(body, model.counts());
+  return write_envelope(version3   ? kModelFormatVersion
+                        : version2 ? kVariantModelFormatVersion
+                                   : kPaperModelFormatVersion,
+                        body.data());
+}
+
+ModelContents parse_model(std::string_view bytes, const std::string& source,
+                          std::uint64_t max_input_bytes, const ModelMemoryLimit& memory) {
+  ByteReader r(bytes, [&source](const std::string& msg) {
+    throw Error(fmt::format("{}: {}", source, msg));
+  });
+  const std::uint32_t version = read_envelope(r, bytes);
   ModelContents mc;
-  FlyConfig& c = mc.config;
-  c.input_dim = r.u32("d");
-  c.m = r.u32("m");
-  c.s = r.u32("s");
-  c.rho = r.u32("rho");
-  c.gamma = r.f64("gamma");
-  c.seed = r.u64("seed");
-  const std::uint8_t pre = r.u8("preprocess");
-  if (pre > 2) r.fail(fmt::format("unknown preprocess code {}", pre));
-  c.preprocess = static_cast<Preprocess>(pre);
-  const std::uint8_t hash_version = r.u8("hash version");
-  if (hash_version != kHashVersion)
-    r.fail(fmt::format("hash version {} is not supported (this flynn implements {})",
-                       hash_version, kHashVersion));
-  const std::uint16_t flags = r.u16("flags");
-  if (flags > 1) r.fail(fmt::format("unknown flags {:#x}", flags));
-  mc.provenance.differentially_private = flags & 1;
-  mc.provenance.epsilon = r.f64("dp epsilon");
-  mc.provenance.dp_T = r.u32("dp T");
-  mc.provenance.dp_parties = r.u32("dp parties");
-  if (!mc.provenance.differentially_private &&
-      (mc.provenance.epsilon != 0.0 || mc.provenance.dp_T != 0 || mc.provenance.dp_parties != 0))
-    r.fail("privacy fields are set on a model that is not marked differentially private");
-  if (mc.provenance.differentially_private) {
-    const Provenance& p = mc.provenance;
-    if (!std::isfinite(p.epsilon) || !(p.epsilon > 0.0))
-      r.fail(fmt::format("dp epsilon {} is not a finite positive number", p.epsilon));
-    if (p.dp_T < 1) r.fail("dp T is 0: a release has at least one entry per party");
-    if (p.dp_parties < 1) r.fail("dp parties is 0: a release comes from at least one party");
-  }
-  if (version >= 2) {
-    const std::uint8_t vflags = r.u8("variant flags");
-    if (vflags > 7) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
-    c.variant.standardize = vflags & 1;
-    c.variant.signed_lifting = vflags & 2;
-    c.variant.paper_half = vflags & 4;
-    c.variant.thermometer = r.u16("thermometer levels");
-    c.variant.quantize = r.u16("quantize steps");
-    const double t = r.f64("temperature");
-    if (t != 0.0) {
-      if (!(t > 0.0) || !std::isfinite(t))
-        r.fail(fmt::format("temperature {} is neither 0 (not set) nor a finite positive number", t));
-      mc.temperature = t;
-    }
-    const std::uint8_t has_stats = r.u8("feature statistics flag");
-    if (has_stats != (c.variant.standardize ? 1 : 0))
-      r.fail(fmt::format("feature statistics flag {} does not match the variant", has_stats));
-    if (has_stats) {
-      if (c.input_dim > r.remaining() / 8) r.fail("truncated model file (feature statistics)");
-      mc.stats.mean.resize(c.input_dim);
-      mc.stats.scale.resize(c.input_dim);
-      for (std::uint32_t j = 0; j < c.input_dim; ++j) {
-        mc.stats.mean[j] = r.f32("feature mean");
-        mc.stats.scale[j] = r.f32("feature scale");
-        if (!std::isfinite(mc.stats.mean[j]) || !(mc.stats.scale[j] > 0.0f) ||
-            !std::isfinite(mc.stats.scale[j]))
-          r.fail(fmt::format("feature {} has invalid statistics (mean {}, scale {})", j,
-                             mc.stats.mean[j], mc.stats.scale[j]));
-      }
-    }
-  }
+  read_config(r, mc.config);
+  mc.provenance = read_provenance(r);
+  if (version >= 2) read_variant(r, mc);
   try {
-    c.validate();
+    mc.config.validate();
   } catch (const Error& e) {
     r.fail(fmt::format("invalid configuration: {}", e.what()));
   }
-  if (version >= 3) mc.schema = detail::read_table_schema(r, c.input_dim);
-  const std::uint32_t L = r.u32("class count");
-  if (L == 0 || L > kMaxClasses) r.fail(fmt::format("invalid class count {}", L));
-  if (L > r.remaining() / 4) r.fail("truncated model file (class names)");
-  std::vector<std::string> names;
-  names.reserve(L);
-  for (std::uint32_t l = 0; l < L; ++l) {
-    const std::uint32_t len = r.u32("class name length");
-    if (len > kMaxLabelBytes) r.fail(fmt::format("class name {} is {} bytes long", l, len));
-    names.emplace_back(r.bytes(len, "class name"));
-  }
-  try {
-    mc.labels = LabelSet(std::move(names));
-  } catch (const Error& e) {
-    r.fail(e.what());
-  }
-  std::vector<std::uint64_t> rows(L);
-  for (auto& v : rows) v = r.u64("rows per class");
-  const bool dp = mc.provenance.differentially_private;
-  if (!dp) {
-    // Every training row adds exactly rho ones to its class, checked below as a sum of
-    // 64-bit counts: a row count whose rows × rho does not fit cannot be consistent.
-    for (std::uint32_t l = 0; l < L; ++l)
-      if (rows[l] > std::numeric_limits<std::uint64_t>::max() / c.rho)
-        r.fail(fmt::format("class '{}' has {} rows: rows × rho = {} × {} overflows",
-                           mc.labels.name(l), rows[l], rows[l], c.rho));
-  }
-
-  const std::uint8_t encoding = r.u8("counts encoding");
-  if (encoding != kCountsVarintDeflate) r.fail(fmt::format("unknown counts encoding {}", encoding));
-  const std::uint64_t raw_length = r.u64("counts length");
-  const std::uint64_t packed_length = r.u64("packed counts length");
-  if (packed_length != r.remaining() - 4)
-    r.fail(fmt::format("packed counts are {} bytes, {} remain", packed_length, r.remaining() - 4));
-  const std::uint64_t cells = std::uint64_t(L) * c.m;
-  if (raw_length < cells || raw_length > cells * 5 ||
-      raw_length > packed_length * kMaxDeflateRatio + 64)
-    r.fail(fmt::format("counts length {} is inconsistent with {} classes × m = {}", raw_length,
-                       L, c.m));
-  // The one large allocation: L × m 32-bit counts. Estimated and bounded before it is made
-  // (the decompressed-input limit, and the machine's memory).
-  const std::uint64_t counts_bytes = cells * sizeof(std::uint32_t);
-  if (counts_bytes > max_input_bytes)
-    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
-                       "than the input size limit of {} bytes (--max-input-bytes)",
-                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30), max_input_bytes));
-  if (counts_bytes > flynn::detail::physical_memory_bytes())
-    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
-                       "than this machine's {:.1f} GiB",
-                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
-                       flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
-  // What the caller will build from the model (the counts; to predict or train also the
-  // score table or accumulators, the lifting matrix, scratch, ...), estimated from the header
-  // alone before any of it is built: a small file that declares a huge m ends here, in
-  // microseconds (model_footprint.hpp explains the default limit).
-  check_model_footprint(model_footprint(c, L, memory.use, 1), memory.use, memory.bytes,
-                        bytes.size(), source);
-  const std::string_view packed = r.bytes(packed_length, "packed counts");
-
-  // One pass: the table is reserved (address space, no pages touched) and filled as the
-  // stream decodes, so memory in use grows only with counts that decoded and passed
-  // their checks; a stream that goes wrong early costs little.
-  std::vector<std::uint64_t> sums(L, 0);
-  std::vector<std::uint32_t> values;
-  values.reserve(cells);
-  decode_counts(packed, raw_length, cells, r, [&](std::uint64_t cell, std::uint32_t v) {
-    const std::uint64_t l = cell / c.m;
-    // A row adds at most one to each unit of its class (its rho winners are distinct),
-    // so no count exceeds its class's row count. DP counts are noisy releases: no bound.
-    if (!dp && v > rows[l])
-      r.fail(fmt::format("class '{}' has a count of {} at unit {}, more than its {} rows",
-                         mc.labels.name(l), v, cell % c.m, rows[l]));
-    sums[l] += v;
-    values.push_back(v);
-  });
-  if (!dp) {
-    for (std::uint32_t l = 0; l < L; ++l)
-      if (sums[l] != rows[l] * c.rho)
-        r.fail(fmt::format("class '{}' counts sum to {}, expected rows × rho = {} × {}",
-                           mc.labels.name(l), sums[l], rows[l], c.rho));
-  }
-  ClassCounts counts(L, c.m, std::move(values));
-  counts.rows_per_class() = rows;
-  mc.counts = std::move(counts);
+  if (version >= 3) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
+  std::vector<std::uint64_t> rows = read_labels(r, mc);
+  read_counts(r, mc, std::move(rows), ModelSource{source, bytes.size(), max_input_bytes, memory});
   return mc;
 }
 

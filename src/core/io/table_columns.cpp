@@ -6,6 +6,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/column_number.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -51,11 +52,11 @@ std::size_t resolve_single(const LabelColumn& c, const std::vector<std::string>&
     case Kind::None: return npos;
     case Kind::Last: return ncols - 1;
     case Kind::Index: {
-      const long n = static_cast<long>(ncols);
-      if (c.index == 0 || c.index > n || c.index < -n)
+      const std::optional<std::size_t> j = detail::column_from_number(c.index, ncols);
+      if (!j)
         throw Error(where(source, line) + what + " " + std::to_string(c.index) +
                     " is out of range (" + std::to_string(ncols) + " columns)");
-      return static_cast<std::size_t>(c.index > 0 ? c.index - 1 : n + c.index);
+      return *j;
     }
     case Kind::Name: {
       if (names.empty())
