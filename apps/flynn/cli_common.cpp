@@ -115,13 +115,6 @@ io::LoadOptions DataOptions::party_load_options() const {
   return o;
 }
 
-io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model) {
-  options.expected_features = model.config().input_dim;
-  options.schema = &model.table_schema();
-  options.require_labels = false;
-  return options;
-}
-
 void InputLimitOption::add_to(CLI::App* app) {
   app->add_option("--max-input-bytes", text,
                   fmt::format("Largest input (decompressed data, model file, decoded model "
@@ -196,18 +189,6 @@ CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::
   CLI::Option* o = app->add_option("--fashion-dir", dir, help);
   if (data_dir_alias) add_hidden_alias(app, "--data-dir", dir);
   return o;
-}
-
-std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels, std::size_t* unknown) {
-  std::vector<std::uint32_t> ids(data.n_rows);
-  std::size_t missing = 0;
-  for (std::size_t r = 0; r < data.n_rows; ++r) {
-    const long id = model_labels.find(data.classes.name(data.labels[r]));
-    missing += id < 0;
-    ids[r] = id < 0 ? kUnknownLabel : static_cast<std::uint32_t>(id);
-  }
-  if (unknown) *unknown = missing;
-  return ids;
 }
 
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data) {

@@ -123,10 +123,6 @@ struct FeatureStatsOption {
   std::optional<FeatureStats> load(std::uint64_t max_bytes) const;
 };
 
-/// `options` for reading rows a trained model will see (predict, update, forget, a
-/// --test file): the model's features (expected_features), its table schema (columns
-/// matched by name, its categories and fill means), labels optional.
-io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model);
 
 /// --out (the output folder or file of every command that writes one), plus the older
 /// spelling --out-dir as a hidden alias so existing scripts keep working.
@@ -137,12 +133,6 @@ CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& 
 CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
                                     bool data_dir_alias = false);
 
-/// `data`'s labels as class ids of `model_labels`, for flynn::accuracy against a model's
-/// predictions. A label the model does not know becomes kUnknownLabel, which no prediction
-/// equals, so its row counts as an error; `unknown` (when given) receives their number.
-inline constexpr std::uint32_t kUnknownLabel = 0xffffffffu;
-std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels,
-                                     std::size_t* unknown = nullptr);
 
 /// The label list for training: --labels when given, else the data's sorted labels.
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data);
