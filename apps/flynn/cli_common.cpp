@@ -65,48 +65,39 @@ CLI::Option* HyperParamOptions::option(std::string_view name) const {
 
 void DataOptions::add_to(CLI::App* app) {
   const char* g = "Data format";
-  app->add_option("--format", format, "csv, arff, idx, libsvm or auto (from the file name)")
+  app->add_option("--format", flags.format, "csv, arff, idx, libsvm or auto (from the file name)")
       ->group(g);
-  app->add_option("--label-col", label_col,
+  app->add_option("--label-col", flags.label_col,
                   "Class column: 'last' (default), 1-based number, negative from the end, a "
                   "header name, or 'none'")
       ->group(g);
-  app->add_option("--header", header, "CSV header line: auto, yes, no")->group(g);
-  app->add_option("--delimiter", delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
-  app->add_option("--idx-labels", idx_labels,
+  app->add_option("--header", flags.header, "CSV header line: auto, yes, no")->group(g);
+  app->add_option("--delimiter", flags.delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
+  app->add_option("--idx-labels", flags.idx_labels,
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
   input_limit.add_to(app);
-  app->add_option("--id-col", id_col,
+  app->add_option("--id-col", flags.id_col,
                   "Row id column (name or 1-based number): never a feature, passed through to "
                   "the predictions")
       ->group(g);
-  app->add_option("--feature-cols", feature_cols,
+  app->add_option("--feature-cols", flags.feature_cols,
                   "Only these columns are features: names, 1-based numbers or ranges (3-7), "
                   "comma-separated")
       ->group(g);
-  app->add_option("--ignore-cols", ignore_cols,
+  app->add_option("--ignore-cols", flags.ignore_cols,
                   "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
       ->group(g);
-  missing_opt = app->add_option("--missing", missing,
+  missing_opt = app->add_option("--missing", flags.missing,
                   "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
                   "in the model), zero, or error")
       ->group(g);
 }
 
 io::LoadOptions DataOptions::load_options() const {
-  io::LoadFlags flags;
-  flags.format = format;
-  flags.label_col = label_col;
-  flags.header = header;
-  flags.delimiter = delimiter;
-  flags.idx_labels = idx_labels;
-  flags.max_input_bytes = input_limit.bytes();
-  flags.id_col = id_col;
-  flags.feature_cols = feature_cols;
-  flags.ignore_cols = ignore_cols;
-  flags.missing = missing;
-  return io::load_options(flags);
+  io::LoadFlags given = flags;
+  given.max_input_bytes = input_limit.bytes();
+  return io::load_options(given);
 }
 
 io::LoadOptions DataOptions::party_load_options() const {

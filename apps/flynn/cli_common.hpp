@@ -19,6 +19,7 @@
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/train_file.hpp"
 #include "flynn/progress.hpp"
 #include "option_parsing.hpp"
 
@@ -91,16 +92,10 @@ void make_integer_options_strict(CLI::App& app);
 /// --max-input-bytes, and for tables --id-col, --feature-cols, --ignore-cols, --missing
 /// (table_columns.hpp).
 struct DataOptions {
-  std::string format = "auto";
-  std::string label_col = "last";
-  std::string header = "auto";
-  std::string delimiter;
-  std::string idx_labels;
+  /// The flags' texts (their meaning: io::load_options); max_input_bytes comes from
+  /// input_limit.
+  io::LoadFlags flags;
   InputLimitOption input_limit;  ///< --max-input-bytes (also bounds model files read)
-  std::string id_col;        ///< --id-col NAME|INDEX ("" = none)
-  std::string feature_cols;  ///< --feature-cols LIST ("" = all)
-  std::string ignore_cols;   ///< --ignore-cols LIST
-  std::string missing = "mean";  ///< --missing error|mean|zero
   CLI::Option* missing_opt = nullptr;
   void add_to(CLI::App* app);
   /// Whether --missing was given (a federation party otherwise takes the coordinator's).

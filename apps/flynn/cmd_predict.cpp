@@ -1,5 +1,4 @@
 // flynn predict: classify the rows of a data file with a saved model.
-#include <iterator>
 #include <iostream>
 #include <memory>
 
@@ -10,7 +9,6 @@
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/detail/atomic_file.hpp"
-#include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/predict_file.hpp"
@@ -29,40 +27,6 @@ struct PredictCmdOptions {
   DataOptions format;
   ModelMemoryOption model_memory;  ///< --max-model-memory
 };
-
-// The CSV header line of the predictions. The first column: the data's row ids (named
-// after its id column, or "id") when `data` (the first chunk) has them, else "row".
-void write_header(std::ostream& out, const FlyNN& model, const Dataset& data, bool proba) {
-  const bool ids = !data.row_ids.empty();
-  out << (ids ? io::csv_field(data.schema.id_name.empty() ? "id" : data.schema.id_name) : "row")
-      << ",prediction";
-  if (proba)
-    for (const auto& name : model.labels().names()) out << "," << io::csv_field("p_" + name);
-  out << "\n";
-}
-
-// The CSV lines of one chunk's predictions: each row's id when the chunk has them, else its
-// 1-based number in the file (`first_row` is the chunk's first). Formatted into one string
-// and written at once.
-void write_predictions(std::ostream& out, const FlyNN& model, const Dataset& chunk,
-                       std::uint64_t first_row, const std::vector<std::uint32_t>& pred,
-                       const std::vector<double>& proba) {
-  const LabelSet& labels = model.labels();
-  const bool ids = !chunk.row_ids.empty();
-  std::string text;
-  for (std::size_t r = 0; r < pred.size(); ++r) {
-    if (ids)
-      text += io::csv_field(chunk.row_ids[r]);
-    else
-      fmt::format_to(std::back_inserter(text), "{}", first_row + r);
-    fmt::format_to(std::back_inserter(text), ",{}", io::csv_field(labels.name(pred[r])));
-    if (!proba.empty())
-      for (std::size_t l = 0; l < labels.size(); ++l)
-        fmt::format_to(std::back_inserter(text), ",{:.6g}", proba[r * labels.size() + l]);
-    text += '\n';
-  }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
 
 // What `flynn predict` shows: the file's tally and, with --json and no --out, the
 // predicted names (and the rows' ids, when the data has them).
@@ -91,9 +55,9 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
   bool header_written = false;
   static_cast<io::FilePrediction&>(tally) =
       io::predict_file(rows, model, fo, [&](const io::PredictedChunk& c) {
-        if (out && !header_written) write_header(*out, model, c.rows, o.proba);
+        if (out && !header_written) *out << io::predictions_csv_header(model, c.rows, o.proba);
         header_written = true;
-        if (out) write_predictions(*out, model, c.rows, c.first_row + 1, c.classes, c.proba);
+        if (out) io::write_predictions_csv(*out, model, c);
         if (keep_names) {
           for (auto p : c.classes) tally.names.push_back(model.labels().name(p));
           tally.ids.insert(tally.ids.end(), c.rows.row_ids.begin(), c.rows.row_ids.end());
@@ -101,7 +65,7 @@ PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const Predi
         // A failed write (full disk, closed pipe) ends the work now rather than at the end.
         if (out && !*out) throw Error("writing to standard output failed (predictions)");
       });
-  if (out && !header_written) write_header(*out, model, Dataset{}, o.proba);
+  if (out && !header_written) *out << io::predictions_csv_header(model, Dataset{}, o.proba);
   return tally;
 }
 

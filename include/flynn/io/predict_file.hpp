@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "flynn/classifier.hpp"
@@ -65,5 +67,15 @@ struct FilePrediction {
 FilePrediction predict_file(RowStream& rows, const FlyNN& model,
                             const FilePredictionOptions& options,
                             const std::function<void(const PredictedChunk&)>& each_chunk = {});
+
+/// The header line of the predictions CSV `flynn predict` writes: the first column is the
+/// rows' ids (named after the data's id column, or "id") when `first_chunk` has them, else
+/// "row"; then "prediction", and with `proba` one "p_CLASS" column per class.
+std::string predictions_csv_header(const FlyNN& model, const Dataset& first_chunk, bool proba);
+
+/// The CSV lines of one chunk's predictions: each row's id when the chunk has them, else its
+/// 1-based number in the file; the class name; the probabilities when computed (%.6g).
+/// Formatted into one string and written at once.
+void write_predictions_csv(std::ostream& out, const FlyNN& model, const PredictedChunk& chunk);
 
 }  // namespace flynn::io

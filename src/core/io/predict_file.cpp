@@ -1,7 +1,11 @@
 #include "flynn/io/predict_file.hpp"
 
+#include <iterator>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "flynn/detail/csv_cells.hpp"
 #include "flynn/metrics.hpp"
 
 namespace flynn::io {
@@ -60,6 +64,35 @@ FilePrediction predict_file(RowStream& rows, const FlyNN& model,
   }
   tally.labelled = rows.has_labels();
   return tally;
+}
+
+std::string predictions_csv_header(const FlyNN& model, const Dataset& first_chunk, bool proba) {
+  const bool ids = !first_chunk.row_ids.empty();
+  std::string line =
+      (ids ? csv_field(first_chunk.schema.id_name.empty() ? "id" : first_chunk.schema.id_name)
+           : "row") +
+      ",prediction";
+  if (proba)
+    for (const auto& name : model.labels().names()) line += "," + csv_field("p_" + name);
+  return line + "\n";
+}
+
+void write_predictions_csv(std::ostream& out, const FlyNN& model, const PredictedChunk& chunk) {
+  const LabelSet& labels = model.labels();
+  const bool ids = !chunk.rows.row_ids.empty();
+  std::string text;
+  for (std::size_t r = 0; r < chunk.classes.size(); ++r) {
+    if (ids)
+      text += csv_field(chunk.rows.row_ids[r]);
+    else
+      fmt::format_to(std::back_inserter(text), "{}", chunk.first_row + 1 + r);
+    fmt::format_to(std::back_inserter(text), ",{}", csv_field(labels.name(chunk.classes[r])));
+    if (!chunk.proba.empty())
+      for (std::size_t l = 0; l < labels.size(); ++l)
+        fmt::format_to(std::back_inserter(text), ",{:.6g}", chunk.proba[r * labels.size() + l]);
+    text += '\n';
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace flynn::io
