@@ -282,6 +282,10 @@ void FlyNN::set_table_schema(TableSchema schema) {
 }
 
 void FlyNN::merge(const FlyNN& other) {
+  // First: whatever the configurations, a release's counts are not row sums to add to.
+  if (provenance_.differentially_private || other.provenance_.differentially_private)
+    throw Error("cannot merge differentially private models: combine DP releases with "
+                "federated aggregation, which accounts for the privacy budget");
   const std::string diff = config().first_difference(other.config());
   if (!diff.empty())
     throw Error(fmt::format("cannot merge models whose {} differ ({} vs {})", diff,
@@ -289,9 +293,6 @@ void FlyNN::merge(const FlyNN& other) {
   if (labels_ != other.labels_)
     throw Error(fmt::format("cannot merge models with different label lists ({} vs {})",
                             labels_.joined(), other.labels_.joined()));
-  if (provenance_.differentially_private || other.provenance_.differentially_private)
-    throw Error("cannot merge differentially private models: combine DP releases with "
-                "federated aggregation, which accounts for the privacy budget");
   if (stats_ != other.stats_)
     throw Error(fmt::format("cannot merge models whose feature statistics differ (variant {} "
                             "standardises with training statistics: train the parts after "
