@@ -67,14 +67,19 @@ FilePrediction predict_file(RowStream& rows, const FlyNN& model,
 }
 
 std::string predictions_csv_header(const FlyNN& model, const Dataset& first_chunk, bool proba) {
-  const bool ids = !first_chunk.row_ids.empty();
-  std::string line =
-      (ids ? csv_field(first_chunk.schema.id_name.empty() ? "id" : first_chunk.schema.id_name)
-           : "row") +
-      ",prediction";
-  if (proba)
-    for (const auto& name : model.labels().names()) line += "," + csv_field("p_" + name);
-  return line + "\n";
+  const std::string& id_name = first_chunk.schema.id_name;
+  // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "," + string&&.
+  std::string line = first_chunk.row_ids.empty() ? std::string("row")
+                                                 : csv_field(id_name.empty() ? "id" : id_name);
+  line += ",prediction";
+  if (proba) {
+    for (const auto& name : model.labels().names()) {
+      line += ',';
+      line += csv_field(std::string("p_").append(name));
+    }
+  }
+  line += '\n';
+  return line;
 }
 
 void write_predictions_csv(std::ostream& out, const FlyNN& model, const PredictedChunk& chunk) {
