@@ -7,6 +7,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
+#include "flynn/metrics.hpp"
 #include "flynn/random.hpp"
 #include "test_support.hpp"
 
@@ -123,9 +124,7 @@ TEST(FlyNN, LearnsSeparableBlobs) {
   FlyNN model(c, train.classes, 2);
   model.fit(train);
   const auto pred = model.predict(train);
-  std::size_t correct = 0;
-  for (std::size_t i = 0; i < pred.size(); ++i) correct += pred[i] == train.labels[i];
-  EXPECT_GT(double(correct) / pred.size(), 0.95);
+  EXPECT_GT(accuracy(train.labels, pred), 0.95);
 }
 
 TEST(FlyNN, PartialFitEqualsFit) {
@@ -185,6 +184,58 @@ TEST(FlyNN, MergeRejectsDifferentConfigOrLabels) {
     EXPECT_NE(std::string(e.what()).find("seed"), std::string::npos) << e.what();
   }
   EXPECT_THROW(a.merge(d), Error);
+}
+
+// A model whose counts are a DP release claims its ε: FlyNN itself refuses exact rows on
+// top of it (partial_fit, both forms), merges with it (DP or not: the ledger of a release
+// is federated aggregation's, not a sum of counts) and forgetting, each leaving the model
+// unchanged and naming why; fit() starts over with exact counts and an exact provenance.
+TEST(FlyNN, DifferentiallyPrivateReleaseTakesNoExactRows) {
+  const Dataset all = blobs(3, 60, 8, 7);
+  const FlyConfig c = paper_hyper().resolve(8, 3);
+  FlyNN released(c, all.classes, 1), exact(c, all.classes, 1);
+  released.fit(all);
+  exact.fit(all);
+  Provenance dp;
+  dp.differentially_private = true;
+  dp.epsilon = 2.5;
+  dp.dp_T = 40;
+  dp.dp_parties = 3;
+  released.set_provenance(dp);
+  const ClassCounts before = released.counts();
+  const auto message_of = [](const auto& call) {
+    try {
+      call();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string added = message_of([&] { released.partial_fit(all); });
+  EXPECT_NE(added.find("differentially private"), std::string::npos) << added;
+  EXPECT_NE(added.find("epsilon=2.5"), std::string::npos) << added;
+  EXPECT_NE(added.find("not be covered"), std::string::npos) << added;
+  const std::vector<std::uint32_t> ids(all.labels.begin(), all.labels.end());
+  EXPECT_NE(message_of([&] { released.partial_fit(DataView(all), ids); }).find("epsilon"),
+            std::string::npos);
+  EXPECT_NE(message_of([&] { released.forget(all); }).find("differentially private"),
+            std::string::npos);
+  for (FlyNN* other : {&exact, &released}) {
+    EXPECT_NE(message_of([&] { released.merge(*other); }).find("differentially private"),
+              std::string::npos);
+  }
+  EXPECT_NE(message_of([&] { exact.merge(released); }).find("differentially private"),
+            std::string::npos);
+  EXPECT_EQ(released.counts(), before);
+  EXPECT_EQ(released.provenance(), dp);
+  EXPECT_EQ(exact.counts(), before);
+  // fit() forgets the release: exact counts of the new rows, exact provenance, and then
+  // the exact rules again.
+  released.fit(all);
+  EXPECT_EQ(released.provenance(), Provenance{});
+  released.partial_fit(all);
+  exact.partial_fit(all);
+  EXPECT_EQ(released.counts(), exact.counts());
 }
 
 TEST(FlyNN, UnknownLabelNamesFileAndLine) {

@@ -91,6 +91,34 @@ TEST(FederatedCli, SimulateWithDifferentialPrivacy) {
       << info.out;
 }
 
+// The rule is FlyNN's (classifier.cpp), not the command's: update, merge and forget of a
+// DP release are each refused naming why, and the model file is left as it was.
+TEST(FederatedCli, DpModelRefusesUpdateMergeAndForget) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 60, 6, 4);
+  const std::string dp = dir.file("dp.model"), exact = dir.file("exact.model");
+  ASSERT_EQ(test::run_cli(fmt::format("federated simulate --data {} --parties 3 --m 256 --rho 8 "
+                                      "--dp-epsilon 2 --dp-T 30 --quiet --model {}", csv, dp))
+                .exit_code, 0);
+  ASSERT_EQ(test::run_cli(fmt::format("train --data {} --m 256 --rho 8 --quiet --model {}", csv,
+                                      exact)).exit_code, 0);
+  const auto update = test::run_cli(fmt::format("update --model {} --data {} --quiet", dp, csv));
+  EXPECT_NE(update.exit_code, 0);
+  EXPECT_NE(update.err.find("differentially private model (epsilon=2)"), std::string::npos)
+      << update.err;
+  EXPECT_NE(update.err.find("not be covered by its epsilon"), std::string::npos) << update.err;
+  for (const std::string& pair : {dp + " " + exact, exact + " " + dp}) {
+    const auto merge = test::run_cli(fmt::format("merge {} --out {}", pair, dir.file("m.model")));
+    EXPECT_NE(merge.exit_code, 0);
+    EXPECT_NE(merge.err.find("differentially private"), std::string::npos) << merge.err;
+  }
+  const auto forget = test::run_cli(fmt::format("forget --model {} --data {} --quiet", dp, csv));
+  EXPECT_NE(forget.exit_code, 0);
+  EXPECT_NE(forget.err.find("differentially private"), std::string::npos) << forget.err;
+  const auto info = test::run_cli("info --model " + dp);
+  EXPECT_NE(info.out.find("differentially private release: epsilon=2"), std::string::npos);
+}
+
 // --dp-unit and --dp-postprocess on simulate and train (the gRPC commands share the
 // flags): the record unit spends the whole ε per party, the paper's unit stays the default
 // (the test above), and a post-processed release is reported.

@@ -11,6 +11,8 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
+#include "flynn/metrics.hpp"
 #include "flynn/io/train_file.hpp"
 #include "test_support.hpp"
 
@@ -119,6 +121,109 @@ TEST(TrainFromFile, FixedLabelsMustNameEveryClass) {
   o.labels = LabelSet::parse_list("k2,k1,k0");  // a superset in another order fixes the ids
   EXPECT_EQ(io::train_from_file(csv, o).model.labels().names(),
             (std::vector<std::string>{"k2", "k1", "k0"}));
+}
+
+// learn_file and forget_file (flynn update / forget): chunk by chunk, the model of the
+// whole file: train on A then learn B equals training on A ∪ B, forgetting B gives A back.
+TEST(EditFromFile, LearnAndForgetInChunksEqualTheWholeFile) {
+  TempDir dir;
+  // The paper's variant: standardisation statistics are fixed by the first training (A's),
+  // so they would differ from those of A ∪ B.
+  const std::string header = "x1,x2,x3,label\n";
+  std::string first, second;
+  for (int r = 0; r < 90; ++r)
+    (r < 45 ? first : second) += fmt::format("{:.2f},{},{},k{}\n", 0.1 * r + r % 3,
+                                             r % 3 * 2 + r % 4, (r * 37) % 13, r % 3);
+  const std::string a = dir.file("a.csv"), b = dir.file("b.csv"), ab = dir.file("ab.csv");
+  write_text(a, header + first);
+  write_text(b, header + second);
+  write_text(ab, header + first + second);
+  io::FileTrainingOptions train;
+  train.labels = LabelSet({"k0", "k1", "k2"});
+  train.hyper.variant = Variant{};
+  const FlyNN whole = io::train_from_file(ab, train).model;
+  for (std::size_t chunk : {1u, 5u, 65536u}) {
+    FlyNN model = io::train_from_file(a, train).model;
+    const std::string just_a = io::serialize_model(model);
+    io::FileEditOptions edit;
+    edit.chunk_rows = chunk;
+    EXPECT_EQ(io::learn_file(model, b, edit), 45u);
+    // The counts of A ∪ B; the table's fill means stay A's (update never recomputes them).
+    EXPECT_EQ(model.counts(), whole.counts()) << "chunk_rows " << chunk;
+    EXPECT_EQ(io::forget_file(model, b, edit), 45u);
+    EXPECT_EQ(io::serialize_model(model), just_a) << "chunk_rows " << chunk;
+    // Rows it never held: refused at once, the model unchanged.
+    EXPECT_THROW(io::forget_file(model, b, edit), Error);
+    EXPECT_EQ(io::serialize_model(model), just_a);
+  }
+}
+
+TEST(EditFromFile, RefusesLabelsTheModelLacksAndDataWithoutLabels) {
+  TempDir dir;
+  const std::string csv = dir.file("messy.csv");
+  write_text(csv, messy_csv());
+  FlyNN model = io::train_from_file(csv, io::FileTrainingOptions{}).model;
+  const std::string other = dir.file("other.csv");
+  write_text(other, "x1,x2,x3,x4,label\n1,2,3,4,k9\n");
+  io::FileEditOptions edit;
+  edit.add_classes_hint = "say so";
+  try {
+    io::learn_file(model, other, edit);
+    FAIL() << "an unknown label was learned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("label 'k9' is not one of the model's classes "
+                                         "(k0,k1,k2); to add classes say so"),
+              std::string::npos)
+        << e.what();
+  }
+  edit.load.label_column = io::LabelColumn::parse("none");
+  EXPECT_THROW(io::learn_file(model, csv, edit), Error);
+}
+
+// io::predict_file (flynn predict, train --test, tune --test): chunk by chunk, the
+// predictions and probabilities of one call on the whole file, the random tie rule keyed by
+// the row's index in the file; labels the model lacks count as errors.
+TEST(PredictFile, ChunksGiveTheWholeFilePredictionsAndCount) {
+  TempDir dir;
+  const std::string csv = dir.file("messy.csv");
+  write_text(csv, messy_csv());
+  const FlyNN model = io::train_from_file(csv, io::FileTrainingOptions{}).model;
+  const io::LoadOptions load = io::model_load_options(io::LoadOptions{}, model);
+  const Dataset data = io::load_dataset(csv, load);
+  PredictOptions po;
+  po.tie_break = TieBreak::Random;
+  po.tie_seed = 3;
+  const std::vector<std::uint32_t> expected = model.predict(data, po);
+  const std::vector<double> expected_proba = model.predict_proba(data, po);
+  for (std::size_t chunk : {1u, 8u, 65536u}) {
+    io::ChunkLimits limits;
+    limits.max_rows = chunk;
+    io::RowStream rows(csv, load, limits);
+    io::FilePredictionOptions fo;
+    fo.predict = po;
+    fo.proba = true;
+    std::vector<std::uint32_t> got;
+    std::vector<double> proba;
+    const io::FilePrediction p = io::predict_file(rows, model, fo, [&](const io::PredictedChunk& c) {
+      EXPECT_EQ(c.first_row, got.size());
+      got.insert(got.end(), c.classes.begin(), c.classes.end());
+      proba.insert(proba.end(), c.proba.begin(), c.proba.end());
+    });
+    EXPECT_EQ(got, expected) << "chunk_rows " << chunk;
+    EXPECT_EQ(proba, expected_proba);
+    EXPECT_EQ(p.rows, 90u);
+    EXPECT_TRUE(p.labelled);
+    EXPECT_EQ(p.correct, count_correct(io::truth_ids(data, model.labels()), expected));
+    EXPECT_EQ(p.unknown, 0u);
+  }
+  // A label the model lacks is an error, counted.
+  const std::string other = dir.file("other.csv");
+  write_text(other, "x1,x2,x3,x4,label\n1,2,3,4,k9\n1,2,3,4,k1\n");
+  io::RowStream rows(other, load);
+  const io::FilePrediction p = io::predict_file(rows, model, io::FilePredictionOptions{});
+  EXPECT_EQ(p.rows, 2u);
+  EXPECT_EQ(p.unknown, 1u);
+  EXPECT_LE(p.correct, 1u);
 }
 
 TEST(LoadFlags, MeanWhatTheCliFlagsMean) {

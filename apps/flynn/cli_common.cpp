@@ -65,61 +65,45 @@ CLI::Option* HyperParamOptions::option(std::string_view name) const {
 
 void DataOptions::add_to(CLI::App* app) {
   const char* g = "Data format";
-  app->add_option("--format", format, "csv, arff, idx, libsvm or auto (from the file name)")
+  app->add_option("--format", flags.format, "csv, arff, idx, libsvm or auto (from the file name)")
       ->group(g);
-  app->add_option("--label-col", label_col,
+  app->add_option("--label-col", flags.label_col,
                   "Class column: 'last' (default), 1-based number, negative from the end, a "
                   "header name, or 'none'")
       ->group(g);
-  app->add_option("--header", header, "CSV header line: auto, yes, no")->group(g);
-  app->add_option("--delimiter", delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
-  app->add_option("--idx-labels", idx_labels,
+  app->add_option("--header", flags.header, "CSV header line: auto, yes, no")->group(g);
+  app->add_option("--delimiter", flags.delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
+  app->add_option("--idx-labels", flags.idx_labels,
                   "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
       ->group(g);
   input_limit.add_to(app);
-  app->add_option("--id-col", id_col,
+  app->add_option("--id-col", flags.id_col,
                   "Row id column (name or 1-based number): never a feature, passed through to "
                   "the predictions")
       ->group(g);
-  app->add_option("--feature-cols", feature_cols,
+  app->add_option("--feature-cols", flags.feature_cols,
                   "Only these columns are features: names, 1-based numbers or ranges (3-7), "
                   "comma-separated")
       ->group(g);
-  app->add_option("--ignore-cols", ignore_cols,
+  app->add_option("--ignore-cols", flags.ignore_cols,
                   "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
       ->group(g);
-  missing_opt = app->add_option("--missing", missing,
+  missing_opt = app->add_option("--missing", flags.missing,
                   "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
                   "in the model), zero, or error")
       ->group(g);
 }
 
 io::LoadOptions DataOptions::load_options() const {
-  io::LoadFlags flags;
-  flags.format = format;
-  flags.label_col = label_col;
-  flags.header = header;
-  flags.delimiter = delimiter;
-  flags.idx_labels = idx_labels;
-  flags.max_input_bytes = input_limit.bytes();
-  flags.id_col = id_col;
-  flags.feature_cols = feature_cols;
-  flags.ignore_cols = ignore_cols;
-  flags.missing = missing;
-  return io::load_options(flags);
+  io::LoadFlags given = flags;
+  given.max_input_bytes = input_limit.bytes();
+  return io::load_options(given);
 }
 
 io::LoadOptions DataOptions::party_load_options() const {
   io::LoadOptions o = load_options();
   o.impute = false;
   return o;
-}
-
-io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model) {
-  options.expected_features = model.config().input_dim;
-  options.schema = &model.table_schema();
-  options.require_labels = false;
-  return options;
 }
 
 void InputLimitOption::add_to(CLI::App* app) {
@@ -196,18 +180,6 @@ CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::
   CLI::Option* o = app->add_option("--fashion-dir", dir, help);
   if (data_dir_alias) add_hidden_alias(app, "--data-dir", dir);
   return o;
-}
-
-std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels, std::size_t* unknown) {
-  std::vector<std::uint32_t> ids(data.n_rows);
-  std::size_t missing = 0;
-  for (std::size_t r = 0; r < data.n_rows; ++r) {
-    const long id = model_labels.find(data.classes.name(data.labels[r]));
-    missing += id < 0;
-    ids[r] = id < 0 ? kUnknownLabel : static_cast<std::uint32_t>(id);
-  }
-  if (unknown) *unknown = missing;
-  return ids;
 }
 
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data) {

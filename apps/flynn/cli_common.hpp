@@ -19,6 +19,7 @@
 #include "flynn/experiments/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/train_file.hpp"
 #include "flynn/progress.hpp"
 #include "option_parsing.hpp"
 
@@ -91,16 +92,10 @@ void make_integer_options_strict(CLI::App& app);
 /// --max-input-bytes, and for tables --id-col, --feature-cols, --ignore-cols, --missing
 /// (table_columns.hpp).
 struct DataOptions {
-  std::string format = "auto";
-  std::string label_col = "last";
-  std::string header = "auto";
-  std::string delimiter;
-  std::string idx_labels;
+  /// The flags' texts (their meaning: io::load_options); max_input_bytes comes from
+  /// input_limit.
+  io::LoadFlags flags;
   InputLimitOption input_limit;  ///< --max-input-bytes (also bounds model files read)
-  std::string id_col;        ///< --id-col NAME|INDEX ("" = none)
-  std::string feature_cols;  ///< --feature-cols LIST ("" = all)
-  std::string ignore_cols;   ///< --ignore-cols LIST
-  std::string missing = "mean";  ///< --missing error|mean|zero
   CLI::Option* missing_opt = nullptr;
   void add_to(CLI::App* app);
   /// Whether --missing was given (a federation party otherwise takes the coordinator's).
@@ -123,10 +118,6 @@ struct FeatureStatsOption {
   std::optional<FeatureStats> load(std::uint64_t max_bytes) const;
 };
 
-/// `options` for reading rows a trained model will see (predict, update, forget, a
-/// --test file): the model's features (expected_features), its table schema (columns
-/// matched by name, its categories and fill means), labels optional.
-io::LoadOptions model_load_options(io::LoadOptions options, const FlyNN& model);
 
 /// --out (the output folder or file of every command that writes one), plus the older
 /// spelling --out-dir as a hidden alias so existing scripts keep working.
@@ -137,12 +128,6 @@ CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& 
 CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
                                     bool data_dir_alias = false);
 
-/// `data`'s labels as class ids of `model_labels`, for flynn::accuracy against a model's
-/// predictions. A label the model does not know becomes kUnknownLabel, which no prediction
-/// equals, so its row counts as an error; `unknown` (when given) receives their number.
-inline constexpr std::uint32_t kUnknownLabel = 0xffffffffu;
-std::vector<std::uint32_t> truth_ids(const Dataset& data, const LabelSet& model_labels,
-                                     std::size_t* unknown = nullptr);
 
 /// The label list for training: --labels when given, else the data's sorted labels.
 LabelSet training_labels(const std::string& labels_flag, const Dataset& data);

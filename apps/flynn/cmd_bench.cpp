@@ -1,6 +1,5 @@
 // flynn bench: the speed benchmark on Fashion-MNIST, peers measured in the same run.
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -16,14 +15,6 @@
 namespace flynn::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-// Timings of the Python reference and scikit-learn measured on one core of this machine
-// type (issue 5); flynn does not run them, it only states the ratio.
-constexpr double kReferenceTrainSeconds = 1070.0;
-constexpr double kReferencePredictSeconds = 172.0;
-constexpr double kSklearnKnnPredictSeconds = 63.0;
 
 struct BenchOptions {
   std::string fashion_dir = experiments::kDefaultFashionMnistDir;
@@ -43,68 +34,27 @@ void run_bench(const BenchOptions& o) {
   so.repeats = o.repeats;
   so.knn_repeats = o.knn_repeats;
   so.single_thread_knn = !o.skip_knn_1t;
-  if (o.smoke) {  // CI: a few thousand rows, one repetition; checks the code path, not speed
-    std::vector<std::size_t> tr(3000), te(500);
-    for (std::size_t i = 0; i < tr.size(); ++i) tr[i] = i;
-    for (std::size_t i = 0; i < te.size(); ++i) te[i] = i;
-    train = train.subset(tr);
-    test = test.subset(te);
-    so.repeats = 1;
-    so.knn_repeats = 1;
-    so.peak_seconds = 0.05;
-  }
+  if (o.smoke) experiments::shrink_to_smoke(train, test, so);
   const HyperParams paper = experiments::fashion_mnist_paper_params();
   const FlyConfig config =
       paper.resolve(static_cast<std::uint32_t>(train.n_features), train.classes.size());
   const experiments::SpeedBenchmarkReport r = experiments::run_speed_benchmark(train, test, config, so);
-  const bool full = train.n_rows == 60000 && test.n_rows == 10000;
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
 
   nlohmann::json j = experiments::to_json(r);
   j["command"] = "bench";
   j["smoke"] = o.smoke;
   j["openblas_coretype"] = coretype ? coretype : "";
-  if (full) {
-    j["train_speedup_vs_reference_1t"] = kReferenceTrainSeconds / r.train_1t.median;
-    j["train_speedup_vs_reference_all"] = kReferenceTrainSeconds / r.train_all.median;
-    j["predict_speedup_vs_reference_1t"] = kReferencePredictSeconds / r.predict_1t.median;
+  if (experiments::is_full_split(r)) {
+    j["train_speedup_vs_reference_1t"] = experiments::kReferenceTrainSeconds / r.train_1t.median;
+    j["train_speedup_vs_reference_all"] = experiments::kReferenceTrainSeconds / r.train_all.median;
+    j["predict_speedup_vs_reference_1t"] = experiments::kReferencePredictSeconds / r.predict_1t.median;
   }
   if (o.common.json) {
     print_json(j);
     return;
   }
-  auto ms = [](const experiments::Timing& t) { return fmt::format("{:8.3f} s", t.median); };
-  std::cout << fmt::format("Fashion-MNIST {} train / {} test rows, d = {}; {}\n", r.train_rows,
-                           r.test_rows, r.features, r.config.describe())
-            << fmt::format("SIMD target {}, {} threads for 'all'; FAISS BLAS: {}{}\n", r.simd_target,
-                           r.threads_all, r.blas,
-                           coretype ? fmt::format(" [OPENBLAS_CORETYPE={}]", coretype) : "")
-            << fmt::format("medians of {} runs (FAISS: {})\n\n", so.repeats, so.knn_repeats);
-  std::cout << fmt::format("{:<44} {:>12} {:>12}\n", "", "1 thread", fmt::format("{} threads", r.threads_all))
-            << fmt::format("{:<44} {:>12} {:>12}\n", "FlyNN training", ms(r.train_1t), ms(r.train_all))
-            << fmt::format("{:<44} {:>12} {:>12}\n", "FlyNN prediction", ms(r.predict_1t), ms(r.predict_all))
-            << fmt::format("{:<44} {:>12} {:>12}\n", "FAISS exact kNN prediction (k=" + std::to_string(so.knn_k) + ")",
-                           r.knn_1t_measured ? ms(r.knn_1t) : std::string("-"), ms(r.knn_all))
-            << fmt::format("{:<44} {:>12} {:>11.1f}x\n", "prediction speed-up over FAISS",
-                           r.knn_1t_measured ? fmt::format("{:.1f}x", r.knn_1t.median / r.predict_1t.median) : "-",
-                           r.knn_all.median / r.predict_all.median)
-            << "\n"
-            << fmt::format("accuracy: FlyNN {:.4f}, kNN {:.4f}\n", r.flynn_accuracy, r.knn_accuracy)
-            << fmt::format("FlyHash kernel: {:.3g} {} additions in {:.3f} s on one core = {:.1f} G/s; "
-                           "peak streaming-add rate {:.1f} G/s; {:.0f}% of peak\n",
-                           r.additions, r.lane, r.hash_1t.median, r.hash_add_rate / 1e9,
-                           r.peak_add_rate / 1e9, 100.0 * r.hash_add_rate / r.peak_add_rate)
-            << fmt::format("model: {} on disk; training rows {} as uint8 ({:.0f}x larger), {} as float32 ({:.0f}x)\n",
-                           human_bytes(r.model_bytes), human_bytes(r.train_bytes_uint8),
-                           double(r.train_bytes_uint8) / r.model_bytes, human_bytes(r.train_bytes_float32),
-                           double(r.train_bytes_float32) / r.model_bytes);
-  if (full)
-    std::cout << fmt::format(
-        "vs the Python reference on one core (training {:.0f} s, prediction {:.0f} s; scikit-learn kNN "
-        "{:.0f} s): training {:.0f}x faster on 1 thread, {:.0f}x on {}; prediction {:.0f}x faster on 1 thread\n",
-        kReferenceTrainSeconds, kReferencePredictSeconds, kSklearnKnnPredictSeconds,
-        kReferenceTrainSeconds / r.train_1t.median, kReferenceTrainSeconds / r.train_all.median,
-        r.threads_all, kReferencePredictSeconds / r.predict_1t.median);
+  std::cout << experiments::to_text(r, so, coretype);
 }
 
 void add_bench_command(CLI::App& app) {

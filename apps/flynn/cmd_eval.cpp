@@ -9,6 +9,7 @@
 #include "flynn/error.hpp"
 #include "flynn/experiments/calibration.hpp"
 #include "flynn/experiments/cross_validation.hpp"
+#include "flynn/experiments/evaluation_report.hpp"
 #include "flynn/experiments/fly_cv.hpp"
 #include "flynn/experiments/knn_cv.hpp"
 #include "flynn/io/loaders.hpp"
@@ -67,10 +68,8 @@ void run_eval(const EvalOptions& o) {
                 {"seconds", r.seconds}};
     if (o.knn) {
       auto knn_json = [](const experiments::KnnCvResult& r) {
-        nlohmann::json k = {{"best_k", r.k_values[r.best]},
-                            {"accuracy_mean", r.per_k[r.best].mean},
-                            {"accuracy_sd", r.per_k[r.best].sd},
-                            {"accuracy_by_k", nlohmann::json::object()}};
+        nlohmann::json k = experiments::best_k_json(r);
+        k["accuracy_by_k"] = nlohmann::json::object();
         for (std::size_t i = 0; i < r.k_values.size(); ++i)
           k["accuracy_by_k"][std::to_string(r.k_values[i])] = r.per_k[i].mean;
         return k;
@@ -82,15 +81,7 @@ void run_eval(const EvalOptions& o) {
                         {"best_k", knn.best().k_values[knn.best().best]},
                         {"accuracy_mean", knn.best().per_k[knn.best().best].mean}};
     }
-    if (cal)
-      j["calibration"] = {{"temperature", cal->fit.temperature},
-                          {"out_of_fold_log_loss", cal->fit.log_loss},
-                          {"out_of_fold_ece", cal->fit.ece},
-                          {"heldout_log_loss", cal->heldout_log_loss},
-                          {"heldout_ece", cal->heldout_ece},
-                          {"default_temperature", Defaults::temperature},
-                          {"default_log_loss", cal->default_log_loss},
-                          {"default_ece", cal->default_ece}};
+    if (cal) j["calibration"] = experiments::to_json(*cal);
     print_json(j);
     return;
   }

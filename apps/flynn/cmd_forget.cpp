@@ -22,13 +22,11 @@ struct ForgetOptions {
 void run_forget(const ForgetOptions& o) {
   FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
                                o.model_memory.limit(ModelUse::Train));
-  const Dataset data = load_labelled_rows(model, o.data, o.format, "forget");
-  {
-    ProgressBar bar("forgetting", !o.common.quiet);
-    model.forget(data, bar.callback());  // throws, model unchanged, for impossible rows
-  }
+  ProgressBar bar("forgetting", !o.common.quiet);
+  const std::uint64_t rows = io::forget_file(model, o.data, edit_options(o.format, bar));
+  bar.finish();
   nlohmann::json report = {
-      {"command", "forget"}, {"model", o.model}, {"data", o.data}, {"rows_removed", data.n_rows}};
+      {"command", "forget"}, {"model", o.model}, {"data", o.data}, {"rows_removed", rows}};
   save_and_report(model, o.out.empty() ? o.model : o.out, std::move(report), o.common);
 }
 

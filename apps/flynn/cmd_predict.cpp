@@ -1,6 +1,4 @@
 // flynn predict: classify the rows of a data file with a saved model.
-#include <cmath>
-#include <iterator>
 #include <iostream>
 #include <memory>
 
@@ -11,11 +9,10 @@
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/detail/atomic_file.hpp"
-#include "flynn/detail/csv_cells.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
-#include "flynn/metrics.hpp"
 
 namespace flynn::cli {
 
@@ -31,101 +28,44 @@ struct PredictCmdOptions {
   ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
-// The CSV header line of the predictions. The first column: the data's row ids (named
-// after its id column, or "id") when `data` (the first chunk) has them, else "row".
-void write_header(std::ostream& out, const FlyNN& model, const Dataset& data, bool proba) {
-  const bool ids = !data.row_ids.empty();
-  out << (ids ? io::csv_field(data.schema.id_name.empty() ? "id" : data.schema.id_name) : "row")
-      << ",prediction";
-  if (proba)
-    for (const auto& name : model.labels().names()) out << "," << io::csv_field("p_" + name);
-  out << "\n";
-}
-
-// The CSV lines of one chunk's predictions: each row's id when the chunk has them, else its
-// 1-based number in the file (`first_row` is the chunk's first). Formatted into one string
-// and written at once.
-void write_predictions(std::ostream& out, const FlyNN& model, const Dataset& chunk,
-                       std::uint64_t first_row, const std::vector<std::uint32_t>& pred,
-                       const std::vector<double>& proba) {
-  const LabelSet& labels = model.labels();
-  const bool ids = !chunk.row_ids.empty();
-  std::string text;
-  for (std::size_t r = 0; r < pred.size(); ++r) {
-    if (ids)
-      text += io::csv_field(chunk.row_ids[r]);
-    else
-      fmt::format_to(std::back_inserter(text), "{}", first_row + r);
-    fmt::format_to(std::back_inserter(text), ",{}", io::csv_field(labels.name(pred[r])));
-    if (!proba.empty())
-      for (std::size_t l = 0; l < labels.size(); ++l)
-        fmt::format_to(std::back_inserter(text), ",{:.6g}", proba[r * labels.size() + l]);
-    text += '\n';
-  }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
-// What predicting a file adds up to: row counts for the summary and, with --json and no
-// --out, the predicted names.
-struct PredictTally {
-  std::uint64_t rows = 0;
-  std::uint64_t correct = 0;  // labelled rows predicted right
-  std::uint64_t unknown = 0;  // labelled rows whose class the model does not know
-  std::vector<std::string> names;
-  std::vector<std::string> ids;  // with the names: the rows' ids, when the data has them
+// What `flynn predict` shows: the file's tally and, with --json and no --out, the
+// predicted names (and the rows' ids, when the data has them).
+struct PredictTally : io::FilePrediction {
+  std::vector<std::string> names, ids;
 };
 
-// Reads the data chunk by chunk (io::RowStream), predicts each chunk and writes its lines
-// to `out` (none when null) before reading the next, so memory does not grow with the
-// number of rows. The tie-break stream is keyed by the row's index in the file, so the
-// results equal one prediction over all rows.
+// Predicts the file (io::predict_file), writing each chunk's lines to `out` (none when
+// null) before the next is read.
 PredictTally predict_stream(io::RowStream& rows, const FlyNN& model, const PredictCmdOptions& o,
                             std::ostream* out, bool keep_names) {
-  PredictOptions po;
-  po.threads = o.common.threads;
+  io::FilePredictionOptions fo;
+  fo.predict.threads = o.common.threads;
   if (o.tie_break == "random") {
-    po.tie_break = TieBreak::Random;
+    fo.predict.tie_break = TieBreak::Random;
   } else if (o.tie_break != "lowest") {
     throw Error(fmt::format("--tie-break: '{}' is not one of lowest, random", o.tie_break));
   }
-  po.tie_seed = o.tie_seed;
-  PredictTally tally;
+  fo.predict.tie_seed = o.tie_seed;
+  // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn tune`
+  // fits one; otherwise the default).
+  fo.proba = o.proba;
   ProgressBar bar("predicting", !o.common.quiet);
+  fo.progress = bar.callback();
+  PredictTally tally;
   bool header_written = false;
-  Dataset chunk;
-  std::vector<double> proba;
-  while (rows.next(chunk)) {
-    po.first_row = tally.rows;
-    // Each row is hashed and scored once; classes and probabilities both come from the scores.
-    std::vector<double> scores = model.scores(chunk, po);
-    const std::vector<std::uint32_t> pred = model.choose_classes(scores, chunk.n_rows, po);
-    // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn
-    // tune` fits one; otherwise the default).
-    if (o.proba) {
-      model.to_probabilities(scores, chunk.n_rows);
-      proba = std::move(scores);
-    }
-    if (out && !header_written) {
-      write_header(*out, model, chunk, o.proba);
-      header_written = true;
-    }
-    if (out) write_predictions(*out, model, chunk, tally.rows + 1, pred, proba);
-    if (keep_names) {
-      for (auto p : pred) tally.names.push_back(model.labels().name(p));
-      tally.ids.insert(tally.ids.end(), chunk.row_ids.begin(), chunk.row_ids.end());
-    }
-    if (chunk.has_labels) {
-      std::size_t unknown = 0;
-      const std::vector<std::uint32_t> truth = truth_ids(chunk, model.labels(), &unknown);
-      for (std::size_t r = 0; r < pred.size(); ++r) tally.correct += truth[r] == pred[r];
-      tally.unknown += unknown;
-    }
-    tally.rows += chunk.n_rows;
-    // A failed write (full disk, closed pipe) ends the work now rather than at the end.
-    if (out && !*out) throw Error("writing to standard output failed (predictions)");
-    if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
-  }
-  if (out && !header_written) write_header(*out, model, Dataset{}, o.proba);
+  static_cast<io::FilePrediction&>(tally) =
+      io::predict_file(rows, model, fo, [&](const io::PredictedChunk& c) {
+        if (out && !header_written) *out << io::predictions_csv_header(model, c.rows, o.proba);
+        header_written = true;
+        if (out) io::write_predictions_csv(*out, model, c);
+        if (keep_names) {
+          for (auto p : c.classes) tally.names.push_back(model.labels().name(p));
+          tally.ids.insert(tally.ids.end(), c.rows.row_ids.begin(), c.rows.row_ids.end());
+        }
+        // A failed write (full disk, closed pipe) ends the work now rather than at the end.
+        if (out && !*out) throw Error("writing to standard output failed (predictions)");
+      });
+  if (out && !header_written) *out << io::predictions_csv_header(model, Dataset{}, o.proba);
   return tally;
 }
 
@@ -133,7 +73,7 @@ void run_predict(const PredictCmdOptions& o) {
   if (!o.out.empty()) io::ensure_output_is_not_an_input(o.out, {o.data, o.model}, "predictions");
   const FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
                                      o.model_memory.limit(ModelUse::Predict));
-  const io::LoadOptions load = model_load_options(o.format.load_options(), model);
+  const io::LoadOptions load = io::model_load_options(o.format.load_options(), model);
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
   // Opening reads the header, so a file that cannot be read fails before any output.
@@ -152,8 +92,8 @@ void run_predict(const PredictCmdOptions& o) {
 
   nlohmann::json j = {{"command", "predict"}, {"model", o.model},  {"data", o.data},
                       {"rows", tally.rows},   {"seconds", seconds}};
-  if (rows.has_labels()) {
-    j["accuracy"] = static_cast<double>(tally.correct) / static_cast<double>(tally.rows);
+  if (tally.labelled) {
+    j["accuracy"] = tally.accuracy();
     j["correct"] = tally.correct;
     if (tally.unknown) j["rows_with_unknown_label"] = tally.unknown;
   }

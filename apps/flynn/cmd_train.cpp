@@ -14,6 +14,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
 #include "flynn/io/train_file.hpp"
 
@@ -30,30 +31,20 @@ struct TrainOptions {
   FeatureStatsOption feature_stats;
 };
 
-// Accuracy on --test, read in chunks like `flynn predict`.
+// Accuracy on --test, read in chunks as `flynn predict` reads it (io::predict_file).
 nlohmann::json test_report(const TrainOptions& o, const FlyNN& model, const io::LoadOptions& load) {
-  const io::LoadOptions tl = model_load_options(load, model);
   io::ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
-  io::RowStream rows(o.test, tl, limits);
+  io::RowStream rows(o.test, io::model_load_options(load, model), limits);
   const auto t_pred = std::chrono::steady_clock::now();
-  PredictOptions po;
-  po.threads = o.common.threads;
+  io::FilePredictionOptions fo;
+  fo.predict.threads = o.common.threads;
   ProgressBar bar("predicting", !o.common.quiet);
-  std::uint64_t n = 0, correct = 0;
-  Dataset chunk;
-  while (rows.next(chunk)) {
-    const auto predicted = model.predict(chunk, po);
-    if (chunk.has_labels) {
-      const auto truth = truth_ids(chunk, model.labels());
-      for (std::size_t r = 0; r < predicted.size(); ++r) correct += truth[r] == predicted[r];
-    }
-    n += chunk.n_rows;
-    if (bar.callback() && rows.file_size()) bar.callback()(rows.bytes_read(), rows.file_size());
-  }
+  fo.progress = bar.callback();
+  const io::FilePrediction p = io::predict_file(rows, model, fo);
   bar.finish();
-  nlohmann::json j = {{"data", o.test}, {"rows", n}, {"predict_seconds", seconds_since(t_pred)}};
-  if (rows.has_labels()) j["accuracy"] = static_cast<double>(correct) / static_cast<double>(n);
+  nlohmann::json j = {{"data", o.test}, {"rows", p.rows}, {"predict_seconds", seconds_since(t_pred)}};
+  if (p.labelled) j["accuracy"] = p.accuracy();
   return j;
 }
 

@@ -11,9 +11,11 @@
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/experiments/calibration.hpp"
+#include "flynn/experiments/evaluation_report.hpp"
 #include "flynn/experiments/tune.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/row_stream.hpp"
 
 namespace flynn::cli {
 
@@ -29,44 +31,6 @@ struct TuneCmdOptions {
   DataOptions format;
 };
 
-nlohmann::json knn_json(const experiments::KnnCvResult& r) {
-  return {{"scaling", experiments::knn_scaling_name(r.scaling)},
-          {"best_k", r.k_values[r.best]},
-          {"accuracy_mean", r.per_k[r.best].mean},
-          {"accuracy_sd", r.per_k[r.best].sd}};
-}
-
-// Accuracy, log-loss and ECE of the saved model on a labelled test file; labels the model
-// does not know count as errors (and are left out of log-loss and ECE, which need a class).
-nlohmann::json test_json(const FlyNN& model, const Dataset& test, int threads) {
-  PredictOptions po;
-  po.threads = threads;
-  // Accuracy from predict() (its lowest-class tie rule, as `flynn predict` reports it).
-  const std::vector<std::uint32_t> predicted = model.predict(test, po);
-  const std::size_t L = model.labels().size();
-  const std::vector<double> proba = model.predict_proba(test, po);
-  nlohmann::json j = {{"rows", test.n_rows}};
-  if (!test.has_labels) return j;
-  std::vector<double> known_proba;
-  std::vector<std::uint32_t> known_labels;
-  std::size_t correct = 0;
-  for (std::size_t r = 0; r < test.n_rows; ++r) {
-    const long truth = model.labels().find(test.classes.name(test.labels[r]));
-    if (truth < 0) continue;
-    const double* p = proba.data() + r * L;
-    correct += predicted[r] == static_cast<std::uint32_t>(truth);
-    known_proba.insert(known_proba.end(), p, p + L);
-    known_labels.push_back(static_cast<std::uint32_t>(truth));
-  }
-  j["accuracy"] = test.n_rows ? static_cast<double>(correct) / test.n_rows : 0.0;
-  if (!known_labels.empty()) {
-    j["log_loss"] = experiments::log_loss(known_proba, L, known_labels);
-    j["ece"] = experiments::expected_calibration_error(known_proba, L, known_labels);
-  }
-  if (known_labels.size() < test.n_rows) j["rows_with_unknown_label"] = test.n_rows - known_labels.size();
-  return j;
-}
-
 void run_tune(const TuneCmdOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const io::LoadOptions load = o.format.load_options();
@@ -76,26 +40,19 @@ void run_tune(const TuneCmdOptions& o) {
   if (data.n_rows < o.folds)
     throw Error(fmt::format("{}: {} rows, fewer than the {} folds (give --folds)", o.data, data.n_rows, o.folds));
   const LabelSet labels = training_labels(o.labels, data);
-  // Load the test file before the long search, so a bad path fails at once.
-  std::optional<Dataset> test;
+  // Open the test file before the long search, so a bad path fails at once; it is read as
+  // `predict` will read it, with the model's (= the data's) table.
+  std::optional<io::RowStream> test;
   if (!o.test.empty()) {
     io::LoadOptions tl = load;
     tl.expected_features = data.n_features;
-    tl.schema = &data.schema;  // the model's table, as `predict` will read it
+    tl.schema = &data.schema;
     tl.require_labels = false;
-    test = io::load_dataset(o.test, tl);
+    test.emplace(o.test, tl);
   }
 
   experiments::TuneOptions to;
-  if (!o.variants.empty()) {
-    to.search.space.variants.clear();
-    std::string rest = o.variants;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      to.search.space.variants.push_back(parse_variant(rest.substr(0, comma)));
-      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-    }
-  }
+  if (!o.variants.empty()) to.search.space.variants = experiments::parse_variant_list(o.variants);
   to.search.budget = o.budget;
   to.search.design = experiments::parse_search_design(o.design);
   to.search.seed = o.search_seed;
@@ -130,40 +87,13 @@ void run_tune(const TuneCmdOptions& o) {
                       {"accuracy", r.cv.mean},
                       {"accuracy_sd", r.cv.sd},
                       {"fold_accuracy", r.cv.fold_accuracy},
-                      {"search",
-                       {{"design", experiments::search_design_name(to.search.design)},
-                        {"budget", o.budget},
-                        {"seed", o.search_seed},
-                        {"evaluations", s.trace.size()},
-                        {"planned_evaluations", s.planned_evaluations},
-                        {"full_evaluations", s.full_evaluations},
-                        {"cost", s.cost},
-                        {"capped", s.capped},
-                        {"time_limit", o.time_limit},
-                        {"time_limited", s.time_limited},
-                        {"seconds", s.seconds}}},
+                      {"search", experiments::to_json(s, to.search)},
                       {"temperature", temperature},
                       {"model", o.model},
                       {"model_bytes", model_bytes}};
-  if (r.calibration) {
-    const auto& c = *r.calibration;
-    j["calibration"] = {{"temperature", c.fit.temperature},
-                        {"out_of_fold_log_loss", c.fit.log_loss},
-                        {"out_of_fold_ece", c.fit.ece},
-                        {"heldout_log_loss", c.heldout_log_loss},
-                        {"heldout_ece", c.heldout_ece},
-                        {"default_temperature", Defaults::temperature},
-                        {"default_log_loss", c.default_log_loss},
-                        {"default_ece", c.default_ece}};
-  }
-  if (r.knn) {
-    j["knn"] = {{"l2", knn_json(r.knn->l2)},
-                {"standardized", knn_json(r.knn->standardized)},
-                {"tuned", knn_json(r.knn->best())},
-                {"vote_fraction_log_loss", r.knn_log_loss},
-                {"vote_fraction_ece", r.knn_ece}};
-  }
-  if (test) j["test"] = test_json(model, *test, o.common.threads);
+  if (r.calibration) j["calibration"] = experiments::to_json(*r.calibration);
+  if (r.knn) j["knn"] = experiments::tuned_knn_json(r);
+  if (test) j["test"] = experiments::to_json(experiments::evaluate_test_file(*test, model, o.common.threads));
   j["seconds"] = seconds_since(t0);
   if (o.common.json) {
     print_json(j);

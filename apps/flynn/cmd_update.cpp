@@ -2,12 +2,9 @@
 // them at once), optionally with new classes appended to its label list.
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
-#include "flynn/error.hpp"
 #include "flynn/io/model_file.hpp"
 #include "model_edit.hpp"
 
@@ -25,30 +22,15 @@ struct UpdateOptions {
 void run_update(const UpdateOptions& o) {
   FlyNN model = io::load_model(o.model, o.common.threads, o.format.max_input_bytes(),
                                o.model_memory.limit(ModelUse::Train));
-  if (model.provenance().differentially_private)
-    throw Error(fmt::format("{}: cannot update a differentially private model: rows added "
-                            "without noise would not be covered by its epsilon",
-                            o.model));
-  const Dataset data = load_labelled_rows(model, o.data, o.format, "update");
   const std::size_t classes_before = model.labels().size();
-  if (!o.labels.empty()) {
-    model.add_classes(LabelSet::parse_list(o.labels));
-  } else {
-    for (const std::string& name : data.classes.names())
-      if (model.labels().find(name) < 0)
-        throw Error(fmt::format("{}: label '{}' is not one of the model's classes ({}); to add "
-                                "classes give --labels with the model's labels first, then "
-                                "the new ones",
-                                o.data, name, model.labels().joined()));
-  }
-  {
-    ProgressBar bar("learning", !o.common.quiet);
-    model.partial_fit(data, bar.callback());
-  }
+  if (!o.labels.empty()) model.add_classes(LabelSet::parse_list(o.labels));
+  ProgressBar bar("learning", !o.common.quiet);
+  const std::uint64_t rows = io::learn_file(model, o.data, edit_options(o.format, bar));
+  bar.finish();
   nlohmann::json report = {{"command", "update"},
                            {"model", o.model},
                            {"data", o.data},
-                           {"rows_added", data.n_rows},
+                           {"rows_added", rows},
                            {"classes_added", model.labels().size() - classes_before}};
   save_and_report(model, o.out.empty() ? o.model : o.out, std::move(report), o.common);
 }

@@ -5,20 +5,16 @@
 
 #include <fmt/format.h>
 
-#include "flynn/error.hpp"
-#include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 
 namespace flynn::cli {
 
-Dataset load_labelled_rows(const FlyNN& model, const std::string& path, const DataOptions& format,
-                           const char* purpose) {
-  const io::LoadOptions load = model_load_options(format.load_options(), model);
-  Dataset data = io::load_dataset(path, load);
-  if (!data.has_labels)
-    throw Error(fmt::format("{}: {} needs a label column (the model has d = {} features)", path,
-                            purpose, model.config().input_dim));
-  return data;
+io::FileEditOptions edit_options(const DataOptions& format, const ProgressBar& bar) {
+  io::FileEditOptions o;
+  o.load = format.load_options();
+  o.progress = bar.callback();
+  o.add_classes_hint = "give --labels with the model's labels first, then the new ones";
+  return o;
 }
 
 void save_and_report(const FlyNN& model, const std::string& out, nlohmann::json report,

@@ -39,6 +39,8 @@ struct PredictOptions {
 };
 
 /// Where a model's counts came from; stored in the model file and shown by `info`.
+/// The rules it sets live in FlyNN: counts released under differential privacy take no
+/// exact rows (partial_fit, merge and forget refuse them); fit() starts over, exact.
 struct Provenance {
   bool differentially_private = false;  ///< counts are a DP release (noisy), not row sums
   double epsilon = 0.0;                 ///< total privacy budget ε spent, when DP
@@ -122,16 +124,23 @@ class FlyNN {
   void set_threads(int threads) { threads_ = threads; }
   int threads() const { return threads_; }
 
-  /// Forgets everything, then learns `data`.
+  /// Forgets everything, then learns `data`. The counts are then exact row sums, so a
+  /// differentially private provenance is reset to exact (Provenance{}).
   void fit(const Dataset& data, const ProgressFn& progress = {});
   /// Learns `data` on top of what the model holds. Rows' labels are matched to the
   /// model's label list by name; an unknown label throws (naming file and line) before
-  /// the model changes.
+  /// the model changes. Throws flynn::Error (model unchanged) when the counts are a
+  /// differentially private release: the model claims its ε, and exact rows added to it
+  /// would not be covered by it.
   void partial_fit(const Dataset& data, const ProgressFn& progress = {});
   /// Removes rows that were learned before: afterwards the model equals one trained
   /// without them. Throws (model unchanged) when some row cannot have been learned, or
   /// when the counts are a differentially private release.
   void forget(const Dataset& data, const ProgressFn& progress = {});
+  /// Removes counts that count() gave for rows learned before (e.g. summed over the chunks
+  /// of a file, so a file's rows are removed at once): forget() in two steps, with its
+  /// checks (and one on the shape); the model is unchanged when it throws.
+  void forget_counts(const ClassCounts& removed);
   /// Adds another model's counts. Throws unless configs and label lists are equal (the
   /// message names the differing field), and for differentially private models (their
   /// releases are combined by federated aggregation, which accounts for the budget).
@@ -169,10 +178,11 @@ class FlyNN {
   // an index into labels() (so classes are named by the model's label list, in its
   // order). Shape and id errors throw flynn::Error before the model changes.
 
-  /// Forgets everything, then learns the rows with their class ids.
+  /// Forgets everything, then learns the rows with their class ids (provenance: exact).
   void fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
            const ProgressFn& progress = {});
-  /// Learns the rows on top of what the model holds.
+  /// Learns the rows on top of what the model holds; refused for a differentially
+  /// private release, as partial_fit(const Dataset&).
   void partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
                    const ProgressFn& progress = {});
   /// Removes rows learned before (see forget(const Dataset&)); the model is unchanged when

@@ -17,6 +17,7 @@
 #include "flynn/imputation.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
 #include "flynn/io/table_columns.hpp"
 #include "flynn/io/train_file.hpp"

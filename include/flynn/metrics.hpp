@@ -7,6 +7,10 @@
 
 namespace flynn {
 
+/// Number of rows with predicted[i] == truth[i]. The two vectors must have the same length.
+std::size_t count_correct(const std::vector<std::uint32_t>& truth,
+                          const std::vector<std::uint32_t>& predicted);
+
 /// Fraction of rows with predicted[i] == truth[i] (0 for no rows). The two vectors must
 /// have the same length.
 double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted);

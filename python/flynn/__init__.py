@@ -8,15 +8,17 @@ writes, and pickling goes through the same bytes.
     >>> clf = flynn.FlyNNClassifier(seed=1).fit(X_train, y_train)   # doctest: +SKIP
     >>> clf.score(X_test, y_test)                                    # doctest: +SKIP
 
-flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk).
+flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk);
+flynn.partial_fit_file and flynn.forget_file add or remove a file's rows as ``flynn update``
+and ``flynn forget`` do.
 See docs/python.md for worked examples, flynn.federated for federated training and
 flynn.tune for the hyper-parameter search.
 """
 from ._flynn import FederationError, FlynnError, __version__
 from ._classifier import FlyNNClassifier, load
-from ._fit_file import fit_file
+from ._fit_file import fit_file, forget_file, partial_fit_file
 from ._tune import TuneSearch, tune
 from . import federated
 
-__all__ = ["FlyNNClassifier", "load", "fit_file", "tune", "TuneSearch", "federated", "FlynnError",
-           "FederationError", "__version__"]
+__all__ = ["FlyNNClassifier", "load", "fit_file", "partial_fit_file", "forget_file", "tune",
+           "TuneSearch", "federated", "FlynnError", "FederationError", "__version__"]

@@ -29,6 +29,56 @@ def _flag_text(name, value):
     return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
 
 
+def _load_flags(flags):
+    """The data-format keywords as the core's LoadFlags (the CLI's texts)."""
+    load = _flynn.LoadFlags()
+    for name in _LOAD_FLAGS:
+        if flags.get(name) is not None:
+            setattr(load, name, _flag_text(name, flags[name]))
+    max_input_bytes = flags.get("max_input_bytes")
+    if max_input_bytes is not None:
+        if isinstance(max_input_bytes, bool) or not isinstance(max_input_bytes, int) \
+                or max_input_bytes <= 0:
+            raise ValueError(f"max_input_bytes={max_input_bytes!r}: give a positive byte count")
+        load.max_input_bytes = max_input_bytes
+    return load
+
+
+_EDIT_FLAGS = frozenset(_LOAD_FLAGS + ("max_input_bytes", "chunk_rows"))
+
+
+def _edit_file(edit, what, model, path, flags):
+    unknown = sorted(set(flags) - _EDIT_FLAGS)
+    if unknown:
+        raise TypeError(f"{what}() got unexpected keyword argument(s) "
+                        + ", ".join(repr(k) for k in unknown) + "; the keywords are: "
+                        + ", ".join(sorted(_EDIT_FLAGS)))
+    if not isinstance(model, FlyNNClassifier) or "_model" not in model.__dict__:
+        raise TypeError(f"{what}() needs a fitted FlyNNClassifier (fit, fit_file or load)")
+    chunk = {"chunk_rows": flags["chunk_rows"]} if flags.get("chunk_rows") is not None else {}
+    model._model.threads = _threads(model.n_jobs)
+    edit(model._model, os.fspath(path), _load_flags(flags), **chunk)
+    return model
+
+
+def partial_fit_file(model, path, **flags):
+    """Learns the labelled rows of a data file into a fitted FlyNNClassifier, streamed from
+    disk in chunks exactly as ``flynn update --model ... --data path`` reads them (with the
+    model's table: its columns, categories and fill values): the same model bytes. Keywords
+    are fit_file's data-format ones (and ``chunk_rows``). Every label must be one of the
+    model's classes; a model released under differential privacy refuses (ValueError), as
+    partial_fit does. Returns the model."""
+    return _edit_file(_flynn.learn_file, "partial_fit_file", model, path, flags)
+
+
+def forget_file(model, path, **flags):
+    """Removes the labelled rows of a data file from a fitted FlyNNClassifier, as ``flynn
+    forget`` does: the result equals the model trained without them; rows it cannot hold
+    are refused (ValueError), the model unchanged. Keywords as partial_fit_file. Returns
+    the model."""
+    return _edit_file(_flynn.forget_file, "forget_file", model, path, flags)
+
+
 def fit_file(path, **flags):
     """Trains a FlyNNClassifier on the labelled rows of a data file (CSV[.gz], ARFF,
     IDX[.gz], LIBSVM), read from disk in bounded chunks exactly as ``flynn train --data
@@ -57,16 +107,7 @@ def fit_file(path, **flags):
                         + ", ".join(repr(k) for k in unknown)
                         + "; the keywords are flynn train's flags with '-' as '_': "
                         + ", ".join(sorted(_ALL_FLAGS)))
-    load = _flynn.LoadFlags()
-    for name in _LOAD_FLAGS:
-        if flags.get(name) is not None:
-            setattr(load, name, _flag_text(name, flags[name]))
-    max_input_bytes = flags.get("max_input_bytes")
-    if max_input_bytes is not None:
-        if isinstance(max_input_bytes, bool) or not isinstance(max_input_bytes, int) \
-                or max_input_bytes <= 0:
-            raise ValueError(f"max_input_bytes={max_input_bytes!r}: give a positive byte count")
-        load.max_input_bytes = max_input_bytes
+    load = _load_flags(flags)
     labels = flags.get("labels")
     if isinstance(labels, (list, tuple)):
         labels = ",".join(str(c) for c in labels)

@@ -64,6 +64,21 @@ py::tuple train_file(const std::string& path, const io::LoadFlags& flags, const 
                         t->train_seconds);
 }
 
+// Learns (or removes) a file's labelled rows into the model, as `flynn update` (`flynn
+// forget`) does: the rows of the whole file, streamed in chunks (io::learn_file,
+// io::forget_file); the model's rules (a DP release refuses both) are the core's.
+template <std::uint64_t (*edit)(FlyNN&, const std::string&, const io::FileEditOptions&)>
+std::uint64_t edit_from_file(ModelHandle& handle, const std::string& path,
+                             const io::LoadFlags& flags, std::size_t chunk_rows) {
+  io::FileEditOptions o;
+  o.load = io::load_options(flags);
+  if (chunk_rows == 0) throw Error("chunk_rows must be at least 1");
+  o.chunk_rows = chunk_rows;
+  o.add_classes_hint = "train with every class (fit_file labels=...) first";
+  py::gil_scoped_release nogil;
+  return edit(handle.model(), path, o);
+}
+
 }  // namespace
 
 void bind_file_training(py::module_& m) {
@@ -84,6 +99,12 @@ void bind_file_training(py::module_& m) {
         py::arg("threads") = 0,
         "Trains a Model from a data file as `flynn train` does: (model, rows, n_features, "
         "load_seconds, train_seconds).");
+  m.def("learn_file", &edit_from_file<&io::learn_file>, py::arg("model"), py::arg("path"),
+        py::arg("flags"), py::arg("chunk_rows") = io::ChunkLimits{}.max_rows,
+        "Learns a file's labelled rows into the Model as `flynn update` does; returns the rows.");
+  m.def("forget_file", &edit_from_file<&io::forget_file>, py::arg("model"), py::arg("path"),
+        py::arg("flags"), py::arg("chunk_rows") = io::ChunkLimits{}.max_rows,
+        "Removes a file's labelled rows from the Model as `flynn forget` does; returns the rows.");
 }
 
 }  // namespace flynn::python

@@ -107,6 +107,7 @@ void ModelHandle::fit_rows(const Rows& rows, const LabelIds& y) {
     // fit = the counts of the rows, whatever the model held: summed over converted blocks.
     if (model_.config().variant.standardize) model_.set_feature_stats(stats_of_converted_rows(model_, rows));
     model_.set_counts(count_converted_rows(model_, rows, labels));
+    model_.set_provenance(Provenance{});  // as FlyNN::fit: exact counts of these rows
   }
 }
 
@@ -122,12 +123,13 @@ void ModelHandle::partial_fit_rows(const Rows& rows, const LabelIds& y) {
   if (const std::optional<DataView> v = rows.view()) {
     model_.partial_fit(*v, {labels, rows.n_rows()});
   } else {
-    // As FlyNN::partial_fit: statistics are learned once, by the first batch.
-    if (model_.config().variant.standardize && model_.feature_stats().empty())
-      model_.set_feature_stats(stats_of_converted_rows(model_, rows));
-    ClassCounts updated = model_.counts();
-    updated += count_converted_rows(model_, rows, labels);
-    model_.set_counts(std::move(updated));
+    // Converted whole, as forget does, so that FlyNN::partial_fit's own rules (a DP release
+    // takes no exact rows; statistics learned once, by the first batch; model unchanged on
+    // error) apply to all rows at once instead of being repeated here.
+    std::vector<float> converted(rows.n_rows() * rows.n_cols());
+    rows.copy_rows(0, rows.n_rows(), converted.data());
+    model_.partial_fit(DataView(converted.data(), rows.n_rows(), rows.n_cols()),
+                       {labels, rows.n_rows()});
   }
 }
 

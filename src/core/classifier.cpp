@@ -142,12 +142,31 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
   return total ? std::move(*total) : ClassCounts(labels_.size(), config().m);
 }
 
+namespace {
+// The rules of a model whose counts are a differentially private release (Provenance):
+// rows can neither be added exactly nor removed. Adding would void the ε the model claims
+// (the new rows' counts carry no noise), removing cannot be exact (the counts are noisy).
+void require_exact_counts(const Provenance& provenance) {
+  if (provenance.differentially_private)
+    throw Error("cannot forget rows of a differentially private model: its counts are noisy");
+}
+void require_no_release(const Provenance& provenance) {
+  if (provenance.differentially_private)
+    throw Error(fmt::format(
+        "cannot learn rows into a differentially private model (epsilon={}): rows added "
+        "without noise would not be covered by its epsilon; train a new model (fit) or "
+        "release again with federated training",
+        provenance.epsilon));
+}
+}  // namespace
+
 void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
   const FeatureStats previous = stats_;
   learn_feature_stats(DataView(data));
   try {
     ClassCounts fresh = count(data, progress);
     counts_ = std::move(fresh);
+    provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
   } catch (...) {  // e.g. an unknown label: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
     throw;
@@ -161,6 +180,7 @@ void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
   try {
     ClassCounts fresh = count(rows, class_ids, progress);
     counts_ = std::move(fresh);
+    provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
   } catch (...) {  // e.g. a bad class id: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
     throw;
@@ -168,6 +188,7 @@ void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
 }
 
 void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
+  require_no_release(provenance_);
   if (config().variant.standardize && stats_.empty()) {
     learn_feature_stats(DataView(data));
     try {
@@ -184,6 +205,7 @@ void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
 
 void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
                         const ProgressFn& progress) {
+  require_no_release(provenance_);
   if (config().variant.standardize && stats_.empty()) {
     learn_feature_stats(rows);
     try {
@@ -197,13 +219,6 @@ void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> cla
   }
   counts_ += count(rows, class_ids, progress);
 }
-
-namespace {
-void require_exact_counts(const Provenance& provenance) {
-  if (provenance.differentially_private)
-    throw Error("cannot forget rows of a differentially private model: its counts are noisy");
-}
-}  // namespace
 
 void FlyNN::subtract(const ClassCounts& removed) {
   // Per-class row totals first, so that the usual mistake (rows of a class the model saw
@@ -227,6 +242,14 @@ void FlyNN::forget(const DataView& rows, std::span<const std::uint32_t> class_id
                    const ProgressFn& progress) {
   require_exact_counts(provenance_);
   subtract(count(rows, class_ids, progress));
+}
+
+void FlyNN::forget_counts(const ClassCounts& removed) {
+  require_exact_counts(provenance_);
+  if (removed.n_classes() != labels_.size() || removed.m() != config().m)
+    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
+                            removed.n_classes(), removed.m(), labels_.size(), config().m));
+  subtract(removed);
 }
 
 void FlyNN::add_classes(const LabelSet& extended) {
@@ -259,6 +282,10 @@ void FlyNN::set_table_schema(TableSchema schema) {
 }
 
 void FlyNN::merge(const FlyNN& other) {
+  // First: whatever the configurations, a release's counts are not row sums to add to.
+  if (provenance_.differentially_private || other.provenance_.differentially_private)
+    throw Error("cannot merge differentially private models: combine DP releases with "
+                "federated aggregation, which accounts for the privacy budget");
   const std::string diff = config().first_difference(other.config());
   if (!diff.empty())
     throw Error(fmt::format("cannot merge models whose {} differ ({} vs {})", diff,
@@ -266,9 +293,6 @@ void FlyNN::merge(const FlyNN& other) {
   if (labels_ != other.labels_)
     throw Error(fmt::format("cannot merge models with different label lists ({} vs {})",
                             labels_.joined(), other.labels_.joined()));
-  if (provenance_.differentially_private || other.provenance_.differentially_private)
-    throw Error("cannot merge differentially private models: combine DP releases with "
-                "federated aggregation, which accounts for the privacy budget");
   if (stats_ != other.stats_)
     throw Error(fmt::format("cannot merge models whose feature statistics differ (variant {} "
                             "standardises with training statistics: train the parts after "

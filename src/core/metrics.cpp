@@ -23,10 +23,16 @@ double balanced_accuracy(const std::vector<std::uint32_t>& truth,
   return present ? sum / static_cast<double>(present) : 0.0;
 }
 
-double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted) {
+std::size_t count_correct(const std::vector<std::uint32_t>& truth,
+                          const std::vector<std::uint32_t>& predicted) {
   FLYNN_ASSERT(truth.size() == predicted.size());
   std::size_t correct = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) correct += truth[i] == predicted[i];
+  return correct;
+}
+
+double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted) {
+  const std::size_t correct = count_correct(truth, predicted);
   return truth.empty() ? 0.0 : static_cast<double>(correct) / static_cast<double>(truth.size());
 }
 

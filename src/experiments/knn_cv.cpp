@@ -7,6 +7,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/experiments/knn.hpp"
+#include "flynn/metrics.hpp"
 
 namespace flynn::experiments {
 
@@ -48,9 +49,7 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
     for (std::size_t g = 0; g < grid.size(); ++g) {
       const std::uint32_t k = std::min(grid[g], nb.k);
       const std::vector<std::uint32_t> pred = knn_vote(nb, k, train.labels, L);
-      std::size_t correct = 0;
-      for (std::size_t i = 0; i < pred.size(); ++i) correct += pred[i] == test.labels[i];
-      acc[g][f] = static_cast<double>(correct) / static_cast<double>(pred.size());
+      acc[g][f] = accuracy(test.labels, pred);
     }
   }
   KnnCvResult r;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "flynn/classifier.hpp"
 #include "flynn/experiments/knn.hpp"
 #include "flynn/io/model_file.hpp"
@@ -159,6 +161,61 @@ nlohmann::json to_json(const SpeedBenchmarkReport& r) {
     j["predict_speedup_vs_faiss_1t"] = r.knn_1t.median / r.predict_1t.median;
   }
   return j;
+}
+
+bool is_full_split(const SpeedBenchmarkReport& r) {
+  return r.train_rows == 60000 && r.test_rows == 10000;
+}
+
+void shrink_to_smoke(Dataset& train, Dataset& test, SpeedBenchmarkOptions& o) {
+  std::vector<std::size_t> tr(std::min<std::size_t>(3000, train.n_rows)),
+      te(std::min<std::size_t>(500, test.n_rows));
+  for (std::size_t i = 0; i < tr.size(); ++i) tr[i] = i;
+  for (std::size_t i = 0; i < te.size(); ++i) te[i] = i;
+  train = train.subset(tr);
+  test = test.subset(te);
+  o.repeats = 1;
+  o.knn_repeats = 1;
+  o.peak_seconds = 0.05;
+}
+
+std::string to_text(const SpeedBenchmarkReport& r, const SpeedBenchmarkOptions& so,
+                    const char* coretype) {
+  auto ms = [](const Timing& t) { return fmt::format("{:8.3f} s", t.median); };
+  std::string text =
+      fmt::format("Fashion-MNIST {} train / {} test rows, d = {}; {}\n", r.train_rows,
+                  r.test_rows, r.features, r.config.describe()) +
+      fmt::format("SIMD target {}, {} threads for 'all'; FAISS BLAS: {}{}\n", r.simd_target,
+                  r.threads_all, r.blas,
+                  coretype ? fmt::format(" [OPENBLAS_CORETYPE={}]", coretype) : "") +
+      fmt::format("medians of {} runs (FAISS: {})\n\n", so.repeats, so.knn_repeats) +
+      fmt::format("{:<44} {:>12} {:>12}\n", "", "1 thread", fmt::format("{} threads", r.threads_all)) +
+      fmt::format("{:<44} {:>12} {:>12}\n", "FlyNN training", ms(r.train_1t), ms(r.train_all)) +
+      fmt::format("{:<44} {:>12} {:>12}\n", "FlyNN prediction", ms(r.predict_1t), ms(r.predict_all)) +
+      fmt::format("{:<44} {:>12} {:>12}\n",
+                  "FAISS exact kNN prediction (k=" + std::to_string(so.knn_k) + ")",
+                  r.knn_1t_measured ? ms(r.knn_1t) : std::string("-"), ms(r.knn_all)) +
+      fmt::format("{:<44} {:>12} {:>11.1f}x\n", "prediction speed-up over FAISS",
+                  r.knn_1t_measured ? fmt::format("{:.1f}x", r.knn_1t.median / r.predict_1t.median) : "-",
+                  r.knn_all.median / r.predict_all.median) +
+      "\n" +
+      fmt::format("accuracy: FlyNN {:.4f}, kNN {:.4f}\n", r.flynn_accuracy, r.knn_accuracy) +
+      fmt::format("FlyHash kernel: {:.3g} {} additions in {:.3f} s on one core = {:.1f} G/s; "
+                  "peak streaming-add rate {:.1f} G/s; {:.0f}% of peak\n",
+                  r.additions, r.lane, r.hash_1t.median, r.hash_add_rate / 1e9,
+                  r.peak_add_rate / 1e9, 100.0 * r.hash_add_rate / r.peak_add_rate) +
+      fmt::format("model: {} on disk; training rows {} as uint8 ({:.0f}x larger), {} as float32 ({:.0f}x)\n",
+                  human_bytes(r.model_bytes), human_bytes(r.train_bytes_uint8),
+                  double(r.train_bytes_uint8) / r.model_bytes, human_bytes(r.train_bytes_float32),
+                  double(r.train_bytes_float32) / r.model_bytes);
+  if (is_full_split(r))
+    text += fmt::format(
+        "vs the Python reference on one core (training {:.0f} s, prediction {:.0f} s; scikit-learn kNN "
+        "{:.0f} s): training {:.0f}x faster on 1 thread, {:.0f}x on {}; prediction {:.0f}x faster on 1 thread\n",
+        kReferenceTrainSeconds, kReferencePredictSeconds, kSklearnKnnPredictSeconds,
+        kReferenceTrainSeconds / r.train_1t.median, kReferenceTrainSeconds / r.train_all.median,
+        r.threads_all, kReferencePredictSeconds / r.predict_1t.median);
+  return text;
 }
 
 }  // namespace flynn::experiments

@@ -51,6 +51,28 @@ def test_simulate_with_dp(digits_split, small_params):
         federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1.0, **small_params)
 
 
+def test_a_loaded_dp_model_refuses_exact_rows(digits_split, small_params, tmp_path):
+    """The rule is the library's (FlyNN), so Python keeps it without repeating it: a model
+    released under DP claims its epsilon, and rows learned exactly on top would void it."""
+    Xtr, ytr, _, _ = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=3.0, dp_T=400, **small_params)
+    fed.save(tmp_path / "dp.flynn")
+    before = (tmp_path / "dp.flynn").read_bytes()
+    dp_model = flynn.load(tmp_path / "dp.flynn")
+    with pytest.raises(ValueError, match=r"differentially private model \(epsilon=3\).*"
+                                         r"not be covered by its epsilon"):
+        dp_model.partial_fit(Xtr[:20], ytr[:20])
+    assert dp_model.to_bytes() == before
+    exact = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr)
+    for a, b in [(dp_model, exact), (exact, dp_model), (dp_model, flynn.load(tmp_path / "dp.flynn"))]:
+        with pytest.raises(ValueError, match="differentially private"):
+            a.merge(b)
+    # fit starts over: a new model of exact counts, which takes exact rows again.
+    dp_model.fit(Xtr, ytr)
+    assert not dp_model._model.provenance["differentially_private"]
+    dp_model.partial_fit(Xtr[:20], ytr[:20])
+
+
 def test_simulate_dp_unit_postprocess_and_public_feature_stats(cli, digits_split, small_params,
                                                                tmp_path):
     import subprocess

@@ -213,3 +213,33 @@ def test_a_signal_handler_that_raises_stops_the_training(tmp_path):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert stopped < full / 2, (stopped, full)
+
+
+def test_partial_fit_file_and_forget_file_are_update_and_forget(cli, tmp_path):
+    """The library's streaming update and forget (io::learn_file, io::forget_file): in any
+    chunk size, the bytes `flynn update` writes, the counts of training on every row at once
+    (the table's fill means stay A's), and forgetting B gives A back."""
+    X, y = blobs(rows=150)
+    write_arff(tmp_path / "a.arff", X[:90], y[:90])
+    write_arff(tmp_path / "b.arff", X[90:], y[90:])
+    write_arff(tmp_path / "ab.arff", X, y)
+    flags = HYPER_FLAGS + ["--variant", "paper", "--labels", "c0,c1,c2"]
+    (tmp_path / "a.flynn").write_bytes(cli_model(cli, tmp_path, tmp_path / "a.arff", *flags))
+    whole = flynn.FlyNNClassifier.from_bytes(cli_model(cli, tmp_path, tmp_path / "ab.arff", *flags))
+    run(cli, "update", "--model", tmp_path / "a.flynn", "--data", tmp_path / "b.arff", "--out",
+        tmp_path / "updated.flynn", "--quiet")
+    updated = (tmp_path / "updated.flynn").read_bytes()
+    for chunk_rows in (1, 7, None):
+        model = flynn.load(tmp_path / "a.flynn")
+        assert flynn.partial_fit_file(model, tmp_path / "b.arff", chunk_rows=chunk_rows) is model
+        assert model.to_bytes() == updated
+        for got, expected in zip(model._model.counts(), whole._model.counts()):
+            np.testing.assert_array_equal(got, expected)
+        flynn.forget_file(model, tmp_path / "b.arff", chunk_rows=chunk_rows)
+        assert model.to_bytes() == (tmp_path / "a.flynn").read_bytes()
+    model = flynn.load(tmp_path / "a.flynn")
+    with pytest.raises(ValueError, match="cannot forget"):
+        flynn.forget_file(model, tmp_path / "ab.arff")
+    assert model.to_bytes() == (tmp_path / "a.flynn").read_bytes()
+    with pytest.raises(TypeError, match="'m'"):
+        flynn.partial_fit_file(model, tmp_path / "b.arff", m=64)

@@ -65,4 +65,24 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
 /// the model and data sizes (what `flynn bench --json` prints, beside its own fields).
 nlohmann::json to_json(const SpeedBenchmarkReport& report);
 
+/// Timings of the Python reference and scikit-learn measured on one core of the benchmark's
+/// machine type (issue 5); flynn does not run them, it only states the ratios, and only for
+/// the full 60000/10000 split.
+inline constexpr double kReferenceTrainSeconds = 1070.0;
+inline constexpr double kReferencePredictSeconds = 172.0;
+inline constexpr double kSklearnKnnPredictSeconds = 63.0;
+
+/// Whether the report is of the full Fashion-MNIST split (60000 train, 10000 test rows).
+bool is_full_split(const SpeedBenchmarkReport& report);
+
+/// `flynn bench --smoke` (CI): the first 3000 training and 500 test rows, one repetition,
+/// a short peak measurement; checks the code path, not speed.
+void shrink_to_smoke(Dataset& train, Dataset& test, SpeedBenchmarkOptions& options);
+
+/// The report as `flynn bench` prints it: sizes, the configuration, SIMD target and BLAS
+/// (with `coretype`, the OPENBLAS_CORETYPE in effect, when not null), the timing table, the
+/// kernel's add rate against the peak, sizes, and the ratios to the reference (full split).
+std::string to_text(const SpeedBenchmarkReport& report, const SpeedBenchmarkOptions& options,
+                    const char* coretype);
+
 }  // namespace flynn::experiments

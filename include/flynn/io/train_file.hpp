@@ -85,4 +85,32 @@ struct FileTrainingResult {
 /// on a label missing from options.labels, and on public statistics that do not fit.
 FileTrainingResult train_from_file(const std::string& path, const FileTrainingOptions& options);
 
+/// How `flynn update`, `flynn forget` and Python read a file of labelled rows into (or out
+/// of) a model they already hold.
+struct FileEditOptions {
+  /// How the file is read; the model's features and table are added (model_load_options).
+  LoadOptions load;
+  /// Rows per chunk at most (memory: one chunk of rows at a time).
+  std::size_t chunk_rows = ChunkLimits{}.max_rows;
+  /// Called with (bytes read, file size) after each chunk; returning false cancels
+  /// (flynn::Cancelled).
+  ProgressFn progress;
+  /// Ends the error about a label the model does not have ("to add classes …").
+  std::string add_classes_hint = "extend the model's label list first (FlyNN::add_classes)";
+};
+
+/// Learns the labelled rows of the file at `path` into `model` (FlyNN::partial_fit, chunk
+/// by chunk): the counts equal partial_fit on the whole file, so training on A then
+/// learning B equals training on A ∪ B. Returns the rows learned. Throws flynn::Error
+/// naming the file on data without a label column, on a label the model's list lacks, on
+/// bad data, and (FlyNN's rule) for a differentially private model; the model may then
+/// hold part of the file's rows, so write it only after this returns.
+std::uint64_t learn_file(FlyNN& model, const std::string& path, const FileEditOptions& options);
+
+/// Removes the labelled rows of the file at `path` from `model`: their counts summed over
+/// the chunks, then removed at once (FlyNN::forget_counts), so the result equals forget()
+/// on the whole file and the model is unchanged when it throws (rows it cannot contain,
+/// a differentially private model, bad data). Returns the rows removed.
+std::uint64_t forget_file(FlyNN& model, const std::string& path, const FileEditOptions& options);
+
 }  // namespace flynn::io

@@ -13,6 +13,7 @@
 #include "flynn/error.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/table_columns.hpp"
 
 namespace flynn::io {
@@ -259,6 +260,73 @@ FileTrainingResult train_from_file(const std::string& path, const FileTrainingOp
   std::error_code ec;
   const bool regular = std::filesystem::is_regular_file(path, ec);
   return regular ? train_streaming(path, options) : train_in_memory(path, options);
+}
+
+namespace {
+
+Error needs_labels(const std::string& path, const char* purpose, const FlyNN& model) {
+  return Error(fmt::format("{}: {} needs a label column (the model has d = {} features)", path,
+                           purpose, model.config().input_dim));
+}
+
+// The file as rows of `model`, in chunks; refuses data without a label column.
+RowStream open_labelled_rows(const FlyNN& model, const std::string& path,
+                             const FileEditOptions& o, const char* purpose) {
+  ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+  RowStream rows(path, model_load_options(o.load, model), limits);
+  if (!rows.has_labels())
+    throw needs_labels(path, purpose, model);
+  return rows;
+}
+
+// Refuses rows of a class the model's label list lacks, before any is learned.
+void require_known_labels(const FlyNN& model, const Dataset& rows, const std::string& path,
+                          const FileEditOptions& o) {
+  for (const std::string& name : rows.classes.names())
+    if (model.labels().find(name) < 0)
+      throw Error(fmt::format("{}: label '{}' is not one of the model's classes ({}); to add "
+                              "classes {}",
+                              path, name, model.labels().joined(), o.add_classes_hint));
+}
+
+}  // namespace
+
+std::uint64_t learn_file(FlyNN& model, const std::string& path, const FileEditOptions& o) {
+  // A standardising model without statistics learns them from its first rows
+  // (FlyNN::partial_fit): those of the whole file, so it is read whole.
+  if (model.config().variant.standardize && model.feature_stats().empty()) {
+    const Dataset data = load_dataset(path, model_load_options(o.load, model));
+    if (!data.has_labels)
+      throw needs_labels(path, "update", model);
+    require_known_labels(model, data, path, o);
+    model.partial_fit(data, o.progress);
+    return data.n_rows;
+  }
+  RowStream rows = open_labelled_rows(model, path, o, "update");
+  std::uint64_t n = 0;
+  Dataset chunk;
+  while (rows.next(chunk)) {
+    require_known_labels(model, chunk, path, o);
+    model.partial_fit(chunk);
+    n += chunk.n_rows;
+    report(o.progress, rows);
+  }
+  return n;
+}
+
+std::uint64_t forget_file(FlyNN& model, const std::string& path, const FileEditOptions& o) {
+  RowStream rows = open_labelled_rows(model, path, o, "forget");
+  ClassCounts removed(model.labels().size(), model.config().m);
+  std::uint64_t n = 0;
+  Dataset chunk;
+  while (rows.next(chunk)) {
+    removed += model.count(chunk);
+    n += chunk.n_rows;
+    report(o.progress, rows);
+  }
+  model.forget_counts(removed);  // throws, model unchanged, for impossible rows
+  return n;
 }
 
 }  // namespace flynn::io
