@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/report.hpp"
-#include "flynn/experiments/study.hpp"
-#include "flynn/experiments/synthetic_study.hpp"
+#include "flynn/harness/report.hpp"
+#include "flynn/harness/study.hpp"
+#include "flynn/harness/synthetic_study.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

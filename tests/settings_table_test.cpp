@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/study_io.hpp"
+#include "flynn/eval/study_io.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/settings.hpp"
 #include "flynn/settings_table.hpp"

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
+#include "flynn/build_config.hpp"
 #include "commands.hpp"
 #include "cmd_federated_common.hpp"
 #include "federated_grpc_cli.hpp"

@@ -11,7 +11,7 @@
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/federated_simulation.hpp"
+#include "flynn/eval/federated_simulation.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 

@@ -11,11 +11,12 @@
 #include <fmt/format.h>
 
 #include "cli_common.hpp"
+#include "flynn/build_config.hpp"
 #include "cmd_federated_common.hpp"
 #include "commands.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/federated_simulation.hpp"
+#include "flynn/eval/federated_simulation.hpp"
 #include "flynn/federated/mpi.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"

@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_common.hpp"
-#include "flynn/experiments/study.hpp"
-#include "flynn/experiments/study_batch.hpp"
+#include "flynn/harness/study.hpp"
+#include "flynn/harness/study_batch.hpp"
 
 namespace flynn::cli::reproduce {
 

@@ -9,8 +9,8 @@
 #include "cli_common.hpp"
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
-#include "flynn/experiments/openml_study_runner.hpp"
-#include "flynn/experiments/report.hpp"
+#include "flynn/harness/openml_study_runner.hpp"
+#include "flynn/harness/report.hpp"
 
 namespace flynn::cli {
 

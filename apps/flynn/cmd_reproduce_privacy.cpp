@@ -11,7 +11,7 @@
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/privacy_study_runner.hpp"
+#include "flynn/harness/privacy_study_runner.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
 
 namespace flynn::cli {

@@ -12,7 +12,7 @@
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/scaling_study_runner.hpp"
+#include "flynn/harness/scaling_study_runner.hpp"
 
 namespace flynn::cli {
 

@@ -11,7 +11,7 @@
 #include "cmd_reproduce_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/synthetic_study_runner.hpp"
+#include "flynn/harness/synthetic_study_runner.hpp"
 
 namespace flynn::cli {
 

@@ -10,8 +10,10 @@
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/calibration.hpp"
-#include "flynn/experiments/tune.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/baselines/knn_cv.hpp"
+#include "flynn/build_config.hpp"
+#include "flynn/eval/tune.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 
@@ -101,7 +103,16 @@ void run_tune(const TuneCmdOptions& o) {
   to.search.seed = o.search_seed;
   to.search.threads = o.common.threads;
   to.search.time_limit_seconds = o.time_limit;
-  to.knn = o.knn;
+  std::optional<experiments::TunedKnnComparison> knn;
+  if (o.knn) {
+#if FLYNN_HAVE_FAISS
+    to.comparison = [&knn](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
+      knn = experiments::compare_tuned_knn(d, f, k, experiments::default_knn_grid(), threads);
+    };
+#else
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+#endif
+  }
   const auto folds = experiments::stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
   experiments::TuneResult r;
   {
@@ -156,12 +167,12 @@ void run_tune(const TuneCmdOptions& o) {
                         {"default_log_loss", c.default_log_loss},
                         {"default_ece", c.default_ece}};
   }
-  if (r.knn) {
-    j["knn"] = {{"l2", knn_json(r.knn->l2)},
-                {"standardized", knn_json(r.knn->standardized)},
-                {"tuned", knn_json(r.knn->best())},
-                {"vote_fraction_log_loss", r.knn_log_loss},
-                {"vote_fraction_ece", r.knn_ece}};
+  if (knn) {
+    j["knn"] = {{"l2", knn_json(knn->cv.l2)},
+                {"standardized", knn_json(knn->cv.standardized)},
+                {"tuned", knn_json(knn->cv.best())},
+                {"vote_fraction_log_loss", knn->log_loss},
+                {"vote_fraction_ece", knn->ece}};
   }
   if (test) j["test"] = test_json(model, *test, o.common.threads);
   j["seconds"] = seconds_since(t0);
@@ -185,15 +196,15 @@ void run_tune(const TuneCmdOptions& o) {
         c.fit.temperature, c.heldout_log_loss, c.heldout_ece, Defaults::temperature,
         c.default_log_loss, c.default_ece);
   }
-  if (r.knn) {
-    const experiments::KnnCvResult& b = r.knn->best();
+  if (knn) {
+    const experiments::KnnCvResult& b = knn->cv.best();
     std::cout << fmt::format("tuned kNN on the same folds: {:.4f} ({}, k = {}); L2 rows {:.4f}, standardised {:.4f}\n",
                              b.per_k[b.best].mean,
                              b.scaling == experiments::KnnScaling::Standardize ? "standardised features"
                                                                                : "L2-normalised rows",
-                             b.k_values[b.best], r.knn->l2.per_k[r.knn->l2.best].mean,
-                             r.knn->standardized.per_k[r.knn->standardized.best].mean);
-    std::cout << fmt::format("tuned kNN's vote fractions: log-loss {:.4f}, ECE {:.4f}\n", r.knn_log_loss, r.knn_ece);
+                             b.k_values[b.best], knn->cv.l2.per_k[knn->cv.l2.best].mean,
+                             knn->cv.standardized.per_k[knn->cv.standardized.best].mean);
+    std::cout << fmt::format("tuned kNN's vote fractions: log-loss {:.4f}, ECE {:.4f}\n", knn->log_loss, knn->ece);
   }
   std::cout << fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
   if (j.contains("test")) {

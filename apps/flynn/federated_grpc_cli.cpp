@@ -1,4 +1,5 @@
 #include "federated_grpc_cli.hpp"
+#include "flynn/build_config.hpp"
 
 #if FLYNN_HAVE_GRPC
 
