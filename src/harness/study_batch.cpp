@@ -78,7 +78,11 @@ std::string command_line(const std::string& fallback) {
   std::string out = "flynn";
   for (std::size_t i = 1; i < args.size(); ++i) {
     const bool plain = args[i].find_first_of(" \t'\"$") == std::string::npos && !args[i].empty();
-    out += " " + (plain ? args[i] : "'" + args[i] + "'");
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on "'" + std::string&&.
+    out += ' ';
+    if (!plain) out += '\'';
+    out += args[i];
+    if (!plain) out += '\'';
   }
   return out;
 }
