@@ -47,7 +47,6 @@ void l2_normalize_rows(const float* in, std::size_t n, std::size_t d, float* out
   }
 }
 
-const char* knn_scaling_name(KnnScaling s) { return s == KnnScaling::Standardize ? "standardized" : "l2"; }
 
 ExactKnnIndex::ExactKnnIndex(const Dataset& train, int threads, KnnScaling scaling)
     : n_rows_(train.n_rows), dim_(train.n_features), threads_(threads), scaling_(scaling) {

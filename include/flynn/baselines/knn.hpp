@@ -27,7 +27,8 @@ enum class KnnScaling {
                 ///< (a feature constant in training gets sd 1, as StandardScaler does)
 };
 /// "l2", "standardized".
-const char* knn_scaling_name(KnnScaling scaling);
+// Inline: it needs no FAISS, and the CLI names scalings in builds without it.
+inline const char* knn_scaling_name(KnnScaling s) { return s == KnnScaling::Standardize ? "standardized" : "l2"; }
 
 /// A FAISS exact index over a training set's scaled rows.
 class ExactKnnIndex {
