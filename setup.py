@@ -43,11 +43,11 @@ class CMakeBuild(build_ext):
             "-DFLYNN_BUILD_TESTS=OFF", "-DFLYNN_BUILD_BENCH=OFF", "-DFLYNN_BUILD_APPS=OFF",
             "-DFLYNN_WITH_MPI=OFF",
         ]
-        # flynn.tune needs the experiments layer (and FAISS); FLYNN_PYTHON_TUNE=0 leaves both
-        # out for a smaller, faster build without tune.
+        # flynn.tune needs flynn::eval (no FAISS); FLYNN_PYTHON_TUNE=0 leaves it out for a
+        # smaller, faster build without tune.
         with_tune = os.environ.get("FLYNN_PYTHON_TUNE", "1") != "0"
         args += [f"-DFLYNN_BUILD_EXPERIMENTS={'ON' if with_tune else 'OFF'}",
-                 f"-DFLYNN_WITH_FAISS={'ON' if with_tune else 'OFF'}"]
+                 "-DFLYNN_WITH_FAISS=OFF"]
         if shutil.which("ninja"):
             args += ["-G", "Ninja"] if not (build_dir / "CMakeCache.txt").exists() else []
         if shutil.which("ccache"):

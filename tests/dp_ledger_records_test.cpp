@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "federation_test_support.hpp"
+#include "flynn/build_config.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/budget_ledger.hpp"
 #include "flynn/io/loaders.hpp"

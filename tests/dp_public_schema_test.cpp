@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "federation_test_support.hpp"
+#include "flynn/build_config.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/communicator.hpp"
 #include "flynn/federated/party.hpp"

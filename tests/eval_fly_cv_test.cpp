@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/fly_cv.hpp"
+#include "flynn/eval/fly_cv.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/knn_cv.hpp"
+#include "flynn/baselines/knn_cv.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {
@@ -79,6 +79,39 @@ TEST(EvalKnnCv, RejectsBadInput) {
   EXPECT_THROW(cross_validate_knn(data, folds, 2, {0, 1}), Error);
   EXPECT_THROW(cross_validate_knn(data, folds, 2, {}), Error);
   EXPECT_THROW(cross_validate_knn(data, {0, 1}, 2), Error);
+}
+
+TEST(Tune, KnnOnStandardisedFeaturesIgnoresFeatureScales) {
+  // Two classes on one ray, told apart only by their distance from the origin: rows
+  // (u, u + ε) with u ∈ [1, 2) for class a and [3, 4) for class b. L2 normalisation maps every
+  // row to nearly (1, 1)/√2, erasing the class; standardised features keep it.
+  std::vector<std::vector<float>> rows;
+  std::vector<std::string> labels;
+  for (int i = 0; i < 60; ++i) {
+    const float u = 1.0f + static_cast<float>((i * 37) % 60) / 60.0f;
+    const float eps = 0.01f * static_cast<float>((i * 13) % 7);
+    rows.push_back({u, u + eps});
+    labels.push_back("a");
+    rows.push_back({u + 2.0f, u + 2.0f + eps});
+    labels.push_back("b");
+  }
+  const Dataset data = test::make_dataset(rows, labels);
+  const auto folds = stratified_folds(data.labels, 2, 5, 0);
+  const TunedKnnCvResult k = cross_validate_tuned_knn(data, folds, 5, {1, 4}, 1);
+  const double l2 = k.l2.per_k[k.l2.best].mean, z = k.standardized.per_k[k.standardized.best].mean;
+  EXPECT_GT(z, 0.95);
+  EXPECT_GT(z, l2 + 0.2);
+  EXPECT_EQ(k.best().scaling, KnnScaling::Standardize);
+  // Rescaling a feature leaves standardised kNN unchanged.
+  Dataset scaled = data;
+  for (std::size_t r = 0; r < data.n_rows; ++r) scaled.features[r * 2] *= 64.0f;
+  const KnnCvResult z2 = cross_validate_knn(scaled, folds, 5, {1, 4}, 1, KnnScaling::Standardize);
+  EXPECT_EQ(z2.per_k[z2.best].fold_accuracy, k.standardized.per_k[k.standardized.best].fold_accuracy);
+  // Vote fractions: rows sum to 1, and their argmax accuracy matches the best k's CV accuracy
+  // up to vote ties (checked loosely).
+  const auto& v = k.standardized.best_vote_fractions;
+  ASSERT_EQ(v.size(), data.n_rows * 2);
+  for (std::size_t r = 0; r < data.n_rows; ++r) EXPECT_NEAR(v[2 * r] + v[2 * r + 1], 1.0, 1e-12);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/linear_models.hpp"
+#include "flynn/baselines/linear_models.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/manifest.hpp"
+#include "flynn/harness/manifest.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "flynn/experiments/plot.hpp"
+#include "flynn/harness/plot.hpp"
 #include "test_support.hpp"
 
 namespace flynn {

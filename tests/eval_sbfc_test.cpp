@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/sbfc.hpp"
+#include "flynn/baselines/sbfc.hpp"
 #include "flynn/random.hpp"
 #include "test_support.hpp"
 

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/fly_cv.hpp"
-#include "flynn/experiments/qmc.hpp"
-#include "flynn/experiments/search.hpp"
+#include "flynn/eval/fly_cv.hpp"
+#include "flynn/eval/qmc.hpp"
+#include "flynn/eval/search.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/statistics.hpp"
+#include "flynn/harness/statistics.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/report.hpp"
-#include "flynn/experiments/study.hpp"
-#include "flynn/experiments/synthetic_study.hpp"
+#include "flynn/harness/report.hpp"
+#include "flynn/harness/study.hpp"
+#include "flynn/harness/synthetic_study.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {
@@ -37,7 +37,9 @@ TEST(EvalStudy, EveryMethodOnTheSameFoldsAndJsonRoundTrip) {
     EXPECT_TRUE(m.ok) << m.method << ": " << m.error;
     EXPECT_EQ(m.fold_accuracy.size(), 3u) << m.method;
     // Well-separated blobs; LR and MLP see only two minibatches in their one epoch here.
-    if (m.method != "LR" && m.method != "MLP") EXPECT_GT(m.accuracy, 0.6) << m.method;
+    if (m.method != "LR" && m.method != "MLP") {
+      EXPECT_GT(m.accuracy, 0.6) << m.method;
+    }
     EXPECT_GE(m.accuracy, 0.0);
     EXPECT_LE(m.accuracy, 1.0);
     EXPECT_FALSE(m.params.empty()) << m.method;

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/synthetic.hpp"
-#include "flynn/experiments/synthetic_study.hpp"
+#include "flynn/harness/synthetic.hpp"
+#include "flynn/harness/synthetic_study.hpp"
 
 namespace flynn::experiments {
 namespace {

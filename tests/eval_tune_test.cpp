@@ -1,6 +1,6 @@
-// The tune API (search + calibration + tuned kNN), the calibration metrics against
-// hand-computed values, out-of-fold scores, the search's time limit, standardised kNN, and
-// `flynn tune` end to end.
+// The tune API (search + calibration), the calibration metrics against hand-computed values,
+// out-of-fold scores and the search's time limit (standardised kNN: eval_knn_cv_test.cpp;
+// `flynn tune` end to end: cli_tune_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,10 +10,9 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/calibration.hpp"
-#include "flynn/experiments/fly_cv.hpp"
-#include "flynn/experiments/knn_cv.hpp"
-#include "flynn/experiments/tune.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/eval/fly_cv.hpp"
+#include "flynn/eval/tune.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/scoring.hpp"
 #include "test_support.hpp"
@@ -238,91 +237,6 @@ TEST(Tune, TimeLimitStopsTheSearchButKeepsOneFullEvaluation) {
   EXPECT_EQ(cut.trace.back().rows, data.n_rows);
   EXPECT_EQ(cut.best_config, cut.trace.back().config);
   EXPECT_LT(cut.trace.size(), full.trace.size());
-}
-
-TEST(Tune, KnnOnStandardisedFeaturesIgnoresFeatureScales) {
-  // Two classes on one ray, told apart only by their distance from the origin: rows
-  // (u, u + ε) with u ∈ [1, 2) for class a and [3, 4) for class b. L2 normalisation maps every
-  // row to nearly (1, 1)/√2, erasing the class; standardised features keep it.
-  std::vector<std::vector<float>> rows;
-  std::vector<std::string> labels;
-  for (int i = 0; i < 60; ++i) {
-    const float u = 1.0f + static_cast<float>((i * 37) % 60) / 60.0f;
-    const float eps = 0.01f * static_cast<float>((i * 13) % 7);
-    rows.push_back({u, u + eps});
-    labels.push_back("a");
-    rows.push_back({u + 2.0f, u + 2.0f + eps});
-    labels.push_back("b");
-  }
-  const Dataset data = test::make_dataset(rows, labels);
-  const auto folds = stratified_folds(data.labels, 2, 5, 0);
-  const TunedKnnCvResult k = cross_validate_tuned_knn(data, folds, 5, {1, 4}, 1);
-  const double l2 = k.l2.per_k[k.l2.best].mean, z = k.standardized.per_k[k.standardized.best].mean;
-  EXPECT_GT(z, 0.95);
-  EXPECT_GT(z, l2 + 0.2);
-  EXPECT_EQ(k.best().scaling, KnnScaling::Standardize);
-  // Rescaling a feature leaves standardised kNN unchanged.
-  Dataset scaled = data;
-  for (std::size_t r = 0; r < data.n_rows; ++r) scaled.features[r * 2] *= 64.0f;
-  const KnnCvResult z2 = cross_validate_knn(scaled, folds, 5, {1, 4}, 1, KnnScaling::Standardize);
-  EXPECT_EQ(z2.per_k[z2.best].fold_accuracy, k.standardized.per_k[k.standardized.best].fold_accuracy);
-  // Vote fractions: rows sum to 1, and their argmax accuracy matches the best k's CV accuracy
-  // up to vote ties (checked loosely).
-  const auto& v = k.standardized.best_vote_fractions;
-  ASSERT_EQ(v.size(), data.n_rows * 2);
-  for (std::size_t r = 0; r < data.n_rows; ++r) EXPECT_NEAR(v[2 * r] + v[2 * r + 1], 1.0, 1e-12);
-}
-
-class TuneCli : public ::testing::Test {
- protected:
-  test::TempDir dir_;
-  std::string data_ = dir_.file("blobs.csv");
-  void SetUp() override {
-    const Dataset d = test::blobs(3, 40, 5, 17, 0.3);
-    std::string csv;
-    for (std::size_t r = 0; r < d.n_rows; ++r) {
-      for (std::size_t j = 0; j < d.n_features; ++j) csv += std::to_string(d.features[r * 5 + j]) + ",";
-      csv += d.classes.name(d.labels[r]) + "\n";
-    }
-    test::write_text(data_, csv);
-  }
-};
-
-TEST_F(TuneCli, JsonSummaryAndModel) {
-  const std::string model = dir_.file("m.flynn");
-  const auto r = test::run_cli("tune --data " + data_ + " --model " + model +
-                               " --budget 4 --folds 3 --knn --json --quiet --test " + data_);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["command"], "tune");
-  EXPECT_EQ(j["rows"], 120);
-  EXPECT_EQ(j["fold_accuracy"].size(), 3u);
-  double mean = 0;
-  for (double a : j["fold_accuracy"]) mean += a / 3.0;
-  EXPECT_NEAR(j["accuracy"].get<double>(), mean, 1e-12);  // the best configuration's CV accuracy
-  EXPECT_GT(j["accuracy"].get<double>(), 0.5);  // three classes: chance is 1/3
-  for (const char* k : {"m", "s", "rho", "gamma", "preprocess"}) EXPECT_TRUE(j["config"].contains(k)) << k;
-  EXPECT_GT(j["temperature"].get<double>(), 0.0);
-  EXPECT_TRUE(j["calibration"].contains("heldout_ece"));
-  EXPECT_TRUE(j["knn"]["tuned"].contains("accuracy_mean"));
-  EXPECT_TRUE(j["test"].contains("log_loss"));
-  EXPECT_FALSE(j["search"]["time_limited"].get<bool>());
-  // The model file carries the fitted temperature and predicts.
-  EXPECT_DOUBLE_EQ(io::load_model(model).temperature(), j["temperature"].get<double>());
-  const auto p = test::run_cli("predict --model " + model + " --data " + data_ + " --json --quiet");
-  ASSERT_EQ(p.exit_code, 0) << p.err;
-  EXPECT_GT(nlohmann::json::parse(p.out)["accuracy"].get<double>(), 0.5);
-}
-
-TEST_F(TuneCli, BadInputGivesCleanErrors) {
-  auto r = test::run_cli("tune --data " + dir_.file("missing.csv") + " --model " + dir_.file("m.flynn") + " --quiet");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_LT(r.exit_code, 128);
-  EXPECT_NE(r.err.find("missing.csv"), std::string::npos) << r.err;
-  r = test::run_cli("tune --data " + data_ + " --model " + dir_.file("m.flynn") + " --folds 500 --quiet");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_LT(r.exit_code, 128);
-  EXPECT_NE(r.err.find("fewer than the 500 folds"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/checkpoint.hpp"
+#include "flynn/harness/checkpoint.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

@@ -8,13 +8,13 @@
 #include <numeric>
 
 #include "flynn/classifier.hpp"
-#include "flynn/experiments/fashion_mnist.hpp"
-#include "flynn/experiments/privacy_study.hpp"
-#include "flynn/experiments/synthetic.hpp"
-#include "flynn/experiments/scaling_study.hpp"
+#include "flynn/harness/fashion_mnist.hpp"
+#include "flynn/harness/privacy_study.hpp"
+#include "flynn/harness/synthetic.hpp"
+#include "flynn/harness/scaling_study.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/federated/simulate.hpp"
-#include "flynn/experiments/study_io.hpp"
+#include "flynn/eval/study_io.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/random.hpp"
 #include "test_support.hpp"

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/plot.hpp"
+#include "flynn/harness/plot.hpp"
 #include "test_support.hpp"
 
 namespace flynn::experiments {

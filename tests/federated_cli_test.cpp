@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "flynn/experiments/plot.hpp"
+#include "flynn/harness/plot.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -272,8 +272,9 @@ TEST(FederatedCli, PrivacyStudyComparesUnitsAndPostProcessings) {
   EXPECT_EQ(j["groups"][0]["best"].size(), 3u * 4);
   const std::string best = test::read_text(out + "/privacy_best.csv");
   EXPECT_NE(best.find(",record,threshold,"), std::string::npos);
-  if (experiments::matplotlib_available())
+  if (experiments::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_variants.png"), 1000u);
+  }
   const auto bad = test::run_cli(fmt::format("reproduce privacy --out {} --quick --dp-unit row", out));
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("dp-unit: 'row'"), std::string::npos) << bad.err;

@@ -17,6 +17,8 @@
 // keys.
 #include <gtest/gtest.h>
 
+#include "flynn/build_config.hpp"
+
 #if FLYNN_HAVE_GRPC
 
 #include <arpa/inet.h>

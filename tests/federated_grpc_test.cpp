@@ -5,6 +5,8 @@
 // a party killed mid-round, a party with a different config, a DP run with the ledger.
 #include <gtest/gtest.h>
 
+#include "flynn/build_config.hpp"
+
 #if FLYNN_HAVE_GRPC
 
 #include <arpa/inet.h>

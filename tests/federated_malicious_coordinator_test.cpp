@@ -14,6 +14,8 @@
 // parties do send their hello to it, so the assertion can fail.
 #include <gtest/gtest.h>
 
+#include "flynn/build_config.hpp"
+
 #if FLYNN_HAVE_GRPC
 
 #include <openssl/rand.h>

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/io/model_file.hpp"
+#include "flynn/build_config.hpp"
 #include "test_support.hpp"
 
 namespace flynn {

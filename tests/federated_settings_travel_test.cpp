@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/federated/settings.hpp"
+#include "flynn/build_config.hpp"
 #include "flynn/settings_table.hpp"
 #include "federation_harness.hpp"
 #include "test_support.hpp"

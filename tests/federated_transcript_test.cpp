@@ -4,6 +4,8 @@
 // are tested too, and fields this build does not know), and ignores the rank.
 #include <gtest/gtest.h>
 
+#include "flynn/build_config.hpp"
+
 #if FLYNN_HAVE_GRPC
 
 #include <google/protobuf/descriptor.h>

@@ -62,8 +62,12 @@ Rows streamed(const std::string& path, const LoadOptions& options, const ChunkLi
     EXPECT_EQ(chunk.features.size(), chunk.n_rows * chunk.n_features);
     EXPECT_EQ(chunk.row_origin.size(), chunk.n_rows);
     EXPECT_EQ(chunk.has_labels, stream.has_labels());
-    if (stream.n_features()) EXPECT_EQ(chunk.n_features, stream.n_features());
-    if (chunk.n_rows > 1) EXPECT_LE(chunk.n_rows * chunk.n_features, limits.max_values);
+    if (stream.n_features()) {
+      EXPECT_EQ(chunk.n_features, stream.n_features());
+    }
+    if (chunk.n_rows > 1) {
+      EXPECT_LE(chunk.n_rows * chunk.n_features, limits.max_values);
+    }
     // The chunk's classes are exactly the names its rows use, sorted.
     if (chunk.has_labels) {
       std::vector<bool> used(chunk.classes.size(), false);

@@ -166,7 +166,8 @@ TEST(ModelBounds, CountStreamRoundTripsEveryRunShape) {
   model.set_provenance(dp);
   const std::size_t L = values.size() / m;
   std::vector<std::string> names;
-  for (std::size_t l = 0; l < L; ++l) names.push_back("c" + std::to_string(l));
+  // std::string("c") +: GCC 12's -Wrestrict misfires on "c" + string&&.
+  for (std::size_t l = 0; l < L; ++l) names.push_back(std::string("c") + std::to_string(l));
   FlyNN wide(model.config(), LabelSet(names), ClassCounts(L, m, values), 1);
   wide.set_provenance(dp);
   const io::ModelContents mc = io::parse_model(io::serialize_model(wide), "m");

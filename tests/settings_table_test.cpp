@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flynn/error.hpp"
-#include "flynn/experiments/study_io.hpp"
+#include "flynn/eval/study_io.hpp"
 #include "flynn/federated/dp_settings.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/settings.hpp"

@@ -153,7 +153,9 @@ TEST(Variant, SignedLiftingRowsFromTheSeed) {
       const std::uint32_t c = signed_rows.row(j)[k];
       negative += c >= w;
       base.push_back(c % w);
-      if (k) EXPECT_LT(signed_rows.row(j)[k - 1], c);
+      if (k) {
+        EXPECT_LT(signed_rows.row(j)[k - 1], c);
+      }
     }
     std::sort(base.begin(), base.end());
     EXPECT_EQ(base, std::vector<std::uint32_t>(plain.row(j), plain.row(j) + s)) << j;

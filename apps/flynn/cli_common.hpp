@@ -16,7 +16,7 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/feature_stats.hpp"
-#include "flynn/experiments/study_io.hpp"
+#include "flynn/eval/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/train_file.hpp"
@@ -158,7 +158,7 @@ double seconds_since(std::chrono::steady_clock::time_point start);
 /// Prints a JSON object to stdout (2-space indent).
 void print_json(const nlohmann::json& j);
 
-// Shared with the study reports (flynn/experiments/study_io.hpp).
+// Shared with the study reports (flynn/eval/study_io.hpp).
 using experiments::config_json;
 using experiments::human_bytes;
 

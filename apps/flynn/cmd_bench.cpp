@@ -8,8 +8,8 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/fashion_mnist.hpp"
-#include "flynn/experiments/speed_benchmark.hpp"
+#include "flynn/harness/fashion_mnist.hpp"
+#include "flynn/harness/speed_benchmark.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {

@@ -9,8 +9,14 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "flynn/experiments/fashion_mnist.hpp"
-#include "flynn/experiments/fashion_mnist_demo.hpp"
+#include "flynn/harness/fashion_mnist.hpp"
+#include "flynn/harness/fashion_mnist_demo.hpp"
+#include "flynn/classifier.hpp"
+#include "flynn/error.hpp"
+#include "flynn/baselines/knn.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/metrics.hpp"
 
 namespace flynn::cli {
 

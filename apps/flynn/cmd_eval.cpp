@@ -7,11 +7,13 @@
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/calibration.hpp"
-#include "flynn/experiments/cross_validation.hpp"
-#include "flynn/experiments/evaluation_report.hpp"
-#include "flynn/experiments/fly_cv.hpp"
-#include "flynn/experiments/knn_cv.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/fly_cv.hpp"
+#include "flynn/baselines/knn_cv.hpp"
+#include "flynn/baselines/knn_report.hpp"
+#include "flynn/build_config.hpp"
 #include "flynn/io/loaders.hpp"
 
 namespace flynn::cli {
@@ -45,7 +47,13 @@ void run_eval(const EvalOptions& o) {
   // kNN a user would run: L2-normalised rows and standardised features, k tuned on the same
   // folds; "tuned kNN" is the better of the two.
   experiments::TunedKnnCvResult knn;
-  if (o.knn) knn = experiments::cross_validate_tuned_knn(data, folds, o.folds, experiments::default_knn_grid(), o.common.threads);
+  if (o.knn) {
+#if FLYNN_HAVE_FAISS
+    knn = experiments::cross_validate_tuned_knn(data, folds, o.folds, experiments::default_knn_grid(), o.common.threads);
+#else
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+#endif
+  }
   // Probability calibration on the same folds: the temperature fitted on out-of-fold scores.
   std::optional<experiments::CalibrationReport> cal;
   if (o.calibration) {

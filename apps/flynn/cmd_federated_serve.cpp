@@ -6,11 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "cmd_federated_common.hpp"
+#include "cli_common.hpp"
+#include "flynn/build_config.hpp"
 #include "commands.hpp"
+#include "cmd_federated_common.hpp"
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/federated_report.hpp"
+#include "flynn/eval/federated_report.hpp"
 #include "flynn/federated/grpc.hpp"
 
 namespace flynn::cli {

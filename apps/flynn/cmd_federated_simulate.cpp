@@ -10,7 +10,10 @@
 #include "flynn/detail/atomic_file.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/federated_report.hpp"
+#include "flynn/eval/federated_report.hpp"
+#include "flynn/eval/federated_simulation.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/io/model_file.hpp"
 
 namespace flynn::cli {
 

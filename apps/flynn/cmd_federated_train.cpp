@@ -7,10 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "cli_common.hpp"
+#include "flynn/build_config.hpp"
 #include "cmd_federated_common.hpp"
 #include "commands.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/federated_report.hpp"
+#include "flynn/eval/federated_report.hpp"
+#include "flynn/eval/federated_simulation.hpp"
 #include "flynn/federated/mpi.hpp"
 #include "flynn/federated/simulate.hpp"
 

@@ -1,6 +1,6 @@
 // flynn reproduce openml|synthetic: the paper's dataset studies, every method on the same
 // folds, resumable (experiments::run_openml_study, run_synthetic_study; their options and
-// summaries: experiments/reproduce.hpp).
+// summaries: harness/reproduce.hpp).
 //   openml    Table 2, Figure 1 on the datasets of a MANIFEST.tsv folder
 //   synthetic Table 1 and the binary-data Table 3 analogue: normalised accuracy ± SE
 // --threads are all worker threads; --jobs datasets are studied at once, sharing them.
@@ -11,7 +11,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "flynn/experiments/reproduce.hpp"
+#include "flynn/harness/reproduce.hpp"
 
 namespace flynn::cli {
 

@@ -1,6 +1,6 @@
 // flynn reproduce scaling|privacy: the paper's federated studies, resumable
 // (experiments::run_scaling_study, run_privacy_study; their options and summaries:
-// experiments/reproduce.hpp).
+// harness/reproduce.hpp).
 //   scaling   Fig. 2, Tables 5-7: training time and speed-up of FlyNNFL with τ parties
 //   privacy   Fig. 3, appendix D.8 (alias: flynn federated privacy-study): DP vs non-private
 // --repetitions is the flag of every study that repeats (hidden alias: bench's --repeats).
@@ -12,7 +12,7 @@
 #include "cli_common.hpp"
 #include "cmd_federated_common.hpp"
 #include "commands.hpp"
-#include "flynn/experiments/reproduce.hpp"
+#include "flynn/harness/reproduce.hpp"
 
 namespace flynn::cli {
 

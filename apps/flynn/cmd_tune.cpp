@@ -10,9 +10,12 @@
 #include "commands.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/experiments/calibration.hpp"
-#include "flynn/experiments/evaluation_report.hpp"
-#include "flynn/experiments/tune.hpp"
+#include "flynn/baselines/knn_cv.hpp"
+#include "flynn/baselines/knn_report.hpp"
+#include "flynn/build_config.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/tune.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
@@ -58,7 +61,16 @@ void run_tune(const TuneCmdOptions& o) {
   to.search.seed = o.search_seed;
   to.search.threads = o.common.threads;
   to.search.time_limit_seconds = o.time_limit;
-  to.knn = o.knn;
+  std::optional<experiments::TunedKnnComparison> knn;
+  if (o.knn) {
+#if FLYNN_HAVE_FAISS
+    to.comparison = [&knn](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
+      knn = experiments::compare_tuned_knn(d, f, k, experiments::default_knn_grid(), threads);
+    };
+#else
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+#endif
+  }
   const auto folds = experiments::stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
   experiments::TuneResult r;
   {
@@ -92,7 +104,7 @@ void run_tune(const TuneCmdOptions& o) {
                       {"model", o.model},
                       {"model_bytes", model_bytes}};
   if (r.calibration) j["calibration"] = experiments::to_json(*r.calibration);
-  if (r.knn) j["knn"] = experiments::tuned_knn_json(r);
+  if (knn) j["knn"] = experiments::to_json(*knn);
   if (test) j["test"] = experiments::to_json(experiments::evaluate_test_file(*test, model, o.common.threads));
   j["seconds"] = seconds_since(t0);
   if (o.common.json) {
@@ -115,15 +127,15 @@ void run_tune(const TuneCmdOptions& o) {
         c.fit.temperature, c.heldout_log_loss, c.heldout_ece, Defaults::temperature,
         c.default_log_loss, c.default_ece);
   }
-  if (r.knn) {
-    const experiments::KnnCvResult& b = r.knn->best();
+  if (knn) {
+    const experiments::KnnCvResult& b = knn->cv.best();
     std::cout << fmt::format("tuned kNN on the same folds: {:.4f} ({}, k = {}); L2 rows {:.4f}, standardised {:.4f}\n",
                              b.per_k[b.best].mean,
                              b.scaling == experiments::KnnScaling::Standardize ? "standardised features"
                                                                                : "L2-normalised rows",
-                             b.k_values[b.best], r.knn->l2.per_k[r.knn->l2.best].mean,
-                             r.knn->standardized.per_k[r.knn->standardized.best].mean);
-    std::cout << fmt::format("tuned kNN's vote fractions: log-loss {:.4f}, ECE {:.4f}\n", r.knn_log_loss, r.knn_ece);
+                             b.k_values[b.best], knn->cv.l2.per_k[knn->cv.l2.best].mean,
+                             knn->cv.standardized.per_k[knn->cv.standardized.best].mean);
+    std::cout << fmt::format("tuned kNN's vote fractions: log-loss {:.4f}, ECE {:.4f}\n", knn->log_loss, knn->ece);
   }
   std::cout << fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
   if (j.contains("test")) {

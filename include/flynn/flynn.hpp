@@ -5,8 +5,8 @@
 //
 // It needs only flynn::core: no header of FAISS, MPI, OpenSSL, Boost, CLI11, fmt or
 // nlohmann_json is reached from here (a ctest check, flynn_umbrella_header_is_core_only,
-// holds it to that). The federated and experiments layers have their own headers under
-// flynn/federated/ and flynn/experiments/.
+// holds it to that). The federated, eval and baselines layers have their own headers under
+// flynn/federated/, flynn/eval/ and flynn/baselines/.
 #include "flynn/class_counts.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/config.hpp"

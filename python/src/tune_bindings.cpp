@@ -8,8 +8,8 @@
 #include <pybind11/stl.h>
 
 #include "flynn/config.hpp"
-#include "flynn/experiments/cross_validation.hpp"
-#include "flynn/experiments/tune.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/tune.hpp"
 #include "config_dict.hpp"
 #include "model_handle.hpp"
 #include "numpy_rows.hpp"
@@ -34,7 +34,6 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
     throw std::invalid_argument("expected one class id per row");
   const LabelSet classes(std::move(labels));
   experiments::TuneOptions options;
-  options.knn = false;
   options.search.budget = budget;
   options.search.seed = search_seed;
   options.search.fly_seed = fly_seed;

@@ -1,8 +1,8 @@
 #pragma once
 // The gRPC backend of the federated communicator: separately started processes — one
 // coordinator (`flynn federated serve`, not a party) and τ parties (`flynn federated
-// join`) — over mutual TLS. Only available when flynn was built with gRPC (CMake defines
-// FLYNN_HAVE_GRPC=1; the code lives in src/federated/grpc_*.cpp, the only files that
+// join`) — over mutual TLS. Only available when flynn was built with gRPC (FLYNN_HAVE_GRPC
+// is 1 in flynn/build_config.hpp; the code lives in src/federated/grpc_*.cpp, the only files that
 // include gRPC headers).
 //
 // Protocol (proto/federation.proto; sizes in docs/federated.md):
@@ -50,6 +50,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flynn/build_config.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/federated/communicator.hpp"

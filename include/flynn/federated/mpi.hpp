@@ -1,7 +1,7 @@
 #pragma once
 // The MPI backend of the federated communicator: one party per rank of MPI_COMM_WORLD.
 //
-// Only available when flynn was built with MPI (CMake defines FLYNN_HAVE_MPI=1; the code
+// Only available when flynn was built with MPI (FLYNN_HAVE_MPI is 1 in flynn/build_config.hpp; the code
 // lives in src/federated/mpi_communicator.cpp, the only file that includes <mpi.h>).
 // Everything else in flynn stays MPI-free; callers guard uses with #if FLYNN_HAVE_MPI.
 //
@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "flynn/build_config.hpp"
 #include "flynn/federated/communicator.hpp"
 
 namespace flynn::federated {

@@ -1,0 +1,88 @@
+#pragma once
+// FlyNN cross-validation for the hyper-parameter search: one hashing pass per
+// configuration, every γ of a set scored from it, in O(L·m) memory.
+//
+// cross_validate_flynn_gammas (cross_validation.hpp) keeps k+1 count tables and builds an
+// m × L filter table per fold and γ: O(k·L·m) memory and O(k·G·L·m) time, which dominates
+// for large m. This evaluator keeps ONE unit-major count table c[i·L + l] of all rows and,
+// for fold f, subtracts fold f's rows, scores them, and adds them back: O(n·ρ) count
+// updates per fold instead of O(L·m) copies, and scores read γ^c from a per-γ power table
+// indexed by count. Results are identical to cross_validate_flynn_gammas (same winners,
+// same γ^c values, same summation order, same lowest-class tie rule); a test checks it.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "flynn/class_counts.hpp"
+#include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::experiments {
+
+/// Bytes the evaluation of `config` on n rows with L classes holds at its peak: the
+/// lifting matrix (m·s uint32), the count table (L·m uint32), the winners (n·ρ uint32)
+/// and the hasher's per-thread blocks (small, bounded by 1024 rows).
+std::uint64_t fly_cv_memory_bytes(const FlyConfig& config, std::size_t n_rows, std::size_t n_classes);
+
+/// Additions the hashing pass performs: n·m·s (the dominant cost of an evaluation).
+double fly_cv_work(const FlyConfig& config, std::size_t n_rows);
+
+/// k-fold CV of FlyNN on one dataset and one fold assignment, for many configurations.
+class FlyCvEvaluator {
+ public:
+  /// Keeps a reference to `data` (which must outlive the evaluator) and copies the folds.
+  /// Throws flynn::Error for unlabelled data or a fold vector of the wrong size.
+  FlyCvEvaluator(const Dataset& data, std::vector<std::uint32_t> fold_of_row, std::uint32_t k);
+
+  /// Hashes every row once with `config` (its γ is ignored), then returns the CV result
+  /// for each of `gammas` (result i for gammas[i]). Every result's `seconds` is the wall
+  /// time of the whole call (the hashing is shared). `progress` counts hashed rows.
+  /// Standardising variants hash all rows once per fold instead, with that fold's training
+  /// statistics (exact FeatureSums of the other folds), as `flynn train` on those rows
+  /// would; `progress` then counts the first fold's pass.
+  std::vector<CvResult> evaluate(const FlyConfig& config, const std::vector<double>& gammas,
+                                 int threads = 0, const ProgressFn& progress = {}) const;
+
+  /// Out-of-fold scores of `config` (with its γ): n × L row-major, row r scored by the model
+  /// trained on every fold but r's, exactly as FlyNN::scores would score it (lower is better).
+  /// The input of calibration (calibration.hpp). `progress` counts hashed rows.
+  /// Standardising variants hash once per fold with that fold's training statistics.
+  std::vector<double> out_of_fold_scores(const FlyConfig& config, int threads = 0,
+                                         const ProgressFn& progress = {}) const;
+
+  const Dataset& data() const { return data_; }
+  const std::vector<std::uint32_t>& folds() const { return fold_of_row_; }
+  std::uint32_t k() const { return k_; }
+
+ private:
+  // Hashes every row (winners, n × ρ) and counts all rows per unit and class (m × L).
+  void hash_and_count(const FlyConfig& config, int threads, const ProgressFn& progress,
+                      std::vector<std::uint32_t>& winners, std::vector<std::uint32_t>& counts) const;
+  // Adds `delta` (±1) to the counts of `rows`' winners: removes or restores one fold.
+  void update_counts(const std::vector<std::size_t>& rows, const std::vector<std::uint32_t>& winners,
+                     std::uint32_t rho, int delta, std::vector<std::uint32_t>& counts) const;
+  // γ^c for c = 0…n, one block of n + 1 per γ.
+  static std::vector<double> gamma_powers(const std::vector<double>& gammas, std::size_t n);
+  // Standardising variants: for each fold f, hashes every row with f's training statistics
+  // (exact FeatureSums of the other folds), counts the other folds' rows, and calls
+  // visit(f, winners, counts).
+  using FoldVisitor = std::function<void(std::uint32_t fold, const std::vector<std::uint32_t>& winners,
+                                         const ClassCounts& counts)>;
+  void for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                  const FoldVisitor& visit) const;
+  // The standardising variants' path (statistics from each fold's training rows).
+  std::vector<CvResult> evaluate_per_fold(const FlyConfig& config, const std::vector<double>& gammas,
+                                          int threads, const ProgressFn& progress,
+                                          std::chrono::steady_clock::time_point start) const;
+
+  const Dataset& data_;
+  std::vector<std::uint32_t> fold_of_row_;
+  std::uint32_t k_;
+  std::vector<std::vector<std::size_t>> test_rows_;  // rows of each fold
+};
+
+}  // namespace flynn::experiments

@@ -1,0 +1,80 @@
+#pragma once
+// Tuning FlyNN for one labelled dataset: the one home of the hyper-parameter search that both
+// `flynn tune` and `flynn reproduce` (run_dataset_study) run.
+//
+// tune_flynn() on stratified k-fold CV:
+//   1. the successive-halving search of search.hpp (search_flynn) over the whole space, with
+//      an optional wall-clock limit (SearchOptions::time_limit_seconds);
+//   2. calibration (optional): the chosen configuration's out-of-fold scores
+//      (FlyCvEvaluator::out_of_fold_scores) and the temperature of minimum log-loss on them
+//      (calibration.hpp), so the temperature is chosen on data the scores' models never saw;
+//   3. a comparison (optional): a caller's classifier cross-validated on the same folds
+//      (`flynn tune --knn` passes flynn::baselines' tuned kNN, compare_tuned_knn); a hook,
+//      so that evaluation needs no baseline and no FAISS.
+// train_tuned_model() then fits the chosen configuration on all rows.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "flynn/classifier.hpp"
+#include "flynn/dataset.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/search.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::experiments {
+
+/// The variants `flynn tune` searches by default: paper, sign, z, zsign, thermo,
+/// thermo-sign and the default zsign-q+paper (zsign-q alone and zsign+paper are left out:
+/// zsign-q is zsign with 16-level quantisation, a speed option whose accuracy is zsign's).
+std::vector<Variant> tune_variants();
+
+/// A classifier compared with the tuned FlyNN on the same folds, run after the search and
+/// calibration with the search's thread count; the caller keeps what it computes.
+using TuneComparison = std::function<void(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                                          std::uint32_t k_folds, int threads)>;
+
+/// What tune_flynn does beyond the search.
+struct TuneOptions {
+  /// Budget, design, space, guard, seeds, time limit, threads. The default space is the
+  /// paper's ranges with every variant of tune_variants() (the study sets its own).
+  SearchOptions search = [] {
+    SearchOptions o;
+    o.space.variants = tune_variants();
+    return o;
+  }();
+  bool calibrate = true;            ///< fit the probability temperature on out-of-fold scores
+  TuneComparison comparison;        ///< run on the same folds when set
+};
+
+/// Outcome of tune_flynn.
+struct TuneResult {
+  SearchResult search;                  ///< trace, best configuration and its CV
+  FlyConfig config;                     ///< the chosen configuration (= search.best_config)
+  CvResult cv;                          ///< its CV accuracy per fold (= search.best_cv)
+  std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
+  double seconds = 0.0;                 ///< wall time of tune_flynn
+  /// The temperature to store in the model: the fitted one, else Defaults::temperature.
+  double temperature() const { return calibration ? calibration->fit.temperature : Defaults::temperature; }
+};
+
+/// Stages tune_flynn reports through `progress`, in units of rows processed: the search's
+/// evaluations, then (if asked) one calibration pass and the comparison (two units: tuned
+/// kNN's two sweeps). The total is fixed
+/// when the call starts, so a progress bar's ETA is meaningful from the start.
+///
+/// Runs the search on `data` with the given folds (fold_of_row from stratified_folds), then
+/// calibration and the comparison as asked. Throws flynn::Error for unlabelled data, fewer rows than
+/// folds, or bad options; flynn::Cancelled when `progress` returns false.
+TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                      std::uint32_t k_folds, const TuneOptions& options, const ProgressFn& progress = {});
+
+/// The chosen configuration trained on every row of `data` (labels as `labels`, which must
+/// contain every label of the data). `progress` counts hashed rows.
+FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneResult& result,
+                        int threads = 0, const ProgressFn& progress = {});
+
+}  // namespace flynn::experiments

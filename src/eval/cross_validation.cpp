@@ -1,0 +1,124 @@
+#include "flynn/eval/cross_validation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "flynn/fly_hasher.hpp"
+#include "flynn/scoring.hpp"
+#include "flynn/error.hpp"
+#include "flynn/eval/fly_cv.hpp"
+#include "flynn/random.hpp"
+
+namespace flynn::experiments {
+
+std::vector<std::uint32_t> stratified_folds(const std::vector<std::uint32_t>& labels,
+                                            std::size_t n_classes, std::uint32_t k,
+                                            std::uint64_t seed) {
+  if (k < 2) throw Error(fmt::format("folds = {}: must be at least 2", k));
+  if (k > labels.size())
+    throw Error(fmt::format("folds = {}: more folds than the {} rows", k, labels.size()));
+  std::vector<std::vector<std::size_t>> by_class(n_classes);
+  for (std::size_t r = 0; r < labels.size(); ++r) {
+    FLYNN_ASSERT(labels[r] < n_classes);
+    by_class[labels[r]].push_back(r);
+  }
+  SeededRng rng = SeededRng::keyed(seed, RngStream::Folds, 0);
+  std::vector<std::uint32_t> fold(labels.size());
+  std::uint32_t next = 0;
+  for (auto& rows : by_class) {
+    for (std::size_t i = rows.size(); i > 1; --i) {
+      const std::size_t j = rng.uniform_below(i);
+      std::swap(rows[i - 1], rows[j]);
+    }
+    for (std::size_t r : rows) {
+      fold[r] = next;
+      next = (next + 1) % k;
+    }
+  }
+  return fold;
+}
+
+std::vector<FoldRows> fold_rows(const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k) {
+  std::vector<FoldRows> out(k);
+  for (std::size_t r = 0; r < fold_of_row.size(); ++r) {
+    for (std::uint32_t f = 0; f < k; ++f) {
+      (fold_of_row[r] == f ? out[f].test : out[f].train).push_back(r);
+    }
+  }
+  return out;
+}
+
+CvResult summarize_folds(std::vector<double> acc, double seconds) {
+  CvResult r;
+  r.fold_accuracy = std::move(acc);
+  r.seconds = seconds;
+  const double n = static_cast<double>(r.fold_accuracy.size());
+  if (n == 0) return r;
+  r.mean = std::accumulate(r.fold_accuracy.begin(), r.fold_accuracy.end(), 0.0) / n;
+  double ss = 0.0;
+  for (double a : r.fold_accuracy) ss += (a - r.mean) * (a - r.mean);
+  r.sd = n > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+  return r;
+}
+
+std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const FlyConfig& config,
+                                                  const std::vector<double>& gammas,
+                                                  const std::vector<std::uint32_t>& fold_of_row,
+                                                  std::uint32_t k, int threads,
+                                                  const ProgressFn& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", data.source));
+  if (fold_of_row.size() != data.n_rows) throw Error("fold assignment does not match the rows");
+  const std::size_t L = data.classes.size();
+  config.validate(L);
+  const FlyHasher hasher(config, threads);
+  const std::uint32_t rho = config.rho, m = config.m;
+  // One hashing pass: winners of every row, and the counts of each fold.
+  std::vector<std::uint32_t> winners(data.n_rows * rho);
+  hasher.hash(data.features.data(), data.n_rows, winners.data(), threads, progress);
+  std::vector<ClassCounts> fold_counts(k, ClassCounts(L, m));
+  ClassCounts total(L, m);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    fold_counts[fold_of_row[r]].add_row(data.labels[r], winners.data() + r * rho, rho);
+    total.add_row(data.labels[r], winners.data() + r * rho, rho);
+  }
+  const double hash_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::vector<CvResult> results;
+  std::vector<double> scores(L);
+  for (double gamma : gammas) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> acc(k);
+    for (std::uint32_t f = 0; f < k; ++f) {
+      ClassCounts train = total;
+      train -= fold_counts[f];
+      const FilterScorer scorer(train, gamma, rho);
+      std::size_t correct = 0, tested = 0;
+      for (std::size_t r = 0; r < data.n_rows; ++r) {
+        if (fold_of_row[r] != f) continue;
+        scorer.score(winners.data() + r * rho, scores.data());
+        correct += argmin_class(scores.data(), L) == data.labels[r];
+        ++tested;
+      }
+      acc[f] = tested ? static_cast<double>(correct) / tested : 0.0;
+    }
+    const double secs =
+        hash_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    results.push_back(summarize_folds(std::move(acc), secs));
+  }
+  return results;
+}
+
+CvResult cross_validate_flynn(const Dataset& data, const FlyConfig& config,
+                              const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                              int threads, const ProgressFn& progress) {
+  config.validate(data.classes.size());
+  return FlyCvEvaluator(data, fold_of_row, k).evaluate(config, {config.gamma}, threads, progress).front();
+}
+
+}  // namespace flynn::experiments

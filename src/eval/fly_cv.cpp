@@ -1,0 +1,235 @@
+#include "flynn/eval/fly_cv.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/class_counts.hpp"
+#include "flynn/feature_stats.hpp"
+#include "flynn/fly_hasher.hpp"
+#include "flynn/detail/parallel.hpp"
+#include "flynn/scoring.hpp"
+
+namespace flynn::experiments {
+
+namespace {
+// Test rows per scoring task: large enough to amortise the shared task counter.
+constexpr std::size_t kScoreChunk = 256;
+}  // namespace
+
+std::uint64_t fly_cv_memory_bytes(const FlyConfig& c, std::size_t n_rows, std::size_t n_classes) {
+  const std::uint64_t m = c.m, s = c.s, rho = c.rho;
+  return m * s * 4 + std::uint64_t(n_classes) * m * 4 + std::uint64_t(n_rows) * rho * 4 +
+         (std::uint64_t{1} << 20);
+}
+
+double fly_cv_work(const FlyConfig& c, std::size_t n_rows) {
+  return static_cast<double>(n_rows) * static_cast<double>(c.m) * static_cast<double>(c.s);
+}
+
+FlyCvEvaluator::FlyCvEvaluator(const Dataset& data, std::vector<std::uint32_t> fold_of_row,
+                               std::uint32_t k)
+    : data_(data), fold_of_row_(std::move(fold_of_row)), k_(k) {
+  if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", data.source));
+  if (fold_of_row_.size() != data.n_rows)
+    throw Error(fmt::format("{}: {} fold ids for {} rows", data.source, fold_of_row_.size(), data.n_rows));
+  test_rows_.resize(k);
+  for (std::size_t r = 0; r < fold_of_row_.size(); ++r) {
+    if (fold_of_row_[r] >= k) throw Error(fmt::format("fold id {} ≥ k = {}", fold_of_row_[r], k));
+    test_rows_[fold_of_row_[r]].push_back(r);
+  }
+}
+
+void FlyCvEvaluator::hash_and_count(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                    std::vector<std::uint32_t>& winners,
+                                    std::vector<std::uint32_t>& counts) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const FlyHasher hasher(config, threads);
+  winners.assign(n * config.rho, 0);
+  hasher.hash(data_.features.data(), n, winners.data(), threads, progress);
+  // Unit-major counts of all rows: a winner's L counts are contiguous.
+  counts.assign(std::size_t(config.m) * L, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint32_t* w = winners.data() + r * config.rho;
+    for (std::uint32_t t = 0; t < config.rho; ++t) ++counts[std::size_t(w[t]) * L + data_.labels[r]];
+  }
+}
+
+void FlyCvEvaluator::update_counts(const std::vector<std::size_t>& rows,
+                                   const std::vector<std::uint32_t>& winners, std::uint32_t rho, int delta,
+                                   std::vector<std::uint32_t>& counts) const {
+  const std::size_t L = data_.classes.size();
+  for (std::size_t r : rows) {
+    const std::uint32_t* w = winners.data() + r * rho;
+    for (std::uint32_t t = 0; t < rho; ++t)
+      counts[std::size_t(w[t]) * L + data_.labels[r]] += static_cast<std::uint32_t>(delta);
+  }
+}
+
+std::vector<double> FlyCvEvaluator::gamma_powers(const std::vector<double>& gammas, std::size_t n) {
+  // γ^c exactly as filter_table computes it (c = 0 → 1, else std::pow), for c ≤ n.
+  std::vector<double> power((n + 1) * gammas.size());
+  for (std::size_t g = 0; g < gammas.size(); ++g)
+    for (std::size_t c = 0; c <= n; ++c)
+      power[g * (n + 1) + c] = c == 0 ? 1.0 : std::pow(gammas[g], static_cast<double>(c));
+  return power;
+}
+
+std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, int threads,
+                                                       const ProgressFn& progress) const {
+  if (!(config.gamma >= 0.0 && config.gamma < 1.0))
+    throw Error(fmt::format("gamma = {}: must be in [0, 1)", config.gamma));
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::uint32_t rho = config.rho;
+  std::vector<double> scores(n * L, 0.0);
+  if (config.variant.standardize) {
+    // Each fold hashed with its own training statistics, as evaluate() does.
+    for_each_fold_standardized(config, threads, progress,
+                               [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+                                 const FilterScorer scorer(counts, config.gamma, rho);
+                                 for (std::size_t r : test_rows_[f])
+                                   scorer.score(winners.data() + r * rho, scores.data() + r * L);
+                               });
+    return scores;
+  }
+  std::vector<std::uint32_t> winners, counts;
+  hash_and_count(config, threads, progress, winners, counts);
+  const std::vector<double> power = gamma_powers({config.gamma}, n);
+  const int workers = resolve_threads(threads);
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    const std::vector<std::size_t>& rows = test_rows_[f];
+    update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
+    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+      const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
+      for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
+        const std::size_t r = rows[i];
+        const std::uint32_t* w = winners.data() + r * rho;
+        double* out = scores.data() + r * L;
+        // Same summation order as evaluate()'s scores (winner by winner).
+        for (std::uint32_t t = 0; t < rho; ++t) {
+          const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
+          for (std::size_t l = 0; l < L; ++l) out[l] += power[c[l]];
+        }
+      }
+    });
+    update_counts(rows, winners, rho, +1, counts);
+  }
+  return scores;
+}
+
+std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const std::vector<double>& gammas,
+                                               int threads, const ProgressFn& progress) const {
+  const auto start = std::chrono::steady_clock::now();
+  if (gammas.empty()) throw Error("FlyNN CV: no γ to evaluate");
+  for (double g : gammas)
+    if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
+  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, start);
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::uint32_t rho = config.rho;
+  std::vector<std::uint32_t> winners, counts;
+  hash_and_count(config, threads, progress, winners, counts);
+  const std::size_t G = gammas.size();
+  const std::vector<double> power = gamma_powers(gammas, n);
+
+  const int workers = resolve_threads(threads);
+  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    const std::vector<std::size_t>& rows = test_rows_[f];
+    update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
+    std::vector<std::vector<std::size_t>> local(static_cast<std::size_t>(workers),
+                                                std::vector<std::size_t>(G, 0));
+    parallel_for(chunks, workers, [&](std::size_t chunk, int worker) {
+      std::vector<double> scores(L);
+      std::vector<std::size_t>& hits = local[static_cast<std::size_t>(worker)];
+      const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
+      for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
+        const std::size_t r = rows[i];
+        const std::uint32_t* w = winners.data() + r * rho;
+        for (std::size_t g = 0; g < G; ++g) {
+          const double* pw = power.data() + g * (n + 1);
+          std::fill(scores.begin(), scores.end(), 0.0);
+          for (std::uint32_t t = 0; t < rho; ++t) {
+            const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
+            for (std::size_t l = 0; l < L; ++l) scores[l] += pw[c[l]];
+          }
+          hits[g] += argmin_class(scores.data(), L) == data_.labels[r];
+        }
+      }
+    });
+    for (const auto& h : local)
+      for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
+    update_counts(rows, winners, rho, +1, counts);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    std::vector<double> acc(k_, 0.0);
+    for (std::uint32_t f = 0; f < k_; ++f)
+      acc[f] = test_rows_[f].empty() ? 0.0
+                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
+    out.push_back(summarize_folds(std::move(acc), seconds));
+  }
+  return out;
+}
+
+void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                                const FoldVisitor& visit) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::uint32_t m = config.m, rho = config.rho;
+  FlyHasher hasher(config, threads);
+  // Exact per-fold feature sums: a fold's training statistics are the sum over the other
+  // folds, as central training on those rows would compute them.
+  std::vector<FeatureSums> fold_sums(k_, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
+  for (std::size_t r = 0; r < n; ++r)
+    fold_sums[fold_of_row_[r]].add_row(data_.features.data() + r * data_.n_features);
+  std::vector<std::uint32_t> winners(n * rho);
+  for (std::uint32_t f = 0; f < k_; ++f) {
+    if (test_rows_[f].empty()) continue;
+    FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
+    for (std::uint32_t g = 0; g < k_; ++g)
+      if (g != f) train += fold_sums[g];
+    if (train.rows() == 0) continue;
+    hasher.set_feature_stats(train.stats());
+    hasher.hash(data_.features.data(), n, winners.data(), threads, f == 0 ? progress : ProgressFn{});
+    ClassCounts counts(L, m);
+    for (std::size_t r = 0; r < n; ++r)
+      if (fold_of_row_[r] != f) counts.add_row(data_.labels[r], winners.data() + r * rho, rho);
+    visit(f, winners, counts);
+  }
+}
+
+std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
+    const FlyConfig& config, const std::vector<double>& gammas, int threads,
+    const ProgressFn& progress, std::chrono::steady_clock::time_point start) const {
+  const std::size_t L = data_.classes.size(), G = gammas.size();
+  const std::uint32_t rho = config.rho;
+  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  for_each_fold_standardized(config, threads, progress,
+                             [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+                               for (std::size_t g = 0; g < G; ++g) {
+                                 const FilterScorer scorer(counts, gammas[g], rho);
+                                 std::vector<double> scores(L);
+                                 for (std::size_t r : test_rows_[f]) {
+                                   scorer.score(winners.data() + r * rho, scores.data());
+                                   correct[f][g] += argmin_class(scores.data(), L) == data_.labels[r];
+                                 }
+                               }
+                             });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    std::vector<double> acc(k_, 0.0);
+    for (std::uint32_t f = 0; f < k_; ++f)
+      acc[f] = test_rows_[f].empty() ? 0.0
+                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
+    out.push_back(summarize_folds(std::move(acc), seconds));
+  }
+  return out;
+}
+
+}  // namespace flynn::experiments

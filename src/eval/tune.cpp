@@ -1,0 +1,88 @@
+#include "flynn/eval/tune.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/eval/fly_cv.hpp"
+
+namespace flynn::experiments {
+
+namespace {
+
+// Progress of the stages on one scale: each stage gets a share of kUnitsPerShare units per
+// full-data pass it costs, and reports its own (done, total) as a fraction of that share.
+constexpr std::size_t kUnitsPerShare = 1000;
+
+class StagedProgress {
+ public:
+  StagedProgress(const ProgressFn& fn, std::size_t total_shares)
+      : fn_(fn), total_(total_shares * kUnitsPerShare) {}
+  // A callback for a stage worth `shares` full-data passes.
+  ProgressFn stage(std::size_t shares) {
+    if (!fn_) return {};
+    const std::size_t base = offset_;
+    const std::size_t width = shares * kUnitsPerShare;
+    offset_ += width;
+    return [this, base, width](std::size_t done, std::size_t total) {
+      const double frac = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+      return fn_(base + static_cast<std::size_t>(frac * static_cast<double>(width)), total_);
+    };
+  }
+
+ private:
+  const ProgressFn& fn_;
+  std::size_t total_;
+  std::size_t offset_ = 0;
+};
+
+}  // namespace
+
+std::vector<Variant> tune_variants() {
+  std::vector<Variant> out;
+  // The default variant (zsign-q+paper) is in the space, so tuning can keep what it does.
+  for (const char* name : {"paper", "sign", "z", "zsign", "thermo", "thermo-sign", "zsign-q+paper"})
+    out.push_back(parse_variant(name));
+  return out;
+}
+
+TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                      std::uint32_t k_folds, const TuneOptions& o, const ProgressFn& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!data.has_labels) throw Error(fmt::format("{}: tuning needs labels", data.source));
+  data.require_trainable();
+  if (data.n_rows < k_folds)
+    throw Error(fmt::format("{}: {} rows, fewer than the {} folds", data.source, data.n_rows, k_folds));
+
+  // Shares: the search costs about `budget` full-data passes; calibration one more; each
+  // comparison two (tuned kNN: FAISS over all rows, once per scaling).
+  StagedProgress staged(progress, o.search.budget + (o.calibrate ? 1 : 0) + (o.comparison ? 2 : 0));
+  TuneResult res;
+  res.search = search_flynn(data, fold_of_row, k_folds, o.search, staged.stage(o.search.budget));
+  res.config = res.search.best_config;
+  res.cv = res.search.best_cv;
+
+  if (o.calibrate) {
+    const FlyCvEvaluator ev(data, fold_of_row, k_folds);
+    const std::vector<double> scores = ev.out_of_fold_scores(res.config, o.search.threads, staged.stage(1));
+    res.calibration =
+        calibrate_out_of_fold(scores, data.classes.size(), res.config.rho, data.labels, fold_of_row, k_folds);
+  }
+  if (o.comparison) {
+    ProgressFn comparison_progress = staged.stage(2);
+    o.comparison(data, fold_of_row, k_folds, o.search.threads);
+    if (comparison_progress && !comparison_progress(1, 1)) throw Cancelled();
+  }
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneResult& result, int threads,
+                        const ProgressFn& progress) {
+  FlyNN model(result.config, labels, threads);
+  model.fit(data, progress);
+  return model;
+}
+
+}  // namespace flynn::experiments

@@ -1,0 +1,72 @@
+// `flynn tune` end to end: the JSON summary and the model it writes, and clean errors for
+// bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/error.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/scoring.hpp"
+#include "test_support.hpp"
+
+namespace flynn::experiments {
+namespace {
+
+class TuneCli : public ::testing::Test {
+ protected:
+  test::TempDir dir_;
+  std::string data_ = dir_.file("blobs.csv");
+  void SetUp() override {
+    const Dataset d = test::blobs(3, 40, 5, 17, 0.3);
+    std::string csv;
+    for (std::size_t r = 0; r < d.n_rows; ++r) {
+      for (std::size_t j = 0; j < d.n_features; ++j) csv += std::to_string(d.features[r * 5 + j]) + ",";
+      csv += d.classes.name(d.labels[r]) + "\n";
+    }
+    test::write_text(data_, csv);
+  }
+};
+
+TEST_F(TuneCli, JsonSummaryAndModel) {
+  const std::string model = dir_.file("m.flynn");
+  const auto r = test::run_cli("tune --data " + data_ + " --model " + model +
+                               " --budget 4 --folds 3 --knn --json --quiet --test " + data_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["command"], "tune");
+  EXPECT_EQ(j["rows"], 120);
+  EXPECT_EQ(j["fold_accuracy"].size(), 3u);
+  double mean = 0;
+  for (double a : j["fold_accuracy"]) mean += a / 3.0;
+  EXPECT_NEAR(j["accuracy"].get<double>(), mean, 1e-12);  // the best configuration's CV accuracy
+  EXPECT_GT(j["accuracy"].get<double>(), 0.5);  // three classes: chance is 1/3
+  for (const char* k : {"m", "s", "rho", "gamma", "preprocess"}) EXPECT_TRUE(j["config"].contains(k)) << k;
+  EXPECT_GT(j["temperature"].get<double>(), 0.0);
+  EXPECT_TRUE(j["calibration"].contains("heldout_ece"));
+  EXPECT_TRUE(j["knn"]["tuned"].contains("accuracy_mean"));
+  EXPECT_TRUE(j["test"].contains("log_loss"));
+  EXPECT_FALSE(j["search"]["time_limited"].get<bool>());
+  // The model file carries the fitted temperature and predicts.
+  EXPECT_DOUBLE_EQ(io::load_model(model).temperature(), j["temperature"].get<double>());
+  const auto p = test::run_cli("predict --model " + model + " --data " + data_ + " --json --quiet");
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_GT(nlohmann::json::parse(p.out)["accuracy"].get<double>(), 0.5);
+}
+
+TEST_F(TuneCli, BadInputGivesCleanErrors) {
+  auto r = test::run_cli("tune --data " + dir_.file("missing.csv") + " --model " + dir_.file("m.flynn") + " --quiet");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128);
+  EXPECT_NE(r.err.find("missing.csv"), std::string::npos) << r.err;
+  r = test::run_cli("tune --data " + data_ + " --model " + dir_.file("m.flynn") + " --folds 500 --quiet");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_LT(r.exit_code, 128);
+  EXPECT_NE(r.err.find("fewer than the 500 folds"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace flynn::experiments
