@@ -467,8 +467,9 @@ TEST(FederatedCoordinatorLimits, HugeJoinIsRefusedAtOnceWithinMemoryAndTheRoundG
               sampler.peak_kb() / 1024.0, rss_before / 1024.0);
   EXPECT_GT(sampler.peak_kb(), 0);
   EXPECT_LT(sampler.peak_kb() - rss_before, 100 * 1024) << "the coordinator's peak RSS reached " << sampler.peak_kb() << " kB";
-  if (!kSanitized)
+  if (!kSanitized) {
     EXPECT_LT(sampler.peak_kb(), 100 * 1024) << "the coordinator's peak RSS reached " << sampler.peak_kb() << " kB";
+  }
 }
 
 // ---- idle connections -----------------------------------------------------------------

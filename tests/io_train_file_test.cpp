@@ -162,7 +162,9 @@ TEST(EditFromFile, RefusesLabelsTheModelLacksAndDataWithoutLabels) {
   TempDir dir;
   const std::string csv = dir.file("messy.csv");
   write_text(csv, messy_csv());
-  FlyNN model = io::train_from_file(csv, io::FileTrainingOptions{}).model;
+  const io::FileTrainingOptions defaults;  // a named object: GCC 12 misreads a temporary's
+                                           // strings as maybe-uninitialized
+  FlyNN model = io::train_from_file(csv, defaults).model;
   const std::string other = dir.file("other.csv");
   write_text(other, "x1,x2,x3,x4,label\n1,2,3,4,k9\n");
   io::FileEditOptions edit;
@@ -187,7 +189,8 @@ TEST(PredictFile, ChunksGiveTheWholeFilePredictionsAndCount) {
   TempDir dir;
   const std::string csv = dir.file("messy.csv");
   write_text(csv, messy_csv());
-  const FlyNN model = io::train_from_file(csv, io::FileTrainingOptions{}).model;
+  const io::FileTrainingOptions defaults;  // named: see above
+  const FlyNN model = io::train_from_file(csv, defaults).model;
   const io::LoadOptions load = io::model_load_options(io::LoadOptions{}, model);
   const Dataset data = io::load_dataset(csv, load);
   PredictOptions po;

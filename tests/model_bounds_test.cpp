@@ -2,6 +2,8 @@
 // drives is estimated and bounded first, and whatever training writes reads back.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <zlib.h>
 
 #include <cstring>
@@ -166,8 +168,8 @@ TEST(ModelBounds, CountStreamRoundTripsEveryRunShape) {
   model.set_provenance(dp);
   const std::size_t L = values.size() / m;
   std::vector<std::string> names;
-  // std::string("c") +: GCC 12's -Wrestrict misfires on "c" + string&&.
-  for (std::size_t l = 0; l < L; ++l) names.push_back(std::string("c") + std::to_string(l));
+  // fmt: GCC 12's -Wrestrict misfires on "c" + string&& (and on std::string("c") + it).
+  for (std::size_t l = 0; l < L; ++l) names.push_back(fmt::format("c{}", l));
   FlyNN wide(model.config(), LabelSet(names), ClassCounts(L, m, values), 1);
   wide.set_provenance(dp);
   const io::ModelContents mc = io::parse_model(io::serialize_model(wide), "m");
