@@ -1,0 +1,49 @@
+#pragma once
+// Binds a library option table (flynn/option_table.hpp) to a CLI11 command: one flag per
+// row, with the row's help, group, bounds and requiredness. The CLI writes no flag of a
+// table by hand.
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "flynn/option_table.hpp"
+
+namespace flynn::cli {
+
+/// Adds every row of `table` to `cmd`, writing into `target` (which must outlive the
+/// parse). Returns the options in the table's order.
+template <class T>
+std::vector<CLI::Option*> bind_options(CLI::App* cmd, const OptionTable<T>& table, T& target) {
+  std::vector<CLI::Option*> options;
+  for (const OptionField<T>& f : table) {
+    CLI::Option* opt = std::visit(
+        [&](const auto& access) -> CLI::Option* {
+          auto& value = access(target);
+          using V = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<V, bool>) {
+            return cmd->add_flag(f.flag, value, f.help);
+          } else {
+            CLI::Option* o = cmd->add_option(f.flag, value, f.help);
+            if constexpr (std::is_same_v<V, std::vector<std::string>>) o->delimiter(',');
+            if constexpr (std::is_arithmetic_v<V>) {
+              // In the value's own type, so an integer's range reads "1 to 100000".
+              if (f.min || f.max)
+                o->check(CLI::Range(f.min ? static_cast<V>(*f.min) : std::numeric_limits<V>::lowest(),
+                                    f.max ? static_cast<V>(*f.max) : std::numeric_limits<V>::max()));
+            }
+            return o;
+          }
+        },
+        f.target);
+    opt->group(f.hidden ? std::string() : f.group.empty() ? std::string("Options") : f.group);
+    if (f.required) opt->required();
+    options.push_back(opt);
+  }
+  return options;
+}
+
+}  // namespace flynn::cli
