@@ -13,6 +13,7 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/settings_table.hpp"
+#include "bind_options.hpp"
 #include "option_parsing.hpp"
 
 namespace flynn::cli {
@@ -24,74 +25,26 @@ void CommonOptions::add_to(CLI::App* app, bool with_json) {
   if (with_json) app->add_flag("--json", json, "Print a machine-readable JSON summary on stdout");
 }
 
-void HyperParamOptions::add_to(CLI::App* app) {
-  const char* g = "Hyper-parameters";
-  const auto& fields = hyper_param_fields();
-  // Sized once: CLI11 keeps pointers into the slots.
-  slots_.assign(fields.size(), Slot{});
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const HyperParamField& f = fields[i];
-    Slot& slot = slots_[i];
-    switch (f.kind) {
-      case SettingKind::Unsigned: slot.option = app->add_option(f.flag, slot.count, f.help); break;
-      case SettingKind::Real: slot.option = app->add_option(f.flag, slot.real, f.help); break;
-      case SettingKind::Choice: slot.option = app->add_option(f.flag, slot.name, f.help); break;
-    }
-    slot.option->group(g);
-  }
-}
-
 HyperParams HyperParamOptions::params() const {
   HyperParams p;
   const auto& fields = hyper_param_fields();
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    const Slot& slot = slots_[i];
-    if (!slot.option->count()) continue;
-    switch (fields[i].kind) {
-      case SettingKind::Unsigned: fields[i].set(p, slot.count); break;
-      case SettingKind::Real: fields[i].set(p, slot.real); break;
-      case SettingKind::Choice: fields[i].set(p, slot.name); break;
-    }
-  }
+  const auto given = flags_.given();
+  for (std::size_t i = 0; i < given.size(); ++i)
+    if (given[i]) fields[i].set(p, *given[i]);
   return p;
 }
 
 CLI::Option* HyperParamOptions::option(std::string_view name) const {
   const auto& fields = hyper_param_fields();
-  for (std::size_t i = 0; i < slots_.size(); ++i)
-    if (name == fields[i].name) return slots_[i].option;
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (name == fields[i].name) return flags_.option(i);
   throw Error(fmt::format("no hyper-parameter flag named '{}'", name));
 }
 
 void DataOptions::add_to(CLI::App* app) {
-  const char* g = "Data format";
-  app->add_option("--format", flags.format, "csv, arff, idx, libsvm or auto (from the file name)")
-      ->group(g);
-  app->add_option("--label-col", flags.label_col,
-                  "Class column: 'last' (default), 1-based number, negative from the end, a "
-                  "header name, or 'none'")
-      ->group(g);
-  app->add_option("--header", flags.header, "CSV header line: auto, yes, no")->group(g);
-  app->add_option("--delimiter", flags.delimiter, "CSV delimiter (default: detect , ; or tab)")->group(g);
-  app->add_option("--idx-labels", flags.idx_labels,
-                  "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)")
-      ->group(g);
+  bind_options(app, io::load_flag_fields(), flags);
   input_limit.add_to(app);
-  app->add_option("--id-col", flags.id_col,
-                  "Row id column (name or 1-based number): never a feature, passed through to "
-                  "the predictions")
-      ->group(g);
-  app->add_option("--feature-cols", flags.feature_cols,
-                  "Only these columns are features: names, 1-based numbers or ranges (3-7), "
-                  "comma-separated")
-      ->group(g);
-  app->add_option("--ignore-cols", flags.ignore_cols,
-                  "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated")
-      ->group(g);
-  missing_opt = app->add_option("--missing", flags.missing,
-                  "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored "
-                  "in the model), zero, or error")
-      ->group(g);
+  missing_opt = app->get_option("--missing");
 }
 
 io::LoadOptions DataOptions::load_options() const {

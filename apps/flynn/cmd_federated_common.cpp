@@ -4,36 +4,6 @@
 
 namespace flynn::cli {
 
-void DpOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
-  const auto& fields = federated::dp_param_fields();
-  slots_.assign(fields.size(), Slot{});
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    const federated::DpParamField& f = fields[i];
-    const std::string help = i == 0 && epsilon_help ? epsilon_help : f.help;
-    Slot& s = slots_[i];
-    switch (f.kind) {
-      case SettingKind::Unsigned: s.option = cmd->add_option(f.flag, s.count, help); break;
-      case SettingKind::Real: s.option = cmd->add_option(f.flag, s.real, help); break;
-      case SettingKind::Choice: s.option = cmd->add_option(f.flag, s.name, help); break;
-    }
-    s.option->group("Differential privacy");
-  }
-}
-
-federated::DpGiven DpOptions::given() const {
-  federated::DpGiven out(slots_.size());
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    const Slot& s = slots_[i];
-    if (!s.option->count()) continue;
-    switch (federated::dp_param_fields()[i].kind) {
-      case SettingKind::Unsigned: out[i] = s.count; break;
-      case SettingKind::Real: out[i] = s.real; break;
-      case SettingKind::Choice: out[i] = s.name; break;
-    }
-  }
-  return out;
-}
-
 void PartyOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
   hyper.add_to(cmd);
   format.add_to(cmd);

@@ -12,22 +12,19 @@
 
 namespace flynn::cli {
 
-/// --dp-epsilon, --dp-T, --dp-exponent, --dp-unit, --dp-postprocess.
+/// --dp-epsilon, --dp-T, --dp-exponent, --dp-unit, --dp-postprocess (dp_param_fields).
 struct DpOptions {
   /// `epsilon_help` (if given) replaces --dp-epsilon's help for this command.
-  void add_to(CLI::App* cmd, const char* epsilon_help = nullptr);
+  void add_to(CLI::App* cmd, const char* epsilon_help = nullptr) {
+    flags_.add_to(cmd, federated::dp_param_fields(), "Differential privacy");
+    if (epsilon_help) flags_.option(0)->description(epsilon_help);
+  }
   /// The flags given, one per row of dp_param_fields.
-  federated::DpGiven given() const;
+  federated::DpGiven given() const { return flags_.given(); }
   std::optional<federated::DpParams> params() const { return federated::dp_params_from_given(given()); }
 
  private:
-  struct Slot {
-    std::uint64_t count = 0;
-    double real = 0;
-    std::string name;
-    CLI::Option* option = nullptr;
-  };
-  std::vector<Slot> slots_;  // sized once: CLI11 keeps pointers into them
+  SettingFlags<federated::DpParamField> flags_;
 };
 
 /// What every command that runs parties reads: hyper-parameters, the data format,

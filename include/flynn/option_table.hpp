@@ -28,23 +28,20 @@ struct OptionField {
   std::string flag;   ///< "--budget"; further names after commas ("--quiet,-q")
   std::string help;   ///< empty for a hidden alias
   Target target;
-  std::string group = {};        ///< help group; empty: the command's own options
+  const char* group = "";  ///< help group; empty: the command's own options
   bool required = false;
   std::optional<double> min = {};  ///< inclusive bounds of a number
   std::optional<double> max = {};
   /// Kept for existing scripts: accepted, not shown in --help.
   bool hidden = false;
+  /// Set to true when the option is given (a default that depends on what else is given:
+  /// --quick lowers the budget only when --budget is not given); none: not tracked. A
+  /// function pointer, not a std::function: GCC 12 miscompiles a defaulted std::function
+  /// member of a class template in an aggregate (an undefined std::function() reference).
+  bool& (*given)(T&) = nullptr;
 };
 
 template <class T>
 using OptionTable = std::vector<OptionField<T>>;
-
-/// `table` with every row's help group set to `group` (rows that name their own keep it).
-template <class T>
-OptionTable<T> in_group(OptionTable<T> table, const std::string& group) {
-  for (OptionField<T>& f : table)
-    if (f.group.empty()) f.group = group;
-  return table;
-}
 
 }  // namespace flynn

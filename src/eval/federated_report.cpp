@@ -163,7 +163,8 @@ std::string trained_party_text(const PartyRun& run, const TrainedParty& p) {
                                                : fmt::format("{} (written by rank 0)", p.model_path));
 }
 
-nlohmann::json joined_party_json(const PartyRun& run, const JoinedParty& p) {
+nlohmann::json joined_party_json(const JoinOutcome& p) {
+  const PartyRun& run = p.run;
   nlohmann::json parties = nlohmann::json::array();
   for (const PartyReport& r : run.reports) {
     Traffic all = r.control_traffic;
@@ -210,7 +211,8 @@ nlohmann::json joined_party_json(const PartyRun& run, const JoinedParty& p) {
   return j;
 }
 
-std::string joined_party_text(const PartyRun& run, const JoinedParty& p) {
+std::string joined_party_text(const JoinOutcome& p) {
+  const PartyRun& run = p.run;
   const PartyResult& r = run.result;
   const FlyConfig& c = r.model.config();
   std::string s = fmt::format("federated training over gRPC: '{}' is rank {} of {}; secure "

@@ -7,7 +7,12 @@
 
 #include "flynn/error.hpp"
 #include "flynn/imputation.hpp"
+#include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/federated_report.hpp"
+#include "flynn/federated/public_schema.hpp"
+#include "flynn/io/feature_stats_file.hpp"
 #include "flynn/metrics.hpp"
 
 namespace flynn::experiments {
@@ -127,6 +132,60 @@ nlohmann::json privacy_account_json(const std::optional<PrivacyAccount>& a, cons
                               ? "Theorem 6: total = parties x T x (selection + noise) per pick"
                               : "record unit (disjoint parties), parallel composition: total = per party = T x "
                                 "(selection + noise) per pick"}};
+}
+
+}  // namespace flynn::experiments
+
+// ---- `flynn federated simulate`: its flags and the run on files
+
+namespace flynn::experiments {
+
+const OptionTable<SimulationRequest>& simulation_option_fields() {
+  using R = SimulationRequest;
+  static const OptionTable<R> table = {
+      {"--data", "Labelled data to split among the parties", &R::data, "", true},
+      {"--parties", "Number of parties tau (default 2)", &R::parties},
+      {"--split", "How rows are split: iid (default), by-class, dirichlet:ALPHA, sizes:W1,W2,...", &R::split},
+      {"--split-seed", "Seed of the split and of the hold-out (default 0)", &R::split_seed},
+      {"--test", "Test data (default: a stratified 20% hold-out of --data, not trained on)", &R::test},
+      {"--labels", "Label list L1,L2,... (default: sorted labels of --data)", &R::labels},
+      {"--model", "Also write the aggregated model here", &R::model},
+  };
+  return table;
+}
+
+SimulationOfFiles simulate_files(const SimulationRequest& r, const federated::PartyFiles& files,
+                                 const HyperParams& hyper, const std::optional<federated::DpParams>& dp,
+                                 int threads) {
+  SimulationSpec spec;
+  spec.split = federated::SplitSpec::parse(r.split);
+  if (r.parties < 1 || r.parties > 4096) throw Error(fmt::format("--parties {}: must be in [1, 4096]", r.parties));
+  spec.parties = r.parties;
+  spec.split_seed = r.split_seed;
+  spec.settings.dp = dp;
+  // With --schema the table (categories, d) is the public one, as every party would read it.
+  if (!files.schema.empty()) spec.settings.schema = federated::load_public_schema(files.schema, files.max_input_bytes);
+  Dataset all = federated::load_party_rows(r.data, files.load, spec.settings.schema, files.schema, dp.has_value());
+  all.require_trainable();
+  spec.settings.labels = r.labels.empty() ? all.classes : LabelSet::parse_list(r.labels);
+  const SimulationData data = simulation_data(std::move(all), r.test, files.load, r.split_seed);
+  spec.settings.hyper = hyper;
+  // Simulations are experiments: reproducible by default, like `flynn train`.
+  if (!spec.settings.hyper.seed) spec.settings.hyper.seed = Defaults::seed;
+  spec.settings.missing = files.load.missing;
+  if (!files.feature_stats.empty())
+    spec.settings.feature_stats = io::load_feature_stats(files.feature_stats, files.max_input_bytes);
+  spec.settings.threads = std::max(1, resolve_threads(threads) / r.parties);
+  spec.predict_threads = threads;
+
+  SimulationResult result = simulate_federation(data.train, data.test, spec);
+  if (!r.model.empty()) io::write_file_atomic(r.model, result.outcome.model_file);
+  const std::uint64_t train_rows = data.train.n_rows, test_rows = data.test.n_rows;
+  nlohmann::json j = simulation_json(result, spec, train_rows, test_rows, data.test_description);
+  j.update({{"command", "federated simulate"}, {"data", r.data}});
+  std::string text = simulation_text(result, spec, train_rows, test_rows, data.test_description);
+  if (!r.model.empty()) text += fmt::format("model: {}\n", r.model);
+  return {std::move(result), std::move(j), std::move(text)};
 }
 
 }  // namespace flynn::experiments

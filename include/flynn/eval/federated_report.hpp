@@ -12,6 +12,7 @@
 #include "flynn/eval/federated_simulation.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/grpc.hpp"
+#include "flynn/federated/grpc_commands.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/party_files.hpp"
 
@@ -58,20 +59,8 @@ struct TrainedParty {
 nlohmann::json trained_party_json(const federated::PartyRun& run, const TrainedParty& p);
 std::string trained_party_text(const federated::PartyRun& run, const TrainedParty& p);
 
-/// One gRPC party's run, as `flynn federated join` reports it.
-struct JoinedParty {
-  std::string server;                ///< the coordinator's address
-  int rank = 0;
-  std::vector<std::string> names;    ///< every party's certificate CN, by rank
-  bool secure_aggregation = true;
-  double seconds = 0;                ///< from connecting to the end
-  double masking_seconds = 0;
-  federated::WireTraffic wire;
-  std::optional<federated::DpParams> dp;  ///< the settings the party trained with
-  std::string ledger;                ///< its budget ledger, "" = none
-  double budget = 0;                 ///< the ledger's budget
-};
-nlohmann::json joined_party_json(const federated::PartyRun& run, const JoinedParty& p);
-std::string joined_party_text(const federated::PartyRun& run, const JoinedParty& p);
+/// One gRPC party's run (federated::join_federation), as `flynn federated join` reports it.
+nlohmann::json joined_party_json(const federated::JoinOutcome& joined);
+std::string joined_party_text(const federated::JoinOutcome& joined);
 
 }  // namespace flynn::experiments

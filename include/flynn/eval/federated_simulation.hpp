@@ -15,7 +15,9 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
+#include "flynn/federated/party_files.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/option_table.hpp"
 
 namespace flynn::experiments {
 
@@ -59,6 +61,30 @@ struct SimulationResult {
 /// all be in spec.settings.labels. Throws flynn::Error on invalid input (naming the test
 /// label that is not a training class) and the federation's errors.
 SimulationResult simulate_federation(const Dataset& train, const Dataset& test, const SimulationSpec& spec);
+
+/// `flynn federated simulate` as given besides the party flags (simulation_option_fields()).
+struct SimulationRequest {
+  std::string data, test, labels, split = "iid", model;
+  int parties = 2;
+  std::uint64_t split_seed = 0;
+};
+const OptionTable<SimulationRequest>& simulation_option_fields();
+
+/// A simulation of files: what it found, and its report.
+struct SimulationOfFiles {
+  SimulationResult result;
+  nlohmann::json json;  ///< simulation_json (federated_report.hpp), with "command" and "data"
+  std::string text;     ///< simulation_text, with the model line
+};
+
+/// Reads request.data as `files` say (with files.schema: against the public schema, as
+/// every party would), holds out request.test or a stratified 20%, simulates
+/// request.parties parties with `hyper` (seed default: Defaults::seed, for reproducible
+/// experiments) and `dp`, each on threads/τ of `threads`; writes request.model when given.
+/// Throws flynn::Error naming the flag of a value that does not parse.
+SimulationOfFiles simulate_files(const SimulationRequest& request, const federated::PartyFiles& files,
+                                 const HyperParams& hyper, const std::optional<federated::DpParams>& dp,
+                                 int threads);
 
 /// Per-party JSON: rank, rows (from `rows` when it lists the party, else the report's),
 /// seconds per phase, traffic, model checksum.

@@ -17,6 +17,7 @@
 #include "flynn/feature_stats.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/row_stream.hpp"
+#include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
 namespace flynn::io {
@@ -36,6 +37,10 @@ struct LoadFlags {
   std::string ignore_cols;        ///< as feature_cols
   std::string missing = "mean";   ///< mean, zero or error
 };
+
+/// The flags' table (flag, help; the "Data format" group), in the order of --help; without
+/// --max-input-bytes, which is a byte size with suffixes (the CLI's InputLimitOption).
+const OptionTable<LoadFlags>& load_flag_fields();
 
 /// The LoadOptions the flags mean. Throws flynn::Error naming the flag (as the CLI spells
 /// it, e.g. "--header: 'maybe' is not one of auto, yes, no") on a value it cannot take.

@@ -219,6 +219,32 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
 
 }  // namespace
 
+const OptionTable<LoadFlags>& load_flag_fields() {
+  using F = LoadFlags;
+  const char* g = "Data format";
+  static const OptionTable<F> table = {
+      {"--format", "csv, arff, idx, libsvm or auto (from the file name)", &F::format, g},
+      {"--label-col",
+       "Class column: 'last' (default), 1-based number, negative from the end, a header name, or 'none'",
+       &F::label_col, g},
+      {"--header", "CSV header line: auto, yes, no", &F::header, g},
+      {"--delimiter", "CSV delimiter (default: detect , ; or tab)", &F::delimiter, g},
+      {"--idx-labels", "IDX labels file (default: the *-labels-idx1-ubyte file beside the images)", &F::idx_labels,
+       g},
+      {"--id-col",
+       "Row id column (name or 1-based number): never a feature, passed through to the predictions", &F::id_col, g},
+      {"--feature-cols",
+       "Only these columns are features: names, 1-based numbers or ranges (3-7), comma-separated",
+       &F::feature_cols, g},
+      {"--ignore-cols", "Columns to leave out: names, 1-based numbers or ranges (3-7), comma-separated",
+       &F::ignore_cols, g},
+      {"--missing",
+       "Missing cells (empty, NA, ?, nan): mean (default: the training mean, stored in the model), zero, or error",
+       &F::missing, g},
+  };
+  return table;
+}
+
 LoadOptions load_options(const LoadFlags& flags) {
   LoadOptions o;
   o.format = parse_format(flags.format);

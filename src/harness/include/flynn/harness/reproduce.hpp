@@ -1,12 +1,16 @@
 #pragma once
-// What `flynn reproduce openml|synthetic|scaling|privacy` take as text and print, as study
-// options and summaries: the protocol of the dataset studies, the lists of the federated
-// studies (party counts, data sets, DP units and post-processings), the progress log, and
-// each study's short text summary.
+// What `flynn reproduce openml|synthetic|scaling|privacy` are given and print: each study's
+// request (its options as given, with their option table: flags, help, bounds), the
+// protocol of the dataset studies, the lists of the federated studies (party counts, data
+// sets, DP units and post-processings), the progress log, and each study's summary.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "flynn/option_table.hpp"
+#include "flynn/progress.hpp"
 #include "flynn/harness/openml_study_runner.hpp"
 #include "flynn/harness/privacy_study_runner.hpp"
 #include "flynn/harness/scaling_study_runner.hpp"
@@ -22,6 +26,7 @@ struct StudyProtocol {
   std::uint32_t folds = 10;
   std::uint64_t seed = 0;     ///< of folds, search design and baselines
   std::string design = "halving", m_scale = "linear";
+  int jobs = 1;  ///< datasets studied at once, sharing the threads
   bool budget_given = false, folds_given = false;  ///< --quick lowers only what was not given
 };
 
@@ -43,6 +48,58 @@ std::vector<std::string> split_list(const std::string& list);
 /// "dense", "binary" or both: which configurations of the synthetic study run. Throws
 /// flynn::Error naming --variants when neither.
 void select_synthetic_variants(SyntheticStudyOptions& options, const std::string& variants);
+
+/// What a study command prints: the summary (with --json) or its text.
+struct StudyOutcome {
+  nlohmann::json summary;
+  std::string text;
+};
+
+/// How every study is run from a command: `threads` worker threads in all (0 = all cores),
+/// progress lines on stderr unless `quiet`, `progress` after each step (the privacy study).
+struct StudyRun {
+  int threads = 0;
+  bool quiet = false;
+  ProgressFn progress;
+};
+
+/// `flynn reproduce openml` as given (flags: openml_study_fields()).
+struct OpenmlStudyRequest {
+  OpenmlStudyOptions study;
+  StudyProtocol protocol;
+  double max_work = 0;  ///< 0: the search guard's default
+  bool no_plots = false;
+  StudyOutcome run(const StudyRun& how) const;
+};
+const OptionTable<OpenmlStudyRequest>& openml_study_fields();
+
+/// `flynn reproduce synthetic` as given (flags: synthetic_study_fields()).
+struct SyntheticStudyRequest {
+  SyntheticStudyOptions study;
+  StudyProtocol protocol;
+  std::string variants = "dense,binary";
+  bool per_config_given = false;  ///< --quick lowers the datasets per configuration otherwise
+  StudyOutcome run(const StudyRun& how) const;
+};
+const OptionTable<SyntheticStudyRequest>& synthetic_study_fields();
+
+/// `flynn reproduce scaling` as given (flags: scaling_study_fields()).
+struct ScalingStudyRequest {
+  ScalingStudyOptions study;
+  std::string datasets = "digits,letter,fashion-mnist", parties = "1,2,4,8,16";
+  StudyOutcome run(const StudyRun& how) const;
+};
+const OptionTable<ScalingStudyRequest>& scaling_study_fields();
+
+/// `flynn reproduce privacy` as given (flags: privacy_study_fields()).
+struct PrivacyStudyRequest {
+  PrivacyStudyOptions study;
+  std::string exponent = "paper";
+  std::vector<std::string> units = {"paper"}, postprocesses = {"none"};
+  bool no_fashion = false;
+  StudyOutcome run(const StudyRun& how) const;
+};
+const OptionTable<PrivacyStudyRequest>& privacy_study_fields();
 
 /// What each command prints when done.
 std::string openml_summary_text(const OpenmlStudyResult& r, const std::string& out);

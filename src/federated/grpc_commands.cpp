@@ -1,0 +1,166 @@
+#include "flynn/federated/grpc_commands.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+
+namespace flynn::federated {
+
+const OptionTable<ServeRequest>& serve_option_fields() {
+  using R = ServeRequest;
+  static const OptionTable<R> table = {
+      {"--listen", "HOST:PORT to listen on (port 0: any free port)",
+       [](R& r) -> auto& { return r.coordinator.listen; }, "", true},
+      {"--parties", "Number of parties; the federation starts when all joined",
+       [](R& r) -> auto& { return r.coordinator.parties; }, "", true},
+      {"--ca", "CA certificate (PEM) that signed every party's certificate",
+       [](R& r) -> auto& { return r.coordinator.tls.ca; }, "", true},
+      {"--cert", "The coordinator's certificate (PEM)", [](R& r) -> auto& { return r.coordinator.tls.cert; }, "",
+       true},
+      {"--key", "The coordinator's private key (PEM)", [](R& r) -> auto& { return r.coordinator.tls.key; }, "", true},
+      {"--allow", "Comma-separated certificate CNs allowed to join (default: any certificate of the CA)", &R::allow},
+      {"--deadline",
+       "Seconds every phase may take: all parties joining, and each collective from its first contribution "
+       "(default 300)",
+       [](R& r) -> auto& { return r.coordinator.deadline_seconds; }},
+      {"--join-timeout",
+       "Seconds a connection may take from connecting to an accepted Join; it is closed after that (default 10)",
+       [](R& r) -> auto& { return r.coordinator.join_timeout_seconds; }},
+      {"--crl", "Certificate revocation list of the CA (PEM): parties with a revoked certificate are refused",
+       [](R& r) -> auto& { return r.coordinator.crl; }},
+      {"--secure-aggregation", "on (default): parties mask their counts so the coordinator learns only sums; off",
+       &R::secure_aggregation},
+      {"--max-message-mb", "Largest gRPC message in MiB (default 512)", &R::max_message_mb},
+      {"--labels", "The federation's full label list L1,L2,...", &R::labels, "", true},
+      {"--model", "Also write the federation's model here (sent by rank 0)", &R::model},
+      {"--missing",
+       "Missing cells of the parties' tables: mean (the federation's training mean), zero or error; sent to every "
+       "party (default: each party's --missing, else mean)",
+       &R::missing},
+  };
+  return table;
+}
+
+CoordinatorOptions ServeRequest::options(const HyperParams& hyper, const std::optional<DpParams>& dp) const {
+  CoordinatorOptions c = coordinator;
+  if (!allow.empty()) c.allow = parse_name_list(allow);
+  if (secure_aggregation != "on" && secure_aggregation != "off")
+    throw Error(fmt::format("--secure-aggregation '{}': expected on or off", secure_aggregation));
+  c.secure_aggregation = secure_aggregation == "on";
+  c.max_message_bytes = max_message_bytes_from_mib(max_message_mb);
+  // Everything the parties must agree on travels in the Welcome (settings.hpp).
+  c.settings.labels = LabelSet::parse_list(labels);
+  c.settings.hyper = hyper;
+  if (!missing.empty()) c.settings.missing = parse_missing_policy(missing);
+  c.settings.dp = dp;
+  if (!model.empty()) {
+    check_writable_output(model, "--model " + model);
+    c.wants_model = true;
+  }
+  return c;
+}
+
+const OptionTable<JoinRequest>& join_option_fields() {
+  using R = JoinRequest;
+  const char *policy = "Party policy", *dp = "Differential privacy";
+  static const OptionTable<R> table = {
+      {"--server", "HOST:PORT of the coordinator", [](R& r) -> auto& { return r.join.server; }, "", true},
+      {"--ca", "CA certificate (PEM) that signed the coordinator's certificate",
+       [](R& r) -> auto& { return r.join.tls.ca; }, "", true},
+      {"--cert", "This party's certificate (PEM); its subject CN is the party's name",
+       [](R& r) -> auto& { return r.join.tls.cert; }, "", true},
+      {"--key", "This party's private key (PEM)", [](R& r) -> auto& { return r.join.tls.key; }, "", true},
+      {"--data", "This party's rows (labelled)", &R::data, "", true},
+      {"--model", "Where to write the federation's model", &R::model, "", true},
+      {"--deadline",
+       "Longest wait for any answer of the coordinator, and for it to accept any one message, seconds (default "
+       "600)",
+       [](R& r) -> auto& { return r.join.deadline_seconds; }},
+      {"--server-name", "Name to check the coordinator's certificate against (default: the host of --server)",
+       [](R& r) -> auto& { return r.join.server_name; }},
+      {"--crl", "Certificate revocation list of the CA (PEM): a revoked coordinator is refused",
+       [](R& r) -> auto& { return r.join.crl; }},
+      {"--max-message-mb", "Largest gRPC message in MiB (default 512)", &R::max_message_mb},
+      {"--min-parties",
+       "Refuse a federation of fewer parties, this one included (default 3: with 2, each party learns the other's "
+       "counts from the sum)",
+       [](R& r) -> auto& { return r.join.min_parties; }, policy},
+      {"--expect-parties",
+       "CNs of the parties this party agrees to federate with, itself included: the coordinator's list must be "
+       "exactly these (default: any certificate of the CA)",
+       [](R& r) -> auto& { return r.join.expect_parties; }, policy},
+      {"--allow-no-secure-aggregation",
+       "Accept a federation without secure aggregation (the coordinator then sees this party's exact counts); "
+       "refused by default",
+       &R::allow_no_secure_aggregation, policy},
+      {"--dp-ledger",
+       "DP budget ledger file of this party: every release is recorded, keyed by the records of --data (the same "
+       "rows in any order, spelling or file are the same data); a release beyond --dp-budget is refused",
+       &R::ledger, dp},
+      {"--dp-budget", "Total epsilon this data may spend across runs (with --dp-ledger)", &R::budget, dp, false, {},
+       {}, false, [](R& r) -> bool& { return r.budget_given; }},
+  };
+  return table;
+}
+
+JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
+  // Checks that need no coordinator come first, so a misconfigured party fails at once.
+  check_writable_output(request.model, "--model " + request.model);
+  if (!request.ledger.empty() != request.budget_given) throw Error("--dp-ledger and --dp-budget go together");
+  JoinOptions jo = request.join;
+  jo.max_message_bytes = max_message_bytes_from_mib(request.max_message_mb);
+  jo.require_secure_aggregation = !request.allow_no_secure_aggregation;
+  const auto t_start = std::chrono::steady_clock::now();
+  std::unique_ptr<GrpcParty> comm = GrpcParty::join(jo);
+  const std::string me = comm->names()[comm->rank()];
+  if (party.log)
+    party.log(fmt::format("joined as '{}', rank {} of {} (secure aggregation {})", me, comm->rank(), comm->size(),
+                          comm->secure_aggregation() ? "on" : "off"));
+
+  // The coordinator's settings with this party's flags, where given, on top: a party that
+  // disagrees is then named by the agreement step, field by field. A flag that does not
+  // parse is this party's error, which the agreement step reports to every party.
+  FederationSettings settings;
+  PartyFiles& files = party.files;
+  std::string error = party.local_error;
+  try {
+    settings.labels = comm->settings().labels;
+    settings.hyper = with_given(comm->settings().hyper, party.hyper);
+    settings.dp = dp_params_over(comm->settings().dp, party.dp);
+    settings.threads = party.threads;
+    files.data = request.data;
+    files.model = request.model;
+    if (!party.missing_given && comm->settings().missing) files.load.missing = *comm->settings().missing;
+    files.ledger = request.ledger;
+    files.ledger_budget = request.budget;
+    files.ledger_note = fmt::format("federation at {} as '{}'", jo.server, me);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  settings.progress = party.progress;
+  try {
+    PartyRun run = run_party_from_files(*comm, files, settings, error);
+    comm->finish(run.model_file);
+    JoinOutcome out{std::move(run)};
+    out.server = jo.server;
+    out.rank = comm->rank();
+    out.names = comm->names();
+    out.secure_aggregation = comm->secure_aggregation();
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    out.masking_seconds = comm->masking_seconds();
+    out.wire = comm->wire_traffic();
+    out.dp = settings.dp;
+    out.ledger = request.ledger;
+    out.budget = request.budget;
+    return out;
+  } catch (const std::exception& e) {
+    // Tell the coordinator (and through it every party) why this party stops: the
+    // federation's message, never the local detail.
+    comm->fail(e.what());
+    throw;
+  }
+}
+
+}  // namespace flynn::federated
