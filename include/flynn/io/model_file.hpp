@@ -73,6 +73,7 @@ struct ModelContents {
   FeatureStats stats;         ///< standardising variants only
   std::optional<double> temperature;  ///< probability temperature, when the file sets one
   TableSchema schema;         ///< the table section (version 3 files; else empty)
+  std::uint32_t format_version = 0;  ///< the version the file was written in, not the newest
 };
 
 /// The memory a model file may make its reader spend (issue 22). Once the header is read,

@@ -420,6 +420,7 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   });
   const std::uint32_t version = read_envelope(r, bytes);
   ModelContents mc;
+  mc.format_version = version;
   read_config(r, mc.config);
   mc.provenance = read_provenance(r);
   if (version >= 2) read_variant(r, mc);

@@ -1,0 +1,28 @@
+#pragma once
+// What a model file holds (`flynn info`): its configuration, classes and counts, format
+// version, checksum, estimated memory footprint against the limit a reader would apply,
+// DP provenance and table columns, as JSON and as the text the CLI prints.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "flynn/io/model_file.hpp"
+
+namespace flynn::experiments {
+
+/// A model file's summary, in both forms.
+struct ModelFileSummary {
+  nlohmann::json json;  ///< `flynn info --json`
+  std::string text;     ///< `flynn info`: one line per aspect, then one per class
+};
+
+/// The summary of the model file at `path`. Only the count table is built, so only that is
+/// held to `memory` (use ModelUse::Inspect); the whole footprint is reported instead, with
+/// whether `predict` would accept it under `memory.bytes` (0: the default for the file's
+/// size), so a suspicious file can be inspected without being loaded. Throws flynn::Error
+/// as io::read_model_file and io::parse_model do.
+ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_input_bytes,
+                                    const io::ModelMemoryLimit& memory);
+
+}  // namespace flynn::experiments

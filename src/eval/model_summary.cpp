@@ -1,0 +1,106 @@
+#include "flynn/eval/model_summary.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "flynn/eval/study_io.hpp"
+#include "flynn/model_footprint.hpp"
+
+namespace flynn::experiments {
+
+ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_input_bytes,
+                                    const io::ModelMemoryLimit& memory) {
+  const std::string bytes = io::read_model_file(path, max_input_bytes);
+  const io::ModelContents mc = io::parse_model(bytes, path, max_input_bytes, memory);
+  // One thread's scratch, as the loader estimates it (io::ModelMemoryLimit).
+  const ModelFootprint use = model_footprint(mc.config, mc.labels.size(), ModelUse::Predict, 1);
+  const std::uint64_t memory_limit =
+      memory.bytes ? memory.bytes : default_model_memory_limit(bytes.size());
+  const ClassCounts& counts = mc.counts;
+  const std::size_t L = mc.labels.size();
+  nlohmann::json classes = nlohmann::json::array();
+  for (std::size_t l = 0; l < L; ++l) {
+    const std::uint32_t* c = counts.of_class(l);
+    std::uint64_t nonzero = 0, max = 0;
+    for (std::uint32_t i = 0; i < mc.config.m; ++i) {
+      nonzero += c[i] != 0;
+      max = std::max<std::uint64_t>(max, c[i]);
+    }
+    classes.push_back({{"label", mc.labels.name(l)},
+                       {"rows", counts.rows_per_class()[l]},
+                       {"nonzero_units", nonzero},
+                       {"max_count", max}});
+  }
+  const std::string crc32 = fmt::format("{:08x}", io::model_checksum(bytes));
+  nlohmann::json j = {{"model", path},
+                      {"format_version", mc.format_version},
+                      {"file_bytes", bytes.size()},
+                      {"crc32", crc32},
+                      {"config", config_json(mc.config)},
+                      {"training_rows", counts.total_rows()},
+                      {"classes", classes},
+                      {"differentially_private", mc.provenance.differentially_private},
+                      {"footprint",
+                       {{"predict_bytes", use.total()},
+                        {"counts_bytes", use.counts},
+                        {"score_table_bytes", use.score_table},
+                        {"lifting_matrix_bytes", use.lifting_matrix},
+                        {"sparse_lists_bytes", use.sparse_lists},
+                        {"feature_state_bytes", use.feature_state},
+                        {"thread_scratch_bytes", use.thread_scratch},
+                        {"limit_bytes", memory_limit},
+                        {"within_limit", use.total() <= memory_limit},
+                        {"build_operations", use.build_operations},
+                        {"additions_per_row", use.additions_per_row}}}};
+  if (mc.provenance.differentially_private)
+    j["dp"] = {{"epsilon", mc.provenance.epsilon},
+               {"T", mc.provenance.dp_T},
+               {"parties", mc.provenance.dp_parties}};
+  const TableSchema& table = mc.schema;
+  if (!table.empty()) {
+    nlohmann::json cols = nlohmann::json::array();
+    for (const TableColumn& c : table.columns) {
+      nlohmann::json col = {{"name", c.name}};
+      if (c.categorical()) col["categories"] = c.categories;
+      cols.push_back(col);
+    }
+    j["table"] = {{"named", table.named},          {"columns", cols},
+                  {"label_column", table.label_name}, {"id_column", table.id_name},
+                  {"fill_means", table.fill}};
+  }
+
+  std::string text =
+      fmt::format("model:    {} ({}, format v{}, crc32 {})\n", path, human_bytes(bytes.size()),
+                  mc.format_version, crc32) +
+      fmt::format("config:   {}\n", mc.config.describe());
+  text += mc.provenance.differentially_private
+              ? fmt::format("training: rows not released (differentially private release: "
+                            "epsilon={}, T={}, parties={})\n",
+                            mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
+              : fmt::format("training: {} rows\n", counts.total_rows());
+  text += fmt::format("classes:  {}\n", L);
+  text += fmt::format("memory:   an estimated {} to load and predict, {} the limit of {}{}\n",
+                      use.describe(), use.total() <= memory_limit ? "within" : "ABOVE",
+                      memory_size_text(memory_limit),
+                      use.total() <= memory_limit ? "" : " (predict refuses it)");
+  text += fmt::format("work:     {} additions per row hashed (m × s), {} operations to build\n",
+                      use.additions_per_row, use.build_operations);
+  if (!table.empty()) {
+    std::size_t categorical = 0;
+    for (const TableColumn& c : table.columns) categorical += c.categorical();
+    text += fmt::format("table:    {} feature columns ({}), {} categorical{}{}{}\n",
+                        table.columns.size(), table.named ? "matched by name" : "by position",
+                        categorical, table.id_name.empty() ? "" : ", id column " + table.id_name,
+                        table.label_name.empty() ? "" : ", label column " + table.label_name,
+                        table.fill.empty() ? "" : ", missing cells filled with training means");
+  }
+  for (const auto& c : classes)
+    text += fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}\n",
+                        c["label"].get<std::string>(), c["rows"].get<std::uint64_t>(),
+                        c["nonzero_units"].get<std::uint64_t>(),
+                        c["max_count"].get<std::uint64_t>());
+  return {std::move(j), std::move(text)};
+}
+
+}  // namespace flynn::experiments
