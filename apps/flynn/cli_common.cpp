@@ -13,7 +13,6 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/settings_table.hpp"
-#include "option_parsing.hpp"
 
 namespace flynn::cli {
 
