@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "../apps/flynn/option_parsing.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/value_parsing.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -24,15 +24,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 1: {
         const bool is_signed = selector % 2;
         std::string value = text;
-        if (flynn::cli::check_strict_integer(value, is_signed).empty()) {
+        if (flynn::check_strict_integer(value, is_signed).empty()) {
           std::string again = value;
-          if (!flynn::cli::check_strict_integer(again, is_signed).empty() || again != value)
+          if (!flynn::check_strict_integer(again, is_signed).empty() || again != value)
             std::abort();
         }
         break;
       }
       case 2:
-        if (flynn::cli::parse_byte_size(text, "--max-input-bytes") == 0) std::abort();
+        if (flynn::parse_byte_size(text, "--max-input-bytes") == 0) std::abort();
         break;
       case 3:
         flynn::io::LabelColumn::parse(text);

@@ -14,7 +14,6 @@
 #include "flynn/error.hpp"
 #include "flynn/settings_table.hpp"
 #include "bind_options.hpp"
-#include "option_parsing.hpp"
 
 namespace flynn::cli {
 

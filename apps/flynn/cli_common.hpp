@@ -22,7 +22,7 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/progress.hpp"
 #include "flynn/settings_table.hpp"
-#include "option_parsing.hpp"
+#include "flynn/value_parsing.hpp"
 
 namespace flynn::cli {
 
@@ -122,7 +122,7 @@ struct ModelMemoryOption {
 };
 
 /// Makes every integer option of `app` and of all its subcommands strict, with one shared
-/// validator (check_strict_integer, option_parsing.hpp): the value must be a plain decimal integer (an optional '+'; '-' only for
+/// validator (check_strict_integer, flynn/value_parsing.hpp): the value must be a plain decimal integer (an optional '+'; '-' only for
 /// signed options) within the 64-bit range of its kind, so "--seed 18446744073709551616"
 /// and "--seed -1" are errors naming the flag and the range instead of saturating or
 /// wrapping. The value is rewritten in canonical decimal before CLI11 converts it, so

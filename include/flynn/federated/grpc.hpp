@@ -3,7 +3,7 @@
 // coordinator (`flynn federated serve`, not a party) and τ parties (`flynn federated
 // join`) — over mutual TLS. Only available when flynn was built with gRPC (FLYNN_HAVE_GRPC
 // is 1 in flynn/build_config.hpp; the code lives in src/federated/grpc_*.cpp, the only files that
-// include gRPC headers).
+// include gRPC headers, and is linked as flynn::federated_grpc).
 //
 // Protocol (proto/federation.proto; sizes in docs/federated.md):
 //   * Each party opens ONE bidirectional stream, authenticated by its client certificate

@@ -2,8 +2,8 @@
 // The MPI backend of the federated communicator: one party per rank of MPI_COMM_WORLD.
 //
 // Only available when flynn was built with MPI (FLYNN_HAVE_MPI is 1 in flynn/build_config.hpp; the code
-// lives in src/federated/mpi_communicator.cpp, the only file that includes <mpi.h>).
-// Everything else in flynn stays MPI-free; callers guard uses with #if FLYNN_HAVE_MPI.
+// lives in src/federated/mpi_communicator.cpp, the only file that includes <mpi.h>, and is
+// linked as flynn::federated_mpi). launched_by_mpi_launcher is flynn::federated's. Everything else in flynn stays MPI-free; callers guard uses with #if FLYNN_HAVE_MPI.
 //
 // Transport details: broadcast sends the length first (MPI_UINT64_T), then the bytes;
 // allreduce uses MPI_Allreduce(MPI_IN_PLACE, MPI_SUM) on MPI_UINT32_T / MPI_UINT64_T in

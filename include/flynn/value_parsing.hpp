@@ -1,11 +1,12 @@
 #pragma once
-// The CLI's value parsers that need no CLI11: byte sizes (--max-input-bytes) and the strict
-// integer rule every integer option follows. Kept apart from cli_common so the fuzz build
-// (which builds no CLI) can compile them into fuzz/fuzz_options.cpp.
+// Value parsers for command-line style text: byte sizes (the CLI's --max-input-bytes) and
+// the strict integer rule every integer option of the CLI follows. In flynn::core, not the
+// CLI, so they need no CLI11 and the fuzz build (which builds no CLI) reaches them through
+// fuzz/fuzz_options.cpp.
 #include <cstdint>
 #include <string>
 
-namespace flynn::cli {
+namespace flynn {
 
 /// Parses "123", "64K", "64M", "4G", "1T" (binary multiples, case-insensitive, an optional
 /// trailing "B"/"iB") into bytes. Throws flynn::Error naming `flag` when the text is not
@@ -19,4 +20,4 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& flag);
 /// [0, 18446744073709551615]".
 std::string check_strict_integer(std::string& value, bool is_signed);
 
-}  // namespace flynn::cli
+}  // namespace flynn

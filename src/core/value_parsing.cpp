@@ -1,4 +1,4 @@
-#include "option_parsing.hpp"
+#include "flynn/value_parsing.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 
 #include "flynn/error.hpp"
 
-namespace flynn::cli {
+namespace flynn {
 
 std::uint64_t parse_byte_size(const std::string& text, const std::string& flag) {
   std::uint64_t value = 0;
@@ -65,4 +65,4 @@ std::string check_strict_integer(std::string& value, bool is_signed) {
   return {};
 }
 
-}  // namespace flynn::cli
+}  // namespace flynn
