@@ -39,7 +39,8 @@ std::vector<CLI::Option*> bind_options(CLI::App* cmd, const OptionTable<T>& tabl
           }
         },
         f.target);
-    opt->group(f.hidden ? std::string() : *f.group ? std::string(f.group) : std::string("Options"));
+    // A row may give its group as {} (a null pointer): the command's own options.
+    opt->group(f.hidden ? std::string() : f.group && *f.group ? std::string(f.group) : std::string("Options"));
     if (f.required) opt->required();
     if (f.given) opt->each([&target, given = f.given](const std::string&) { given(target) = true; });
     options.push_back(opt);

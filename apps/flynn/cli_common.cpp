@@ -134,11 +134,6 @@ CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::
   return o;
 }
 
-LabelSet training_labels(const std::string& labels_flag, const Dataset& data) {
-  if (labels_flag.empty()) return data.classes;
-  return LabelSet::parse_list(labels_flag);
-}
-
 ProgressBar::ProgressBar(std::string what, bool enabled)
     : what_(std::move(what)), enabled_(enabled && ::isatty(STDERR_FILENO)) {
   start_ = last_ = std::chrono::steady_clock::now();
@@ -173,6 +168,21 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
+
+void print_report(const experiments::Report& r, bool json) {
+  if (json)
+    print_json(r.json);
+  else
+    std::cout << r.text;
+}
+
+std::function<ProgressFn(std::string_view phase)> phase_progress(std::optional<ProgressBar>& bar, bool quiet) {
+  return [&bar, quiet](std::string_view phase) -> ProgressFn {
+    bar.reset();
+    if (phase.empty()) return {};
+    return bar.emplace(std::string(phase), !quiet).callback();
+  };
+}
 
 
 void FeatureStatsOption::add_to(CLI::App* app) {

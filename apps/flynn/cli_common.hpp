@@ -16,6 +16,7 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/feature_stats.hpp"
+#include "flynn/eval/report.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
@@ -171,9 +172,6 @@ CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::
                                     bool data_dir_alias = false);
 
 
-/// The label list for training: --labels when given, else the data's sorted labels.
-LabelSet training_labels(const std::string& labels_flag, const Dataset& data);
-
 /// A TTY-aware progress line on stderr. It appears only after the work has run for a
 /// second, redraws at most ten times a second, and is silent when stderr is not a
 /// terminal or --quiet was given.
@@ -199,6 +197,13 @@ double seconds_since(std::chrono::steady_clock::time_point start);
 
 /// Prints a JSON object to stdout (2-space indent).
 void print_json(const nlohmann::json& j);
+
+/// Prints a library operation's report to stdout: its JSON with --json, else its text.
+void print_report(const experiments::Report& r, bool json);
+
+/// A phase-progress callback (io::FileTrainingOptions::progress, TuneFileRun::progress):
+/// one progress bar per phase, held in `bar`, shown while the phase lasts.
+std::function<ProgressFn(std::string_view phase)> phase_progress(std::optional<ProgressBar>& bar, bool quiet);
 
 // Shared with the study reports (flynn/eval/study_io.hpp).
 using experiments::config_json;

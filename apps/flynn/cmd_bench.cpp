@@ -67,7 +67,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--knn-repeats", o->knn_repeats, "Timed repetitions of FAISS (slow)")->check(CLI::Range(1u, 100u));
   cmd->add_flag("--skip-knn-1t", o->skip_knn_1t, "Do not time FAISS on one thread (saves ~10 s per repeat)");
   cmd->add_flag("--smoke", o->smoke, "A few thousand rows, one repetition: checks the benchmark runs (CI)");
-  // Acted on before parsing (prepare_bench scans argv: the BLAS kernels are chosen when the
+  // Acted on before parsing (experiments::prepare_bench scans argv: the BLAS kernels are chosen when the
   // library loads), so the flag stores nothing; it is declared for --help and validation.
   cmd->add_flag("--keep-blas-core")
                 ->description("Do not set OPENBLAS_CORETYPE (by default SkylakeX on AVX-512, Haswell on AVX2)");

@@ -69,7 +69,7 @@ void add_demo_command(CLI::App& app) {
   add_out_option(cmd, o->out, "Where the trained models are written (default flynn-demo)");
   cmd->add_option("--knn-k", o->knn_k, "k of the kNN baseline (default 10)");
   cmd->add_flag("--skip-knn", o->skip_knn, "Do not run the kNN baseline");
-  // Acted on before parsing (prepare_bench scans argv: the BLAS kernels are chosen when the
+  // Acted on before parsing (experiments::prepare_bench scans argv: the BLAS kernels are chosen when the
   // library loads), so the flag stores nothing; it is declared for --help and validation.
   cmd->add_flag("--keep-blas-core")
                 ->description("Do not set OPENBLAS_CORETYPE / OMP_WAIT_POLICY for FAISS (see flynn bench)");

@@ -34,7 +34,7 @@ void add_study(CLI::App* group, const std::string& name, const std::string& help
     ProgressBar bar(progress ? progress : "", progress && !o->common.quiet);
     const StudyOutcome r = o->request.run({o->common.threads, o->common.quiet, bar.callback()});
     bar.finish();
-    if (o->common.json) print_json(r.summary);
+    if (o->common.json) print_json(r.json);
     else std::cout << r.text;
   });
 }

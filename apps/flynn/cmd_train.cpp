@@ -59,13 +59,8 @@ void run_train(const TrainOptions& o) {
   if (!o.labels.empty()) training.labels = LabelSet::parse_list(o.labels);
   training.chunk_rows = o.chunk_rows;
   training.threads = o.common.threads;
-  // One progress bar per phase, shown while the phase lasts.
   std::optional<ProgressBar> bar;
-  training.progress = [&](std::string_view phase) -> ProgressFn {
-    bar.reset();
-    if (phase.empty()) return {};
-    return bar.emplace(std::string(phase), !o.common.quiet).callback();
-  };
+  training.progress = phase_progress(bar, o.common.quiet);
   const io::FileTrainingResult t = io::train_from_file(o.data, training);
   const FlyNN& model = t.model;
   const FlyConfig& config = model.config();

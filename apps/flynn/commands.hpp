@@ -18,9 +18,4 @@ void add_registered_commands(CLI::App& app);
 /// `description` on first use, so that several files can add subcommands to one group.
 CLI::App* command_group(CLI::App& app, const std::string& name, const std::string& description);
 
-/// `flynn bench` and `flynn demo` re-execute themselves with OPENBLAS_CORETYPE set
-/// (OpenBLAS picks its kernels at load time); main() calls this first. No-op for other
-/// commands.
-void prepare_bench(int argc, char** argv);
-
 }  // namespace flynn::cli

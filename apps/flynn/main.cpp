@@ -13,9 +13,13 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "flynn/build_config.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/load_notes.hpp"
 #include "flynn/version.hpp"
+#if FLYNN_HAVE_FAISS
+#include "flynn/harness/blas_env.hpp"
+#endif
 
 namespace {
 
@@ -38,7 +42,9 @@ int finish_standard_output() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  flynn::cli::prepare_bench(argc, argv);
+#if FLYNN_HAVE_FAISS
+  flynn::experiments::prepare_bench(argc, argv);
+#endif
   CLI::App app{
       "flynn: FlyNN, nearest-neighbour classification with FlyHash and Fly Bloom Filters, "
       "and its federated, differentially private training"};

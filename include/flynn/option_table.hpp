@@ -28,7 +28,7 @@ struct OptionField {
   std::string flag;   ///< "--budget"; further names after commas ("--quiet,-q")
   std::string help;   ///< empty for a hidden alias
   Target target;
-  const char* group = "";  ///< help group; empty: the command's own options
+  const char* group = "";  ///< help group; empty or null: the command's own options
   bool required = false;
   std::optional<double> min = {};  ///< inclusive bounds of a number
   std::optional<double> max = {};

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "flynn/config.hpp"
 
 namespace flynn::experiments {
@@ -28,6 +30,14 @@ TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, i
     e.ece = expected_calibration_error(known_proba, L, known_labels);
   }
   return e;
+}
+
+std::string calibration_text(const CalibrationReport& c) {
+  return fmt::format(
+      "probability temperature fitted on out-of-fold scores: {:.4g}; held-out (cross-fitted) log-loss {:.4f}, "
+      "ECE {:.4f}; default t = {:g}: {:.4f}, {:.4f}\n",
+      c.fit.temperature, c.heldout_log_loss, c.heldout_ece, Defaults::temperature, c.default_log_loss,
+      c.default_ece);
 }
 
 nlohmann::json to_json(const TestFileEvaluation& e) {

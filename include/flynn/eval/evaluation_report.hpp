@@ -41,6 +41,10 @@ nlohmann::json to_json(const TestFileEvaluation& e);
 /// default temperature's log-loss and ECE.
 nlohmann::json to_json(const CalibrationReport& c);
 
+/// The calibration as one line of text: the fitted temperature, its cross-fitted log-loss
+/// and ECE, and the default temperature's.
+std::string calibration_text(const CalibrationReport& c);
+
 /// A search's design, budget, seed and time limit with what it did: evaluations (planned,
 /// on all rows), cost, capped, time_limited, seconds.
 nlohmann::json to_json(const SearchResult& s, const SearchOptions& o);

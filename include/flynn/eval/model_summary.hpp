@@ -7,15 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flynn/eval/report.hpp"
 #include "flynn/io/model_file.hpp"
 
 namespace flynn::experiments {
 
-/// A model file's summary, in both forms.
-struct ModelFileSummary {
-  nlohmann::json json;  ///< `flynn info --json`
-  std::string text;     ///< `flynn info`: one line per aspect, then one per class
-};
+/// A model file's summary: `flynn info --json`, and `flynn info`'s text (one line per
+/// aspect, then one per class).
+using ModelFileSummary = Report;
 
 /// The summary of the model file at `path`. Only the count table is built, so only that is
 /// held to `memory` (use ModelUse::Inspect); the whole footprint is reported instead, with

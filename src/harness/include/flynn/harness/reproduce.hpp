@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "flynn/eval/report.hpp"
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 #include "flynn/harness/openml_study_runner.hpp"
@@ -50,10 +51,7 @@ std::vector<std::string> split_list(const std::string& list);
 void select_synthetic_variants(SyntheticStudyOptions& options, const std::string& variants);
 
 /// What a study command prints: the summary (with --json) or its text.
-struct StudyOutcome {
-  nlohmann::json summary;
-  std::string text;
-};
+using StudyOutcome = Report;
 
 /// How every study is run from a command: `threads` worker threads in all (0 = all cores),
 /// progress lines on stderr unless `quiet`, `progress` after each step (the privacy study).

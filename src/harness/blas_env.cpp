@@ -1,5 +1,5 @@
 // The BLAS environment of the commands that time FAISS (bench, demo): chosen before the
-// process loads OpenBLAS, by re-executing it (prepare_bench, declared in commands.hpp).
+// process loads OpenBLAS, by re-executing it (prepare_bench, flynn/harness/blas_env.hpp).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "commands.hpp"
+#include "flynn/harness/blas_env.hpp"
 
-namespace flynn::cli {
+namespace flynn::experiments {
 
 namespace {
 
@@ -45,9 +45,6 @@ void select_openblas_core(char** argv) {
 
 }  // namespace
 
-/// Called from main() before anything else: `flynn bench` and `flynn demo`, which time
-/// FAISS, re-execute themselves with OPENBLAS_CORETYPE (and passive OpenMP waiting) set
-/// unless --keep-blas-core is given.
 void prepare_bench(int argc, char** argv) {
   if (argc < 2 || (std::string(argv[1]) != "bench" && std::string(argv[1]) != "demo")) return;
   for (int i = 2; i < argc; ++i)
@@ -57,4 +54,4 @@ void prepare_bench(int argc, char** argv) {
   select_openblas_core(argv);
 }
 
-}  // namespace flynn::cli
+}  // namespace flynn::experiments

@@ -1,0 +1,47 @@
+#pragma once
+// `flynn tune` as a library operation: search FlyNN's hyper-parameters for one labelled
+// file by stratified CV (tune.hpp), calibrate its probabilities, save the chosen
+// configuration trained on every row, and judge it on an optional test file. The settings
+// are a table (tune_file_fields), so the CLI's flags are made from it.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "flynn/eval/report.hpp"
+#include "flynn/io/loaders.hpp"
+#include "flynn/option_table.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::experiments {
+
+/// What to tune, as given.
+struct TuneFileRequest {
+  std::string data, model, test, labels, design = "halving", variants;
+  std::uint32_t budget = 60, folds = 10;
+  std::uint64_t fold_seed = 0, search_seed = 0;
+  double time_limit = 0.0;
+  bool knn = false;
+};
+
+/// The flags of TuneFileRequest: --data, --model, --budget, --folds, ... (`flynn tune`).
+const OptionTable<TuneFileRequest>& tune_file_fields();
+
+/// How the request is run.
+struct TuneFileRun {
+  io::LoadOptions load;  ///< how --data (and, with the model's table, --test) is read
+  int threads = 0;
+  /// Called as each phase starts ("tuning", "training the chosen configuration") and with
+  /// "" at the end, returning the phase's progress callback (may be empty).
+  std::function<ProgressFn(std::string_view phase)> progress;
+  /// Runs for --knn; without it --knn is an error naming the missing FAISS baseline.
+  FoldComparison knn;
+};
+
+/// Tunes, saves request.model and reports: {"command": "tune", rows, features, classes,
+/// folds, config, accuracy (CV), search, temperature, calibration, model, model_bytes,
+/// knn?, test?, seconds} and the same as text. Throws flynn::Error on bad data or settings,
+/// before the search when the test file cannot be opened.
+Report tune_file(const TuneFileRequest& request, const TuneFileRun& how);
+
+}  // namespace flynn::experiments

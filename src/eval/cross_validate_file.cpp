@@ -1,0 +1,77 @@
+#include "flynn/eval/cross_validate_file.hpp"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/eval/calibration.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/fly_cv.hpp"
+#include "flynn/eval/study_io.hpp"
+
+namespace flynn::experiments {
+
+const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
+  using R = CrossValidateFileRequest;
+  static const OptionTable<R> fields = {
+      {"--data", "Labelled data file", &R::data, {}, true},
+      {"--folds", "Number of folds (default 10)", &R::folds, {}, false, 2, 1000000},
+      {"--fold-seed", "Seed of the fold assignment (default 0)", &R::fold_seed},
+      {"--calibration",
+       "Also fit the probability temperature on out-of-fold scores and report log-loss and ECE",
+       &R::calibration},
+      {"--knn",
+       "Also report exact kNN (FAISS) on L2-normalised rows and on standardised features, k tuned over "
+       "{1,2,4,...,64} on the same folds",
+       &R::knn},
+  };
+  return fields;
+}
+
+Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidateFileRun& how) {
+  if (o.knn && !how.knn)
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+  const Dataset data = io::load_dataset(o.data, how.load);
+  if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", o.data));
+  data.require_trainable();
+  const FlyConfig config = how.hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
+  const auto folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
+  const CvResult r = cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
+  std::optional<Report> knn;
+  if (o.knn) knn = how.knn(data, folds, o.folds, how.threads);
+  // The temperature fitted on out-of-fold scores of the same folds.
+  std::optional<CalibrationReport> cal;
+  if (o.calibration) {
+    const FlyCvEvaluator ev(data, folds, o.folds);
+    cal = calibrate_out_of_fold(ev.out_of_fold_scores(config, how.threads), data.classes.size(), config.rho,
+                                data.labels, folds, o.folds);
+  }
+
+  Report out;
+  out.json = {{"command", "eval"},
+              {"data", o.data},
+              {"rows", data.n_rows},
+              {"features", data.n_features},
+              {"classes", data.classes.size()},
+              {"folds", o.folds},
+              {"fold_seed", o.fold_seed},
+              {"config", config_json(config)},
+              {"accuracy_mean", r.mean},
+              {"accuracy_sd", r.sd},
+              {"fold_accuracy", r.fold_accuracy},
+              {"seconds", r.seconds}};
+  if (knn) out.json.update(knn->json);
+  if (cal) out.json["calibration"] = to_json(*cal);
+  out.text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows, data.n_features,
+                         data.classes.size());
+  out.text += fmt::format("config: {}\n", config.describe());
+  out.text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n", o.folds, r.mean,
+                          r.sd, r.seconds);
+  if (cal) out.text += calibration_text(*cal);
+  if (knn) out.text += knn->text;
+  return out;
+}
+
+}  // namespace flynn::experiments

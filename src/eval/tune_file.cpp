@@ -1,0 +1,145 @@
+#include "flynn/eval/tune_file.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "flynn/classifier.hpp"
+#include "flynn/config.hpp"
+#include "flynn/error.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/study_io.hpp"
+#include "flynn/eval/tune.hpp"
+#include "flynn/io/model_file.hpp"
+#include "flynn/io/row_stream.hpp"
+
+namespace flynn::experiments {
+
+const OptionTable<TuneFileRequest>& tune_file_fields() {
+  using R = TuneFileRequest;
+  static const OptionTable<R> fields = {
+      {"--data", "Labelled training data", &R::data, {}, true},
+      {"--model", "Output model file: the best configuration trained on all rows", &R::model, {}, true},
+      {"--budget", "Search budget in full-data evaluations (default 60)", &R::budget, {}, false, 1, 100000},
+      {"--folds", "Stratified CV folds (default 10)", &R::folds, {}, false, 2, 1000000},
+      {"--fold-seed", "Seed of the fold assignment (default 0)", &R::fold_seed},
+      {"--time-limit",
+       "Stop starting new search evaluations after this many seconds (default: none); the best so far is "
+       "still evaluated on all rows and trained",
+       &R::time_limit, {}, false, 0.0},
+      {"--test", "Optional test file: accuracy, log-loss and ECE of the saved model", &R::test},
+      {"--knn", "Also report tuned kNN (L2-normalised and standardised, k in {1,...,64}) on the same folds",
+       &R::knn},
+      {"--variants",
+       std::string("Comma-separated variants to search (default: paper,sign,z,zsign,thermo,thermo-sign,"
+                   "zsign-q+paper; names: ") +
+           variant_names() + ")",
+       &R::variants},
+      {"--design", "Search design: halving (default), halton, random", &R::design},
+      {"--search-seed", "Seed of the search design and subsamples (default 0)", &R::search_seed},
+      {"--labels", "Label list L1,L2,... fixing class ids (default: sorted labels of the data)", &R::labels},
+  };
+  return fields;
+}
+
+namespace {
+
+ProgressFn phase(const TuneFileRun& how, std::string_view name) {
+  return how.progress ? how.progress(name) : ProgressFn{};
+}
+
+std::string test_line(const nlohmann::json& t) {
+  std::string line = fmt::format("test: {} rows", t["rows"].get<std::size_t>());
+  if (t.contains("accuracy")) line += fmt::format(", accuracy {:.4f}", t["accuracy"].get<double>());
+  if (t.contains("log_loss"))
+    line += fmt::format(", log-loss {:.4f}, ECE {:.4f}", t["log_loss"].get<double>(), t["ece"].get<double>());
+  return line + "\n";
+}
+
+}  // namespace
+
+Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (o.knn && !how.knn)
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+  const Dataset data = io::load_dataset(o.data, how.load);
+  if (!data.has_labels) throw Error(fmt::format("{}: tuning needs a label column", o.data));
+  data.require_trainable();
+  if (data.n_rows < o.folds)
+    throw Error(fmt::format("{}: {} rows, fewer than the {} folds (give --folds)", o.data, data.n_rows, o.folds));
+  const LabelSet labels = o.labels.empty() ? data.classes : LabelSet::parse_list(o.labels);
+  // Open the test file before the long search, so a bad path fails at once; it is read as
+  // `predict` will read it, with the model's (= the data's) table.
+  std::optional<io::RowStream> test;
+  if (!o.test.empty()) {
+    io::LoadOptions tl = how.load;
+    tl.expected_features = data.n_features;
+    tl.schema = &data.schema;
+    tl.require_labels = false;
+    test.emplace(o.test, tl);
+  }
+
+  TuneOptions to;
+  if (!o.variants.empty()) to.search.space.variants = parse_variant_list(o.variants);
+  to.search.budget = o.budget;
+  to.search.design = parse_search_design(o.design);
+  to.search.seed = o.search_seed;
+  to.search.threads = how.threads;
+  to.search.time_limit_seconds = o.time_limit;
+  std::optional<Report> knn;
+  if (o.knn)
+    to.comparison = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
+      knn = how.knn(d, f, k, threads);
+    };
+  const auto folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
+  const TuneResult r = tune_flynn(data, folds, o.folds, to, phase(how, "tuning"));
+  FlyNN model = train_tuned_model(data, labels, r, how.threads, phase(how, "training the chosen configuration"));
+  phase(how, "");
+  const double temperature = r.temperature();
+  model.set_temperature(temperature);
+  model.set_table_schema(data.schema);
+  io::save_model(model, o.model);
+  const auto model_bytes = std::filesystem::file_size(o.model);
+
+  const SearchResult& s = r.search;
+  Report out;
+  nlohmann::json& j = out.json;
+  j = {{"command", "tune"},
+       {"data", o.data},
+       {"rows", data.n_rows},
+       {"features", data.n_features},
+       {"classes", labels.names()},
+       {"folds", o.folds},
+       {"fold_seed", o.fold_seed},
+       {"config", config_json(r.config)},
+       {"accuracy", r.cv.mean},
+       {"accuracy_sd", r.cv.sd},
+       {"fold_accuracy", r.cv.fold_accuracy},
+       {"search", to_json(s, to.search)},
+       {"temperature", temperature},
+       {"model", o.model},
+       {"model_bytes", model_bytes}};
+  if (r.calibration) j["calibration"] = to_json(*r.calibration);
+  if (knn) j.update(knn->json);
+  if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
+  j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::string& text = out.text;
+  text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows, data.n_features, labels.size());
+  text += fmt::format("search: {} design, budget {}: {} evaluations ({} on all rows) in {:.1f} s{}\n",
+                      search_design_name(to.search.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
+                      s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
+  text += fmt::format("chosen: {}\n", r.config.describe());
+  text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds)\n", o.folds, r.cv.mean, r.cv.sd);
+  if (r.calibration) text += calibration_text(*r.calibration);
+  if (knn) text += knn->text;
+  text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
+  if (j.contains("test")) text += test_line(j["test"]);
+  text += fmt::format("total {:.1f} s\n", j["seconds"].get<double>());
+  return out;
+}
+
+}  // namespace flynn::experiments

@@ -1,0 +1,119 @@
+// The file-level operations behind `flynn eval` and `flynn tune` (cross_validate_file,
+// tune_file): they report what the in-memory routines compute, in both forms, and refuse
+// --knn when no baseline is linked.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "flynn/error.hpp"
+#include "flynn/eval/cross_validate_file.hpp"
+#include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/tune_file.hpp"
+#include "flynn/io/model_file.hpp"
+#include "test_support.hpp"
+
+namespace flynn {
+namespace {
+
+// Blobs written as a CSV with the class last; returns the dataset as it is read back.
+std::string write_blobs(const test::TempDir& dir) {
+  const Dataset data = test::blobs(3, 30, 5, 11);
+  std::string text;
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    for (std::size_t c = 0; c < data.n_features; ++c) text += fmt::format("{},", data.row(r)[c]);
+    text += data.classes.name(data.labels[r]) + "\n";
+  }
+  const std::string path = dir.file("blobs.csv");
+  test::write_text(path, text);
+  return path;
+}
+
+TEST(CrossValidateFile, ReportsTheFoldsOfCrossValidateFlynn) {
+  test::TempDir dir;
+  const std::string path = write_blobs(dir);
+  experiments::CrossValidateFileRequest request;
+  request.data = path;
+  request.folds = 3;
+  experiments::CrossValidateFileRun how;
+  how.hyper.m = 128;
+  how.hyper.seed = 3;
+  const experiments::Report r = experiments::cross_validate_file(request, how);
+
+  const Dataset data = io::load_dataset(path, how.load);
+  const FlyConfig config = how.hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
+  const auto folds = experiments::stratified_folds(data.labels, data.classes.size(), 3, 0);
+  const experiments::CvResult cv = experiments::cross_validate_flynn(data, config, folds, 3, 0);
+  EXPECT_EQ(r.json["command"], "eval");
+  EXPECT_EQ(r.json["rows"], 90u);
+  EXPECT_EQ(r.json["fold_accuracy"].get<std::vector<double>>(), cv.fold_accuracy);
+  EXPECT_NE(r.text.find(fmt::format("3-fold CV accuracy: {:.4f}", cv.mean)), std::string::npos) << r.text;
+  EXPECT_FALSE(r.json.contains("calibration"));
+
+  request.calibration = true;
+  const experiments::Report c = experiments::cross_validate_file(request, how);
+  EXPECT_TRUE(c.json.contains("calibration"));
+  EXPECT_NE(c.text.find("probability temperature"), std::string::npos);
+}
+
+TEST(CrossValidateFile, AComparisonJoinsTheReportAndKnnWithoutOneIsAnError) {
+  test::TempDir dir;
+  experiments::CrossValidateFileRequest request;
+  request.data = write_blobs(dir);
+  request.folds = 3;
+  request.knn = true;
+  experiments::CrossValidateFileRun how;
+  try {
+    experiments::cross_validate_file(request, how);
+    FAIL() << "--knn without a baseline ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("FAISS"), std::string::npos) << e.what();
+  }
+  std::uint32_t seen_folds = 0;
+  how.knn = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int) {
+    EXPECT_EQ(f.size(), d.n_rows);
+    seen_folds = k;
+    return experiments::Report{{{"baseline", 1}}, "baseline line\n"};
+  };
+  const experiments::Report r = experiments::cross_validate_file(request, how);
+  EXPECT_EQ(seen_folds, 3u);
+  EXPECT_EQ(r.json["baseline"], 1);
+  EXPECT_NE(r.text.find("baseline line\n"), std::string::npos);
+}
+
+TEST(TuneFile, SavesTheChosenModelAndJudgesTheTestFile) {
+  test::TempDir dir;
+  experiments::TuneFileRequest request;
+  request.data = write_blobs(dir);
+  request.test = request.data;
+  request.model = dir.file("tuned.flynn");
+  request.folds = 3;
+  request.budget = 2;
+  request.variants = "paper";
+  experiments::TuneFileRun how;
+  int phases = 0;
+  how.progress = [&](std::string_view phase) -> ProgressFn {
+    if (!phase.empty()) ++phases;
+    return {};
+  };
+  const experiments::Report r = experiments::tune_file(request, how);
+  EXPECT_EQ(phases, 2);
+  const FlyNN model = io::load_model(request.model);
+  EXPECT_EQ(r.json["model_bytes"], std::filesystem::file_size(request.model));
+  EXPECT_EQ(r.json["config"]["m"], model.config().m);
+  EXPECT_DOUBLE_EQ(r.json["temperature"].get<double>(), model.temperature());
+  EXPECT_EQ(r.json["test"]["rows"], 90u);
+  EXPECT_NE(r.text.find("test: 90 rows"), std::string::npos) << r.text;
+
+  // A missing test file fails before the search, and leaves no model behind.
+  std::filesystem::remove(request.model);
+  request.test = dir.file("absent.csv");
+  EXPECT_THROW(experiments::tune_file(request, how), Error);
+  EXPECT_FALSE(std::filesystem::exists(request.model));
+}
+
+}  // namespace
+}  // namespace flynn
