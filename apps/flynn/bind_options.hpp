@@ -28,7 +28,9 @@ std::vector<CLI::Option*> bind_options(CLI::App* cmd, const OptionTable<T>& tabl
             return cmd->add_flag(f.flag, value, f.help);
           } else {
             CLI::Option* o = cmd->add_option(f.flag, value, f.help);
-            if constexpr (std::is_same_v<V, std::vector<std::string>>) o->delimiter(',');
+            // A flag's list is comma-separated; a positional list (file names) is one per word.
+            if constexpr (std::is_same_v<V, std::vector<std::string>>)
+              if (f.flag.front() == '-') o->delimiter(',');
             if constexpr (std::is_arithmetic_v<V>) {
               // In the value's own type, so an integer's range reads "1 to 100000".
               if (f.min || f.max)

@@ -9,8 +9,9 @@
 
 namespace flynn::experiments {
 
-TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, int threads) {
+TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, int threads, ProgressFn progress) {
   io::FilePredictionOptions options;
+  options.progress = std::move(progress);
   options.predict.threads = threads;
   options.proba = true;
   const std::size_t L = model.labels().size();

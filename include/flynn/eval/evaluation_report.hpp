@@ -15,6 +15,7 @@
 #include "flynn/eval/tune.hpp"
 #include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
+#include "flynn/progress.hpp"
 
 namespace flynn::experiments {
 
@@ -31,7 +32,8 @@ struct TestFileEvaluation {
 
 /// Predicts `rows` (opened with io::model_load_options) chunk by chunk with the model's
 /// probabilities (io::predict_file) and judges them. Throws flynn::Error on bad data.
-TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, int threads = 0);
+TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, int threads = 0,
+                                      ProgressFn progress = {});
 
 /// {"rows", and with labels "accuracy", "log_loss" and "ece" (when some row's class is
 /// known), "rows_with_unknown_label" (when some is not)}.
