@@ -113,27 +113,6 @@ void make_integer_options_strict(CLI::App& app) {
   make_strict(&app, strict_integer(false), strict_integer(true));
 }
 
-namespace {
-// A hidden alias: an extra option writing the same variable, in no help group (CLI11 hides
-// options whose group is empty). Given together with the main spelling, the later one wins.
-void add_hidden_alias(CLI::App* app, const std::string& alias, std::string& target) {
-  app->add_option(alias, target)->group("");
-}
-}  // namespace
-
-CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& help) {
-  CLI::Option* o = app->add_option("--out", out, help);
-  add_hidden_alias(app, "--out-dir", out);
-  return o;
-}
-
-CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
-                                    bool data_dir_alias) {
-  CLI::Option* o = app->add_option("--fashion-dir", dir, help);
-  if (data_dir_alias) add_hidden_alias(app, "--data-dir", dir);
-  return o;
-}
-
 ProgressBar::ProgressBar(std::string what, bool enabled)
     : what_(std::move(what)), enabled_(enabled && ::isatty(STDERR_FILENO)) {
   start_ = last_ = std::chrono::steady_clock::now();

@@ -162,16 +162,6 @@ struct FeatureStatsOption {
 };
 
 
-/// --out (the output folder or file of every command that writes one), plus the older
-/// spelling --out-dir as a hidden alias so existing scripts keep working.
-CLI::Option* add_out_option(CLI::App* app, std::string& out, const std::string& help);
-
-/// --fashion-dir (the Fashion-MNIST IDX folder, wherever one is read); with
-/// `data_dir_alias`, also the older --data-dir as a hidden alias (bench and demo).
-CLI::Option* add_fashion_dir_option(CLI::App* app, std::string& dir, const std::string& help,
-                                    bool data_dir_alias = false);
-
-
 /// A TTY-aware progress line on stderr. It appears only after the work has run for a
 /// second, redraws at most ten times a second, and is silent when stderr is not a
 /// terminal or --quiet was given.

@@ -1,0 +1,58 @@
+#pragma once
+// `flynn demo` and `flynn bench` as harness operations on the Fashion-MNIST split: their
+// settings as tables (the CLI's flags are made from them) and one call each that loads the
+// data, runs and reports.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "flynn/eval/report.hpp"
+#include "flynn/harness/fashion_mnist.hpp"
+#include "flynn/option_table.hpp"
+#include "flynn/progress.hpp"
+
+namespace flynn::experiments {
+
+/// `flynn demo` as given.
+struct DemoRequest {
+  std::string fashion_dir = kDefaultFashionMnistDir;
+  std::string out = "flynn-demo";
+  std::uint32_t knn_k = 10;
+  bool skip_knn = false;
+  /// Acted on before parsing (prepare_bench, blas_env.hpp, scans argv: the BLAS kernels are
+  /// chosen when the library loads); declared for --help and validation.
+  bool keep_blas_core = false;
+};
+
+/// --fashion-dir (hidden alias --data-dir), --out (hidden --out-dir), --knn-k, --skip-knn,
+/// --keep-blas-core.
+const OptionTable<DemoRequest>& demo_fields();
+
+/// Trains flynn's defaults and the paper's setting on the 60000 training rows, predicts the
+/// 10000 test rows beside exact kNN, writes the models under request.out and reports
+/// {"command": "demo", data_dir, rows, features, threads, results} and the table as text.
+/// `progress` is called as each timed step begins (and with "" as it ends).
+Report run_demo_command(const DemoRequest& request, int threads,
+                        const std::function<ProgressFn(std::string_view step)>& progress);
+
+/// `flynn bench` as given.
+struct BenchRequest {
+  std::string fashion_dir = kDefaultFashionMnistDir;
+  bool smoke = false;
+  std::uint32_t repeats = 5;
+  std::uint32_t knn_repeats = 1;
+  bool skip_knn_1t = false;
+  bool keep_blas_core = false;  ///< as DemoRequest::keep_blas_core
+};
+
+/// --fashion-dir (hidden alias --data-dir), --repeats, --knn-repeats, --skip-knn-1t,
+/// --smoke, --keep-blas-core.
+const OptionTable<BenchRequest>& bench_fields();
+
+/// The speed benchmark (speed_benchmark.hpp) with the paper's setting, peers in the same
+/// run: {"command": "bench", smoke, openblas_coretype, the measurements, speed-ups against
+/// the reference on the full split} and its text.
+Report run_bench_command(const BenchRequest& request, int threads);
+
+}  // namespace flynn::experiments
