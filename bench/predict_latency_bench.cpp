@@ -1,7 +1,9 @@
 // Latency of small calls: predicting 1, 64 or 2048 rows, and learning one row, with a
 // trained Digits-sized model (d = 64, default m = 16384, 10 classes), at 1, 2 and 4
-// threads. These are the calls where fixed per-call costs (threads, buffers, score
-// tables) matter more than the hashing itself.
+// threads; and 1, 8 and 64 rows at the Fashion-MNIST shapes (d = 784, 10 classes) of the
+// defaults and of the paper's setting, one thread. These are the calls where fixed
+// per-call costs (threads, buffers, score tables) matter more than the hashing itself:
+// per row (items_per_second), one row should cost about what a row of a batch costs.
 //
 //   build/bench/flynn_bench --benchmark_filter=Latency
 #include <benchmark/benchmark.h>
@@ -12,6 +14,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/data_view.hpp"
 #include "flynn/random.hpp"
+#include "flynn/scoring.hpp"
 
 namespace flynn {
 namespace {
@@ -25,16 +28,16 @@ struct Rows {
   std::vector<std::uint32_t> y;
 };
 
-Rows make_rows(std::size_t n, std::uint64_t seed) {
+Rows make_rows(std::size_t n, std::uint64_t seed, std::uint32_t dim = kDim) {
   SeededRng r(seed);
   Rows rows;
-  rows.x.resize(n * kDim);
+  rows.x.resize(n * dim);
   rows.y.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto cls = static_cast<std::uint32_t>(r.uniform_below(kClasses));
     rows.y[i] = cls;
-    for (std::uint32_t j = 0; j < kDim; ++j)
-      rows.x[i * kDim + j] = static_cast<float>(r.uniform_below(9) + (j % kClasses == cls ? 8 : 0));
+    for (std::uint32_t j = 0; j < dim; ++j)
+      rows.x[i * dim + j] = static_cast<float>(r.uniform_below(9) + (j % kClasses == cls ? 8 : 0));
   }
   return rows;
 }
@@ -77,6 +80,55 @@ void BM_LearnOneRowLatency(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
 }
 BENCHMARK(BM_LearnOneRowLatency)->ArgNames({"threads"})->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMicrosecond);
+
+// Fashion-MNIST's shape: 784 pixel columns, 10 classes; the defaults (arg 0) or the paper's
+// setting (arg 1: m = 138·d, s = 0.105·d, ρ = 8, γ = 0.8, the paper's method; as
+// experiments::fashion_mnist_paper_params).
+constexpr std::uint32_t kFashionDim = 784;
+
+const FlyNN& fashion_model(bool paper) {
+  static const FlyNN* models[2] = {nullptr, nullptr};
+  if (!models[paper]) {
+    HyperParams p;
+    if (paper) {
+      p.expansion_factor = 138;
+      p.connection_sparsity = 0.105;
+      p.wta_nnz = 8;
+      p.gamma = 0.8;
+      p.variant = Variant{};
+    }
+    auto* model = new FlyNN(p.resolve(kFashionDim, kClasses), class_names(), 1);
+    const Rows train = make_rows(1000, 4, kFashionDim);
+    model->fit(DataView(train.x.data(), train.y.size(), kFashionDim), train.y);
+    models[paper] = model;  // kept for the process: built once for every row count
+  }
+  return *models[paper];
+}
+
+// args: rows per call, setting (0 defaults, 1 paper).
+void BM_FashionPredictLatency(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const FlyNN& model = fashion_model(state.range(1) == 1);
+  const Rows query = make_rows(n, 5, kFashionDim);
+  const DataView view(query.x.data(), n, kFashionDim);
+  for (auto _ : state) benchmark::DoNotOptimize(model.predict(view));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+// What every predict call paid before the scorer was kept with the model: building it
+// (the γ^count table or the seen bits, m·L) from the counts.
+void BM_FilterScorerBuild(benchmark::State& state) {
+  const FlyNN& model = fashion_model(state.range(0) == 1);
+  for (auto _ : state) {
+    const FilterScorer scorer(model.counts(), model.config().gamma, model.config().rho);
+    benchmark::DoNotOptimize(&scorer);
+  }
+}
+BENCHMARK(BM_FilterScorerBuild)->ArgNames({"paper"})->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_FashionPredictLatency)
+    ->ArgNames({"rows", "paper"})
+    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace flynn

@@ -296,3 +296,46 @@ TEST(Scoring, BitPackedBinaryFiltersEqualTheTable) {
 
 }  // namespace
 }  // namespace flynn
+
+namespace flynn {
+namespace {
+
+// The scorer is built once per change of the counts and reused: a row predicted alone, in a
+// batch, before and after partial_fit / forget / merge gives the scores of a model built
+// afresh from the same counts (the default variant: two halves, each hashed one row at a time).
+TEST(FlyNN, OneRowScoresEqualBatchScoresAndFollowEveryChangeOfTheCounts) {
+  const Dataset a = test::blobs(3, 40, 12, 21), b = test::blobs(3, 20, 12, 22);
+  HyperParams p;
+  p.m = 400;
+  p.seed = 9;
+  const FlyConfig config = p.resolve(12, 3);
+  FlyNN model(config, a.classes, 1);
+  model.fit(a);
+  const auto fresh_scores = [&](const Dataset& rows) {
+    FlyNN copy(config, model.labels(), model.counts(), 1);
+    copy.set_feature_stats(model.feature_stats());
+    return copy.scores(rows);
+  };
+  const auto check = [&](const char* when) {
+    const std::vector<double> batch = model.scores(b);
+    EXPECT_EQ(batch, fresh_scores(b)) << when;
+    const std::size_t L = model.labels().size();
+    for (std::size_t r = 0; r < b.n_rows; ++r) {
+      const std::vector<double> one = model.scores(DataView(b.row(r), 1, b.n_features));
+      ASSERT_TRUE(std::equal(one.begin(), one.end(), batch.begin() + r * L)) << when << " row " << r;
+    }
+  };
+  check("after fit");
+  model.partial_fit(b);
+  check("after partial_fit");
+  model.forget(b);
+  check("after forget");
+  FlyNN other(config, a.classes, 1);
+  other.set_feature_stats(model.feature_stats());
+  other.partial_fit(b);
+  model.merge(other);
+  check("after merge");
+}
+
+}  // namespace
+}  // namespace flynn

@@ -117,6 +117,33 @@ TEST(FlyHasher, WideRowsUseHalfWidthBlocksWithTheSameWinners) {
   expect_matches_reference(h, ints, 40, 2);
 }
 
+TEST(FlyHasher, OneRowAtATimeGivesTheBatchWinnersOnEveryPath) {
+  // A call with one row (a partial block, most lanes ignored) gives it the batch's winners
+  // on the float, int16 and int32 paths and the byte path.
+  const FlyHasher small(make_config(40, 700, 5, 31), 1);
+  const FlyHasher wide(make_config(1100, 800, 40, 10, Preprocess::None), 1);
+  const auto check = [](const FlyHasher& h, const std::vector<float>& rows, std::size_t n, const char* what) {
+    const std::size_t d = rows.size() / n;
+    const auto batch = h.hash(rows.data(), n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto one = h.hash(rows.data() + i * d, 1, 1);
+      ASSERT_TRUE(std::equal(one.begin(), one.end(), batch.begin() + i * h.rho())) << what << " row " << i;
+    }
+  };
+  check(small, random_rows(20, 40, 3), 20, "float");
+  check(small, tie_heavy_rows(20, 40, 5, 3), 20, "int16");
+  check(small, tie_heavy_rows(20, 40, 5, 60000), 20, "int32");
+  check(wide, random_rows(5, 1100, 17), 5, "wide float");
+  std::vector<std::uint8_t> bytes(20 * 40);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>((i * 37) % 251);
+  std::vector<std::uint32_t> batch(20 * small.rho()), one(small.rho());
+  small.hash(DataView(bytes.data(), 20, 40), batch.data(), 1);
+  for (std::size_t i = 0; i < 20; ++i) {
+    small.hash(DataView(bytes.data() + i * 40, 1, 40), one.data(), 1);
+    ASSERT_TRUE(std::equal(one.begin(), one.end(), batch.begin() + i * small.rho())) << "uint8 row " << i;
+  }
+}
+
 TEST(FlyHasher, AllZeroRowGetsRotationWinners) {
   const FlyHasher h(make_config(10, 50, 3, 4), 1);
   std::vector<float> zero(10, 0.0f);

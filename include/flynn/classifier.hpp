@@ -226,6 +226,11 @@ class FlyNN {
   std::vector<double> scores_checked(const DataView& rows, const PredictOptions& options) const;
   // Computes the statistics from `data` when the variant standardises.
   void learn_feature_stats(const DataView& rows);
+  // The scorer of counts_ (its filter table or seen bits: m·L work), built by the first
+  // prediction after the counts change and then reused, so one row costs what a row of a
+  // batch costs. Every change of counts_ goes through counts_changed().
+  std::shared_ptr<const FilterScorer> scorer() const;
+  void counts_changed();
 
   LabelSet labels_;
   std::unique_ptr<FlyHasher> hasher_;
@@ -235,6 +240,8 @@ class FlyNN {
   TableSchema schema_;
   std::optional<double> temperature_;  // unset: Defaults::temperature
   int threads_ = 0;
+  struct ScorerCache;  // a mutex and the scorer; concurrent const predictions build it once
+  std::unique_ptr<ScorerCache> scorer_cache_;
 };
 
 }  // namespace flynn

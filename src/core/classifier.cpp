@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -16,8 +17,16 @@ namespace flynn {
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, int threads)
     : FlyNN(config, labels, ClassCounts(labels.size(), config.m), threads) {}
 
+struct FlyNN::ScorerCache {
+  std::mutex mutex;
+  std::shared_ptr<const FilterScorer> scorer;  // none: not built since the counts changed
+};
+
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
-    : labels_(std::move(labels)), counts_(std::move(counts)), threads_(threads) {
+    : labels_(std::move(labels)),
+      counts_(std::move(counts)),
+      threads_(threads),
+      scorer_cache_(std::make_unique<ScorerCache>()) {
   if (labels_.size() < 1) throw Error("a model needs at least one class label");
   config.validate();  // no memory guard: a model must load; training and prediction check
   if (counts_.n_classes() != labels_.size() || counts_.m() != config.m)
@@ -30,11 +39,24 @@ FlyNN::FlyNN(FlyNN&&) noexcept = default;
 FlyNN& FlyNN::operator=(FlyNN&&) noexcept = default;
 FlyNN::~FlyNN() = default;
 
+std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
+  const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
+  if (!scorer_cache_->scorer)
+    scorer_cache_->scorer = std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho);
+  return scorer_cache_->scorer;
+}
+
+void FlyNN::counts_changed() {
+  const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
+  scorer_cache_->scorer.reset();
+}
+
 void FlyNN::set_counts(ClassCounts counts) {
   if (counts.n_classes() != labels_.size() || counts.m() != config().m)
     throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
                             counts.n_classes(), counts.m(), labels_.size(), config().m));
   counts_ = std::move(counts);
+  counts_changed();
 }
 
 void FlyNN::check_features(const Dataset& data) const {
@@ -166,6 +188,7 @@ void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
   try {
     ClassCounts fresh = count(data, progress);
     counts_ = std::move(fresh);
+    counts_changed();
     provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
   } catch (...) {  // e.g. an unknown label: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
@@ -180,6 +203,7 @@ void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
   try {
     ClassCounts fresh = count(rows, class_ids, progress);
     counts_ = std::move(fresh);
+    counts_changed();
     provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
   } catch (...) {  // e.g. a bad class id: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
@@ -193,6 +217,7 @@ void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
     learn_feature_stats(DataView(data));
     try {
       counts_ += count(data, progress);
+      counts_changed();
     } catch (...) {  // the model learned nothing: it has no statistics either
       stats_ = FeatureStats{};
       hasher_ = std::make_unique<FlyHasher>(config(), threads_);
@@ -201,6 +226,7 @@ void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
     return;
   }
   counts_ += count(data, progress);
+  counts_changed();
 }
 
 void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
@@ -210,6 +236,7 @@ void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> cla
     learn_feature_stats(rows);
     try {
       counts_ += count(rows, class_ids, progress);
+      counts_changed();
     } catch (...) {  // the model learned nothing: it has no statistics either
       stats_ = FeatureStats{};
       hasher_ = std::make_unique<FlyHasher>(config(), threads_);
@@ -218,6 +245,7 @@ void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> cla
     return;
   }
   counts_ += count(rows, class_ids, progress);
+  counts_changed();
 }
 
 void FlyNN::subtract(const ClassCounts& removed) {
@@ -231,6 +259,7 @@ void FlyNN::subtract(const ClassCounts& removed) {
                               take, labels_.name(l), have));
   }
   counts_ -= removed;
+  counts_changed();
 }
 
 void FlyNN::forget(const Dataset& data, const ProgressFn& progress) {
@@ -267,6 +296,7 @@ void FlyNN::add_classes(const LabelSet& extended) {
   std::copy(counts_.rows_per_class().begin(), counts_.rows_per_class().end(),
             grown.rows_per_class().begin());
   counts_ = std::move(grown);
+  counts_changed();
   labels_ = extended;
 }
 
@@ -302,6 +332,7 @@ void FlyNN::merge(const FlyNN& other) {
     throw Error("cannot merge models trained on tables with different columns (names or "
                 "categories)");
   counts_ += other.counts_;
+  counts_changed();
 }
 
 std::vector<double> FlyNN::scores(const Dataset& data, const PredictOptions& options) const {
@@ -319,7 +350,8 @@ std::vector<double> FlyNN::scores_checked(const DataView& rows,
   config().check_memory(labels_.size());
   const std::size_t L = labels_.size();
   const std::uint32_t rho = config().rho;
-  const FilterScorer scorer(counts_, config().gamma, rho);
+  const std::shared_ptr<const FilterScorer> cached = scorer();
+  const FilterScorer& scorer = *cached;
   std::vector<double> out(rows.n_rows() * L);
   hasher_->hash_stream(
       rows, options.threads ? options.threads : threads_,

@@ -13,8 +13,12 @@
 namespace flynn {
 
 int resolve_threads(int requested) {
-  const unsigned hw_reported = std::thread::hardware_concurrency();
-  const int hw = hw_reported == 0 ? 1 : static_cast<int>(std::min(hw_reported, 1u << 16));
+  // Asked once: hardware_concurrency reads /sys on every call, a cost that showed in the
+  // profile of one-row predictions.
+  static const int hw = [] {
+    const unsigned reported = std::thread::hardware_concurrency();
+    return reported == 0 ? 1 : static_cast<int>(std::min(reported, 1u << 16));
+  }();
   if (requested <= 0) return hw;
   // Results never depend on the thread count, so a request far beyond the machine (say
   // 100000, each with its own buffers) is served with a sane number instead.

@@ -81,7 +81,7 @@ class Communicator {
   /// The party protocol gives it before local training, so that a backend can prepare
   /// meanwhile (the gRPC backend precomputes its secure-aggregation masks). Collectives
   /// behave the same with or without it.
-  virtual void expect_allreduce(std::size_t values, std::size_t word_bytes) {}
+  virtual void expect_allreduce(std::size_t /*values*/, std::size_t /*word_bytes*/) {}
 
   /// See the header comment. Throw flynn::Error when the transport fails (or, for
   /// threads, when the colony was aborted).

@@ -26,7 +26,7 @@ namespace {
   throw Error(fmt::format("{}: {} ({})", path, what, std::strerror(err)));
 }
 
-void write_all(int fd, std::string_view bytes, const std::string& path, const auto& on_error) {
+void write_all(int fd, std::string_view bytes, const auto& on_error) {
   std::size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t w = ::write(fd, bytes.data() + written, bytes.size() - written);
@@ -75,7 +75,7 @@ void write_in_place(const std::string& path, const std::string& target, const Pr
   }
   try {
     produce([&](std::string_view bytes) {
-      write_all(fd, bytes, path, [&](const char* what, int err) { fail(path, what, err); });
+      write_all(fd, bytes, [&](const char* what, int err) { fail(path, what, err); });
     });
   } catch (...) {
     ::close(fd);
@@ -154,7 +154,7 @@ void write_atomically(const std::string& path, const Producer& produce) {
   if (::fchmod(fd, mode) != 0) cleanup_fail("chmod failed", errno);
   try {
     produce([&](std::string_view bytes) {
-      write_all(fd, bytes, path, [&](const char* what, int err) { fail(path, what, err); });
+      write_all(fd, bytes, [&](const char* what, int err) { fail(path, what, err); });
     });
   } catch (...) {  // a write error, or the producer's own: leave nothing behind
     ::close(fd);
