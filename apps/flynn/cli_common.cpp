@@ -142,10 +142,6 @@ void ProgressBar::finish() {
   }
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
 
 void print_report(const experiments::Report& r, bool json) {

@@ -182,9 +182,6 @@ class ProgressBar {
   ProgressFn fn_;
 };
 
-/// Seconds since `start`.
-double seconds_since(std::chrono::steady_clock::time_point start);
-
 /// Prints a JSON object to stdout (2-space indent).
 void print_json(const nlohmann::json& j);
 

@@ -15,34 +15,35 @@ namespace {
 
 using namespace flynn::experiments;
 
-void add_demo_command(CLI::App& app) {
+// A command of `fields` and --threads/--quiet/--json whose run returns its report.
+template <class Request, class Run>
+void add_report_command(CLI::App& app, const char* name, const char* help, const OptionTable<Request>& fields,
+                        Run run) {
   struct Options {
-    DemoRequest request;
+    Request request;
     CommonOptions common;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "demo", "The main job: Fashion-MNIST with flynn's defaults and the paper's setting, beside exact kNN");
-  bind_options(cmd, demo_fields(), o->request);
+  CLI::App* cmd = app.add_subcommand(name, help);
+  bind_options(cmd, fields, o->request);
   o->common.add_to(cmd);
-  cmd->callback([o] {
-    std::optional<ProgressBar> bar;  // one per timed step, shown while it lasts
-    print_report(run_demo_command(o->request, o->common.threads, phase_progress(bar, o->common.quiet)),
-                 o->common.json);
-  });
+  cmd->callback([o, run] { print_report(run(o->request, o->common), o->common.json); });
+}
+
+void add_demo_command(CLI::App& app) {
+  add_report_command(app, "demo",
+                     "The main job: Fashion-MNIST with flynn's defaults and the paper's setting, beside exact kNN",
+                     demo_fields(), [](const DemoRequest& request, const CommonOptions& common) {
+                       std::optional<ProgressBar> bar;  // one per timed step, shown while it lasts
+                       return run_demo_command(request, common.threads, phase_progress(bar, common.quiet));
+                     });
 }
 
 void add_bench_command(CLI::App& app) {
-  struct Options {
-    BenchRequest request;
-    CommonOptions common;
-  };
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(
-      "bench", "Speed benchmark on Fashion-MNIST: FlyNN vs FAISS exact kNN in one run, kernel vs peak add rate");
-  bind_options(cmd, bench_fields(), o->request);
-  o->common.add_to(cmd);
-  cmd->callback([o] { print_report(run_bench_command(o->request, o->common.threads), o->common.json); });
+  add_report_command(
+      app, "bench", "Speed benchmark on Fashion-MNIST: FlyNN vs FAISS exact kNN in one run, kernel vs peak add rate",
+      bench_fields(),
+      [](const BenchRequest& request, const CommonOptions& common) { return run_bench_command(request, common.threads); });
 }
 
 const RegisterCommand demo(5, add_demo_command);

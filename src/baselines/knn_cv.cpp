@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/baselines/knn.hpp"
 #include "flynn/metrics.hpp"
@@ -56,7 +57,7 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
   KnnCvResult r;
   r.scaling = scaling;
   r.k_values = grid;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < grid.size(); ++g) {
     r.per_k.push_back(summarize_folds(acc[g], r.seconds));
     if (r.per_k[g].mean > r.per_k[r.best].mean) r.best = g;

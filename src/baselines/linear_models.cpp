@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/random.hpp"
 
@@ -208,7 +209,7 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
   }
   SgdCvResult r;
   r.learning_rates = learning_rates;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < learning_rates.size(); ++g) {
     r.per_rate.push_back(summarize_folds(acc[g], r.seconds));
     if (r.per_rate[g].mean > r.per_rate[r.best].mean) r.best = g;

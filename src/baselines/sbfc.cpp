@@ -9,6 +9,7 @@
 #include <faiss/VectorTransform.h>
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/detail/parallel.hpp"
@@ -236,7 +237,7 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
     }
     tracker.advance(u1 - u0);
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = detail::seconds_since(start);
   for (std::size_t i = 0; i < result.grid.size(); ++i) {
     result.grid[i].cv.seconds = result.seconds;
     if (result.grid[i].cv.mean > result.grid[result.best].cv.mean) result.best = i;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -86,10 +87,10 @@ double measure(Fn fn, double seconds) {
   for (;;) {
     const auto t0 = std::chrono::steady_clock::now();
     sink = sink + fn(buf.data(), len, passes);
-    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double dt = detail::seconds_since(t0);
     if (dt > 0) best = std::max(best, static_cast<double>(len) * passes / dt);
     if (dt < 0.05) passes *= 2;
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds) break;
+    if (detail::seconds_since(start) > seconds) break;
   }
   return best;
 }

@@ -1,5 +1,7 @@
 #include "flynn/eval/cross_validation.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -87,7 +89,7 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
     total.add_row(data.labels[r], winners.data() + r * rho, rho);
   }
   const double hash_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      detail::seconds_since(start);
 
   std::vector<CvResult> results;
   std::vector<double> scores(L);
@@ -108,7 +110,7 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
       acc[f] = tested ? static_cast<double>(correct) / tested : 0.0;
     }
     const double secs =
-        hash_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        hash_seconds + detail::seconds_since(t0);
     results.push_back(summarize_folds(std::move(acc), secs));
   }
   return results;

@@ -1,5 +1,7 @@
 #include "flynn/eval/fly_cv.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -165,7 +167,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
       for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
     update_counts(rows, winners, rho, +1, counts);
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = detail::seconds_since(start);
   std::vector<CvResult> out;
   for (std::size_t g = 0; g < G; ++g) {
     std::vector<double> acc(k_, 0.0);
@@ -220,7 +222,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
                                  }
                                }
                              });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = detail::seconds_since(start);
   std::vector<CvResult> out;
   for (std::size_t g = 0; g < G; ++g) {
     std::vector<double> acc(k_, 0.0);

@@ -7,6 +7,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
@@ -91,7 +92,7 @@ Report predict_and_write(const PredictFileRequest& o, const PredictFileRun& how)
   } else {
     tally = predict_stream(rows, model, fo, o.proba, how.csv, "standard output");
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds = detail::seconds_since(t0);
 
   Report r;
   r.json = {{"command", "predict"}, {"model", o.model}, {"data", o.data}, {"rows", tally.rows}, {"seconds", seconds}};

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/eval/fly_cv.hpp"
@@ -215,7 +216,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   std::size_t rows_done = 0;
   auto out_of_time = [&] {
     return o.time_limit_seconds > 0.0 &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= o.time_limit_seconds;
+           detail::seconds_since(start) >= o.time_limit_seconds;
   };
 
   Design design(o.design, o.seed, search_dimensions(o.space));
@@ -269,7 +270,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   }
   // A cut-short search never reaches the planned total: close the progress line.
   if (rows_done < total_rows) tracker.advance(total_rows - rows_done);
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.seconds = detail::seconds_since(start);
   return res;
 }
 

@@ -1,5 +1,7 @@
 #include "flynn/eval/study_io.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
+
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -63,7 +65,7 @@ StudyClock::StudyClock() : start_(std::chrono::steady_clock::now()) {
 }
 
 double StudyClock::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return detail::seconds_since(start_);
 }
 
 void StudyClock::stop() {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/eval/evaluation_report.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/model_file.hpp"
@@ -26,14 +27,6 @@ const OptionTable<TrainFileRequest>& train_file_fields() {
   return fields;
 }
 
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
 Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions training) {
   io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
   if (!o.labels.empty()) training.labels = LabelSet::parse_list(o.labels);
@@ -43,7 +36,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
 
   const auto t_save = std::chrono::steady_clock::now();
   io::save_model(model, o.model);
-  const double save_seconds = seconds_since(t_save);
+  const double save_seconds = detail::seconds_since(t_save);
   // A device such as /dev/null has no size to report.
   std::error_code size_error;
   const auto model_bytes = std::filesystem::file_size(o.model, size_error);
@@ -84,7 +77,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
     if (training.progress) training.progress("");
     nlohmann::json& tj = j["test"] = to_json(e);
     tj["data"] = o.test;
-    tj["predict_seconds"] = seconds_since(t_pred);
+    tj["predict_seconds"] = detail::seconds_since(t_pred);
     out.text += fmt::format("test: {} rows predicted in {:.3f} s", e.prediction.rows, tj["predict_seconds"].get<double>());
     if (tj.contains("accuracy")) out.text += fmt::format(", accuracy {:.4f}", tj["accuracy"].get<double>());
     if (tj.contains("log_loss"))

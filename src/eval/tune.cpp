@@ -1,5 +1,7 @@
 #include "flynn/eval/tune.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
+
 #include <chrono>
 
 #include <fmt/format.h>
@@ -74,7 +76,7 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     o.comparison(data, fold_of_row, k_folds, o.search.threads);
     if (comparison_progress && !comparison_progress(1, 1)) throw Cancelled();
   }
-  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.seconds = detail::seconds_since(start);
   return res;
 }
 

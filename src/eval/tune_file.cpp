@@ -8,6 +8,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/config.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/evaluation_report.hpp"
@@ -125,7 +126,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
-  j["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  j["seconds"] = detail::seconds_since(t0);
 
   std::string& text = out.text;
   text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows, data.n_features, labels.size());

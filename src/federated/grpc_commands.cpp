@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
@@ -148,7 +149,7 @@ JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
     out.rank = comm->rank();
     out.names = comm->names();
     out.secure_aggregation = comm->secure_aggregation();
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    out.seconds = detail::seconds_since(t_start);
     out.masking_seconds = comm->masking_seconds();
     out.wire = comm->wire_traffic();
     out.dp = settings.dp;

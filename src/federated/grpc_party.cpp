@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/key_binding.hpp"
 #include "flynn/federated/party.hpp"
@@ -288,7 +289,7 @@ struct GrpcParty::State {
         masker->mask(std::span<T>(masked), round);
       }
       premask.reset();  // waits for an unused precomputation
-      masking_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+      masking_seconds += detail::seconds_since(t);
     }
     const auto blocks = collective(op, 0, encode_words<T>(std::span<const T>(masked)), 1);
     try {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
@@ -57,7 +58,7 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
   for (int r = 1; r < tau; ++r) threads.emplace_back(run, r);
   run(0);
   for (auto& th : threads) th.join();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall = detail::seconds_since(start);
 
   // The root cause first: a party that failed outside the protocol, not the parties that
   // were woken by the abort it caused.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 
@@ -88,7 +89,7 @@ BatchOutcome run_checkpointed(const Checkpoint& checkpoint, const std::vector<Ba
     std::lock_guard<std::mutex> lock(mutex);
     ++progress.done;
     done_cost += units[i].cost;
-    progress.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress.elapsed_seconds = detail::seconds_since(start);
     progress.eta_seconds = done_cost > 0 && progress.done < progress.todo
                                ? progress.elapsed_seconds * (total_cost - done_cost) / done_cost
                                : 0.0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "flynn/classifier.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/harness/fashion_mnist.hpp"
 #include "flynn/baselines/knn.hpp"
 #include "flynn/eval/study_io.hpp"
@@ -18,9 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using detail::seconds_since;
 
 // A timed step, heard of by options.progress as it begins and ends.
 class Step {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/baselines/knn.hpp"
 #include "flynn/harness/manifest.hpp"
@@ -119,7 +120,7 @@ OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
   } else {
     ctx.figure_error = "--no-plots";
   }
-  ctx.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.wall_seconds = detail::seconds_since(start);
   ctx.cpu_seconds = cpu_seconds();
   io::write_file_atomic((out / "report.md").string(), openml_report_markdown(studies, result.table2, ctx));
 

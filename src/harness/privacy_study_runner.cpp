@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
@@ -195,7 +196,7 @@ nlohmann::json run_trial(const PrivacyStudyOptions& o, const Grid& grid, const G
                       {"balanced_accuracy", p.balanced_accuracy},
                       {"bytes_sent_per_party", p.bytes_sent_per_party}});
   return {{"points", points},
-          {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+          {"seconds", detail::seconds_since(t0)}};
 }
 
 std::string raw_line(const RawRow& r) {

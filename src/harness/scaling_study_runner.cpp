@@ -12,6 +12,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/error.hpp"
 #include "flynn/harness/checkpoint.hpp"
@@ -177,7 +178,7 @@ Central central_model(const ScalingData& d, const FlyConfig& config, int threads
   const auto t0 = std::chrono::steady_clock::now();
   model.fit(d.train);
   Central c;
-  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  c.seconds = detail::seconds_since(t0);
   c.crc = io::model_checksum(io::serialize_model(model));
   Dataset test = d.test;
   test.relabel(d.train.classes);

@@ -1,5 +1,6 @@
 #include "flynn/harness/speed_benchmark.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/metrics.hpp"
 
@@ -22,7 +23,7 @@ template <typename Fn>
 double time_once(Fn&& fn) {
   const auto t0 = std::chrono::steady_clock::now();
   fn();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return detail::seconds_since(t0);
 }
 
 }  // namespace

@@ -20,9 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
+using detail::seconds_since;
 
 void fill_cv(MethodOutcome& m, const CvResult& cv) {
   m.ok = true;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 #include "flynn/harness/checkpoint.hpp"
@@ -143,7 +144,7 @@ StudyBatch run_study_batch(const std::vector<StudyTask>& tasks, const StudyOptio
       st.ok = false;
       st.error = e.what();
       st.settings = fingerprint;
-      st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      st.seconds = detail::seconds_since(t0);
     }
     return to_json(st);
   }, run);

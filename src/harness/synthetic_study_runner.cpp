@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/atomic_file.hpp"
+#include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/baselines/knn.hpp"
 #include "flynn/harness/report.hpp"
@@ -102,7 +103,7 @@ SyntheticStudyResult run_synthetic_study(const SyntheticStudyOptions& o) {
   write_table2_csv((out / "table2.csv").string(), table2);
   write_table1_csv((out / "table1.csv").string(), configs, result.cells);
 
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.wall_seconds = detail::seconds_since(start);
   const double cpu = cpu_seconds();
   io::write_file_atomic((out / "report.md").string(),
                         synthetic_report_markdown(configs, result.cells, table2,

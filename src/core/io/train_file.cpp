@@ -2,6 +2,8 @@
 // trainer, shared with Python's flynn.fit_file.
 #include "flynn/io/train_file.hpp"
 
+#include "flynn/detail/cpu_time.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -20,9 +22,7 @@ namespace flynn::io {
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using detail::seconds_since;
 
 // A phase of the training, from its construction to its end: the reporter hears of both
 // (options.progress, called with the phase's name, then with ""), so that what it shows
