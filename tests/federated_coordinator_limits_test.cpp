@@ -420,27 +420,35 @@ TEST(FederatedCoordinatorLimits, SuspendedPartyIsNamedAndEveryoneExitsInTime) {
 TEST(FederatedCoordinatorLimits, HugeJoinIsRefusedAtOnceWithinMemoryAndTheRoundGoesOn) {
   Federation f(3, "iid");
   int port = 0;
-  auto server = f.serve(3, {"--model", f.dir.file("server.model"), "--deadline", "60"}, &port);
+  // The join deadline is long so that the honest round below still runs when the huge
+  // Join's sender is slow to give up (on a loaded 2-core CI machine its blocked 100 MB
+  // write has outlasted a 60 s deadline).
+  auto server = f.serve(3, {"--model", f.dir.file("server.model"), "--deadline", "600"}, &port);
   ASSERT_GT(port, 0) << server->err();
   ProcessSampler sampler(server->pid());
   const long rss_before = proc_status(server->pid(), "VmHWM");
   {
     // 100 MB of padding in the certificate field, from a valid party.
     RawParty big(port, f.pki, party_name(0), {.channel_id = 1});
+    big.open(30);
     const auto t0 = Clock::now();
     big.join(party_name(0), big.certificate() + std::string(100u << 20, 'A'));
     const grpc::Status st = big.finish();
     const double seconds = since(t0);
-    // The coordinator's status names the limit; a slow (sanitized) client may see only the
-    // connection the gate closed.
-    if (!(kSanitized && st.error_code() == grpc::StatusCode::UNAVAILABLE)) {
-      EXPECT_EQ(st.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << st.error_message();
+    // The coordinator's status names the limit when it reaches the sender; its delivery is
+    // best effort (the gate closes the connection 100 ms after refusing), so a sender still
+    // blocked in its write may see only the closed connection or its own deadline. What
+    // the coordinator did is checked from its own account below, whatever the sender saw.
+    const auto code = st.error_code();
+    if (code == grpc::StatusCode::RESOURCE_EXHAUSTED) {
       EXPECT_NE(st.error_message().find("bytes before its Join was accepted"), std::string::npos)
           << st.error_message();
+    } else {
+      EXPECT_TRUE(code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED)
+          << code << ": " << st.error_message();
     }
-    // Refused by the limit (the status above) within the memory bound (below); how fast
-    // is measured, not asserted.
-    std::printf("[ measured ] 100 MB Join: refused after %.2f s\n", seconds);
+    std::printf("[ measured ] 100 MB Join: refused after %.2f s (the sender saw status %d)\n", seconds,
+                static_cast<int>(code));
   }
   const auto refused = [&](const std::string& tls_name, int id, std::optional<std::string> cert,
                            const std::string& want) {
@@ -462,6 +470,9 @@ TEST(FederatedCoordinatorLimits, HugeJoinIsRefusedAtOnceWithinMemoryAndTheRoundG
   for (int p = 0; p < 3; ++p) joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p))));
   for (int p = 0; p < 3; ++p) EXPECT_EQ(joins[p]->wait(60), 0) << joins[p]->err();
   EXPECT_EQ(server->wait(30), 0) << server->err();
+  // The coordinator's account: the huge Join's connection was cut for its bytes.
+  EXPECT_NE(server->err().find(" 1 closed for sending too much before their Join"), std::string::npos)
+      << server->err();
   EXPECT_EQ(test::read_text(f.dir.file("p0.model")), test::read_text(f.dir.file("server.model")));
   std::printf("[ measured ] coordinator peak RSS %.1f MB (%.1f MB before the 100 MB Join)\n",
               sampler.peak_kb() / 1024.0, rss_before / 1024.0);
