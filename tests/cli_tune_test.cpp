@@ -57,6 +57,33 @@ TEST_F(TuneCli, JsonSummaryAndModel) {
   EXPECT_GT(nlohmann::json::parse(p.out)["accuracy"].get<double>(), 0.5);
 }
 
+TEST_F(TuneCli, MetricAndClassWeightChooseAndReachTheModel) {
+  const std::string model = dir_.file("w.flynn");
+  const auto r = test::run_cli("tune --data " + data_ + " --model " + model +
+                               " --budget 3 --folds 3 --metric balanced_accuracy --class-weight balanced --json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["metric"], "balanced_accuracy");
+  EXPECT_EQ(j["config"]["class_weight"], "balanced");
+  EXPECT_EQ(j["search"]["metric"], "balanced_accuracy");
+  EXPECT_GT(j["balanced_accuracy"].get<double>(), 0.5);
+  EXPECT_EQ(io::load_model(model).config().class_weight.text(), "balanced");
+  // eval reports every metric; bad names are clean errors naming the flag's choices.
+  const auto e = test::run_cli("eval --data " + data_ + " --folds 3 --class-weight c1=2 --json --quiet");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const auto ej = nlohmann::json::parse(e.out);
+  EXPECT_EQ(ej["config"]["class_weight"], "c1=2");
+  EXPECT_EQ(ej["fold_balanced_accuracy"].size(), 3u);
+  EXPECT_GT(ej["macro_f1"].get<double>(), 0.5);
+  auto bad = test::run_cli("tune --data " + data_ + " --model " + model + " --metric auc --quiet");
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("expected accuracy, balanced_accuracy or macro_f1"), std::string::npos) << bad.err;
+  bad = test::run_cli("eval --data " + data_ + " --class-weight c9=2 --quiet");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_LT(bad.exit_code, 128);
+  EXPECT_NE(bad.err.find("'c9' is not a class of the model"), std::string::npos) << bad.err;
+}
+
 TEST_F(TuneCli, BadInputGivesCleanErrors) {
   auto r = test::run_cli("tune --data " + dir_.file("missing.csv") + " --model " + dir_.file("m.flynn") + " --quiet");
   EXPECT_NE(r.exit_code, 0);

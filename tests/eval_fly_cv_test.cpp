@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "flynn/error.hpp"
+#include "flynn/classifier.hpp"
 #include "flynn/eval/fly_cv.hpp"
 #include "test_support.hpp"
 
@@ -38,6 +39,84 @@ TEST(EvalFlyCv, MatchesCrossValidateFlynnGammasExactly) {
   // Thread count does not matter.
   const FlyConfig c = config(9, 200, 3, 8, Preprocess::Normalize);
   EXPECT_EQ(ev.evaluate(c, gammas, 1)[2].fold_accuracy, ev.evaluate(c, gammas, 3)[2].fold_accuracy);
+}
+
+TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
+  // Imbalanced classes (80 / 24 / 12 rows) with balanced and given weights: the evaluator
+  // equals the reference formulation, and both equal FlyNN models trained on each fold's
+  // training rows (whose weights follow their own counts).
+  const Dataset all = test::blobs(3, 80, 7, 31, 1.8);
+  std::vector<std::size_t> keep;
+  std::size_t seen[3] = {0, 0, 0};
+  const std::size_t cap[3] = {80, 24, 12};
+  for (std::size_t r = 0; r < all.n_rows; ++r)
+    if (seen[all.labels[r]]++ < cap[all.labels[r]]) keep.push_back(r);
+  const Dataset data = all.subset(keep);
+  const std::uint32_t k = 4;
+  const auto folds = stratified_folds(data.labels, 3, k, 5);
+  const FlyCvEvaluator ev(data, folds, k);
+  const std::vector<double> gammas = {0.0, 0.5, 0.8};
+  for (const char* cw : {"none", "balanced", "c2=3.5"}) {
+    FlyConfig c = config(7, 300, 3, 12, Preprocess::Normalize);
+    c.class_weight = ClassWeight::parse(cw);
+    const auto ours = ev.evaluate(c, gammas, 2);
+    const auto ref = cross_validate_flynn_gammas(data, c, gammas, folds, k, 1);
+    for (std::size_t g = 0; g < gammas.size(); ++g) {
+      SCOPED_TRACE(std::string(cw) + " gamma " + std::to_string(gammas[g]));
+      EXPECT_EQ(ours[g].fold_accuracy, ref[g].fold_accuracy);
+      EXPECT_EQ(ours[g].fold_balanced_accuracy, ref[g].fold_balanced_accuracy);
+      EXPECT_EQ(ours[g].fold_macro_f1, ref[g].fold_macro_f1);
+      // Fold models.
+      c.gamma = gammas[g];
+      std::vector<std::uint32_t> predicted(data.n_rows);
+      for (std::uint32_t f = 0; f < k; ++f) {
+        std::vector<std::size_t> train, test;
+        for (std::size_t r = 0; r < data.n_rows; ++r) (folds[r] == f ? test : train).push_back(r);
+        FlyNN model(c, data.classes, 1);
+        model.fit(data.subset(train));
+        const auto p = model.predict(data.subset(test));
+        for (std::size_t i = 0; i < test.size(); ++i) predicted[test[i]] = p[i];
+      }
+      const CvResult direct = summarize_predictions(data.labels, predicted, folds, k, 3, 0.0);
+      EXPECT_EQ(ours[g].fold_balanced_accuracy, direct.fold_balanced_accuracy);
+      EXPECT_EQ(ours[g].fold_accuracy, direct.fold_accuracy);
+      EXPECT_DOUBLE_EQ(ours[g].metric(CvMetric::MacroF1), direct.macro_f1);
+    }
+    // Out-of-fold scores too (a standardising variant takes the per-fold path).
+    for (const char* variant : {"paper", "zsign"}) {
+      FlyConfig z = config(7, 300, 3, 12, Preprocess::Normalize);
+      z.gamma = 0.5;
+      z.variant = parse_variant(variant);
+      z.class_weight = ClassWeight::parse(cw);
+      const std::vector<double> oof = ev.out_of_fold_scores(z, 2);
+      std::vector<double> direct(data.n_rows * 3);
+      for (std::uint32_t f = 0; f < k; ++f) {
+        std::vector<std::size_t> train, test;
+        for (std::size_t r = 0; r < data.n_rows; ++r) (folds[r] == f ? test : train).push_back(r);
+        FlyNN model(z, data.classes, 1);
+        model.fit(data.subset(train));
+        const auto s = model.scores(data.subset(test));
+        for (std::size_t i = 0; i < test.size(); ++i)
+          for (std::size_t l = 0; l < 3; ++l) direct[test[i] * 3 + l] = s[i * 3 + l];
+      }
+      EXPECT_EQ(oof, direct) << cw << " " << variant;
+    }
+  }
+}
+
+TEST(EvalFlyCv, MetricsOfKnownPredictions) {
+  // Two folds; fold 0 all right; fold 1 predicts only class 0.
+  const std::vector<std::uint32_t> truth = {0, 1, 0, 1, 0, 0, 0, 1};
+  const std::vector<std::uint32_t> pred = {0, 1, 0, 1, 0, 0, 0, 0};
+  const std::vector<std::uint32_t> folds = {0, 0, 0, 0, 1, 1, 1, 1};
+  const CvResult r = summarize_predictions(truth, pred, folds, 2, 2, 0.0);
+  EXPECT_EQ(r.fold_accuracy, (std::vector<double>{1.0, 0.75}));
+  EXPECT_EQ(r.fold_balanced_accuracy, (std::vector<double>{1.0, 0.5}));
+  // Fold 1: F1 of class 0 = 2·3/(3+4) = 6/7, class 1 = 0.
+  EXPECT_DOUBLE_EQ(r.fold_macro_f1[1], 3.0 / 7.0);
+  EXPECT_DOUBLE_EQ(r.metric(CvMetric::BalancedAccuracy), 0.75);
+  EXPECT_EQ(parse_cv_metric("macro_f1"), CvMetric::MacroF1);
+  EXPECT_THROW(parse_cv_metric("auc"), Error);
 }
 
 TEST(EvalFlyCv, ResourceEstimatesAndErrors) {

@@ -57,6 +57,7 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"seed", {"--seed", "99"}},
       {"preprocess", {"--preprocess", "none"}},
       {"variant", {"--variant", "paper"}},
+      {"class_weight", {"--class-weight", "balanced"}},
       {"missing", {"--missing", "zero"}},
   };
   return e;

@@ -30,11 +30,11 @@ using federated::SharedSettings;
 // breaks this binding: add it here and give it a row in the table.
 std::vector<bool> given_members(const HyperParams& h) {
   const auto& [m, expansion_factor, s, connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed,
-               preprocess, variant] = h;
+               preprocess, variant, class_weight] = h;
   return {m.has_value(),   expansion_factor.has_value(), s.has_value(),
           connection_sparsity.has_value(), rho.has_value(), wta_ratio.has_value(),
           wta_nnz.has_value(), gamma.has_value(), seed.has_value(), preprocess.has_value(),
-          variant.has_value()};
+          variant.has_value(), class_weight.has_value()};
 }
 
 // A valid config, and one copy per member of FlyConfig with only that member changed (in
@@ -56,8 +56,8 @@ std::vector<FlyConfig> one_member_changed() {
   std::vector<FlyConfig> out;
   auto changed = [&out](auto edit) {
     FlyConfig c = base_config();
-    auto& [d, m, s, rho, gamma, seed, preprocess, variant] = c;
-    edit(d, m, s, rho, gamma, seed, preprocess, variant);
+    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight] = c;
+    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight);
     out.push_back(c);
   };
   changed([](auto& d, auto&...) { d = 7; });
@@ -66,8 +66,9 @@ std::vector<FlyConfig> one_member_changed() {
   changed([](auto&, auto&, auto&, auto& rho, auto&...) { rho = 11; });
   changed([](auto&, auto&, auto&, auto&, auto& gamma, auto&...) { gamma = 0.25; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto& seed, auto&...) { seed = 12; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&) { pre = Preprocess::None; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&...) { pre = Preprocess::None; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w) { w = ClassWeight::parse("balanced"); });
   return out;
 }
 
@@ -89,6 +90,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"seed", {"18446744073709551615", "seed"}},
       {"preprocess", {"none", "preprocess"}},
       {"variant", {"thermo-sign", "variant"}},
+      {"class_weight", {"yes=5,no=0.5", "class_weight"}},
   };
   return e;
 }
@@ -172,7 +174,7 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   const nlohmann::json j = experiments::config_json(c);
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
-  EXPECT_EQ(j.dump(), R"({"d":6,"gamma":0.5,"m":200,"preprocess":"normalize","rho":10,"s":3,)"
+  EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"gamma":0.5,"m":200,"preprocess":"normalize","rho":10,"s":3,)"
                       R"("seed":11,"variant":"paper"})");
   EXPECT_EQ(c.describe(), "d=6, m=200, s=3, rho=10, gamma=0.5, seed=11, preprocess=normalize");
   FlyConfig v = c;

@@ -90,6 +90,10 @@ class FlyNN {
   const ClassCounts& counts() const { return counts_; }
   const FlyHasher& hasher() const { return *hasher_; }
   const Provenance& provenance() const { return provenance_; }
+  /// The weight of each class when scoring: config().class_weight applied to the counts
+  /// (ClassWeight::weights; "balanced" follows the counts, so it is that of the model
+  /// trained on all rows after any merge, forget or federation). Empty: every class 1.
+  std::vector<double> class_weights() const;
   void set_provenance(const Provenance& p) { provenance_ = p; }
 
   /// The standardising variants' per-feature statistics (empty when none are needed or

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "flynn/class_weight.hpp"
+
 namespace flynn {
 
 /// Row preprocessing applied before FlyHash.
@@ -116,6 +118,9 @@ struct FlyConfig {
   std::uint64_t seed = 0;        ///< seed of the lifting matrix (and densify signs)
   Preprocess preprocess = Preprocess::Normalize;
   Variant variant;               ///< the method variant (default: the paper's)
+  /// How much each class's rows weigh when the model scores (class_weight.hpp; default
+  /// none). Not used by hashing or counting: counts stay exact row sums.
+  ClassWeight class_weight;
 
   /// Width w of an encoded row (Variant): d·thermometer, or d. The lifting rows choose
   /// their s distinct columns among these.
@@ -214,6 +219,8 @@ struct HyperParams {
   /// Defaults::low_dim_max), except with preprocess densify (a paper-only preprocessing),
   /// where it is the paper's method.
   std::optional<Variant> variant;
+  /// Default: ClassWeight{} (none).
+  std::optional<ClassWeight> class_weight;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

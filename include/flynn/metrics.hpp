@@ -20,4 +20,10 @@ double accuracy(const std::vector<std::uint32_t>& truth, const std::vector<std::
 double balanced_accuracy(const std::vector<std::uint32_t>& truth,
                          const std::vector<std::uint32_t>& predicted, std::size_t n_classes);
 
+/// Macro-averaged F1: the mean over classes that occur in `truth` or `predicted` of
+/// 2·TP_l / (rows of class l + rows predicted l), as scikit-learn's
+/// f1_score(average="macro") over those labels. Class ids < n_classes.
+double macro_f1(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted,
+                std::size_t n_classes);
+
 }  // namespace flynn

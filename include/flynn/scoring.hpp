@@ -2,6 +2,7 @@
 // Scoring hashed rows against Fly Bloom Filters: the inference half of Algorithm 1, kept
 // apart from FlyNN so that cross-validation and federated parties can score precomputed
 // hashes against any counts.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -10,9 +11,24 @@
 
 namespace flynn {
 
+/// One filter value: γ^{weight·c}, 1 for c = 0; for γ = 0 it is 0 exactly when c > 0 and
+/// weight·c ≥ 1 (one weighted row has marked the unit), else 1. Weight 1 gives the paper's
+/// γ^c (0^0 = 1). Every filter (filter_table, seen_bits, cross-validation's tables) takes
+/// its values from here.
+inline double filter_value(std::uint32_t count, double gamma, double weight = 1.0) {
+  if (count == 0) return 1.0;
+  if (gamma == 0.0) return weight * static_cast<double>(count) >= 1.0 ? 0.0 : 1.0;
+  return std::pow(gamma, weight * static_cast<double>(count));
+}
+
 /// The m × L table (unit-major: unit i's L values are contiguous) of filter values
 /// w_l[i] = γ^{c_l[i]}, with 0^0 = 1, so each winner reads one contiguous row.
-std::vector<double> filter_table(const ClassCounts& counts, double gamma);
+///
+/// With class weights (ClassWeight::weights, class_weight.hpp; empty = all 1) the value is
+/// γ^{weight_l·c_l[i]}, and for γ = 0 it is 0 exactly when c_l[i] > 0 and weight_l·c_l[i] ≥ 1
+/// (a unit is seen once one weighted row has marked it), else 1.
+std::vector<double> filter_table(const ClassCounts& counts, double gamma,
+                                 const std::vector<double>& weights = {});
 
 /// score_l = Σ_k table[winners[k]][l] over the ρ winners, summed in the winners' order.
 inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const double* table,
@@ -26,7 +42,9 @@ inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const
 
 /// Binary filters (γ = 0), bit-packed: bit l of word i is set when class l has seen unit i
 /// (c_l[i] > 0). One 8-byte word per unit instead of L doubles; needs L ≤ 64.
-std::vector<std::uint64_t> seen_bits(const ClassCounts& counts);
+/// With class weights, bit l is set when c_l[i] > 0 and weight_l·c_l[i] ≥ 1, as in
+/// filter_table.
+std::vector<std::uint64_t> seen_bits(const ClassCounts& counts, const std::vector<double>& weights = {});
 
 /// γ = 0 scores from seen_bits: score_l = ρ − (winners class l has seen), the same values
 /// score_winners computes from filter_table(counts, 0).
@@ -40,9 +58,11 @@ inline void score_winners_binary(const std::uint32_t* winners, std::uint32_t rho
 }
 
 /// Scores hashed rows against a model's counts, choosing the bit-packed form for γ = 0.
+/// `weights`: the class weights (ClassWeight::weights; empty = all 1).
 class FilterScorer {
  public:
-  FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho);
+  FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
+               const std::vector<double>& weights = {});
   /// Scores of one row's ρ winners into out[0..L).
   void score(const std::uint32_t* winners, double* out) const {
     if (binary_) {
@@ -71,8 +91,12 @@ inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
 
 /// Class frequencies with add-one (Laplace) smoothing, (n_l + 1)/(n + L), from the rows per
 /// class (ClassCounts::rows_per_class): positive for every class, so a class without rows
-/// never gets probability exactly 0. Throws flynn::Error for no classes.
-std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class);
+/// never gets probability exactly 0. With class weights (empty = all 1) each frequency is
+/// multiplied by its class's weight and the priors renormalised, so "balanced" weights give
+/// (nearly) uniform priors. Throws flynn::Error for no classes or a weight count that is
+/// not the class count.
+std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class,
+                                 const std::vector<double>& weights = {});
 
 /// Calibrated probabilities of one row of L scores (FlyNN::predict_proba):
 ///

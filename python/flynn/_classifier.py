@@ -51,6 +51,29 @@ def _label_names(classes):
     return names
 
 
+def _class_weight_text(class_weight):
+    """class_weight as the library's text (config.hpp, ClassWeight): None -> None (the
+    default, none), "balanced"/"none"/"NAME=W,..." as given, a dict {label: weight} as
+    "str(label)=weight,..." (labels named as the model stores them)."""
+    if class_weight is None or isinstance(class_weight, str):
+        return class_weight
+    if isinstance(class_weight, dict):
+        items = []
+        for label, weight in class_weight.items():
+            name = str(label)
+            if "," in name:
+                raise ValueError(f"class_weight: class {label!r} holds ',', which a class weight "
+                                 "cannot name")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float, np.integer, np.floating)):
+                raise TypeError(f"class_weight[{label!r}]={weight!r}: expected a number")
+            items.append(f"{name}={float(weight)!r}")
+        if not items:
+            raise ValueError("class_weight: an empty dict gives no class a weight")
+        return ",".join(items)
+    raise TypeError(f"class_weight={class_weight!r}: expected None, 'balanced' or a dict "
+                    "{label: weight}")
+
+
 def _classes_from_names(names):
     """classes_ of a model read from a file: integers when every name is one, else str."""
     try:
@@ -162,6 +185,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   (the paper's exact FlyNN), "sign", "z", "zsign", "zsign-q", "thermo",
                   "thermo-sign", "zsign+paper" (docs/defaults.md). Standardising variants fix their statistics at the
                   first fit, so merge() needs models trained with the same statistics.
+      class_weight: None (default: every class weighs 1), "balanced" (each class weighs
+                  n / (n_classes · n_class), as scikit-learn's: the minority classes of an
+                  imbalanced table are predicted again) or a dict {label: weight}. Applied
+                  when scoring, from the model's counts, so fit on parts + merge equals fit
+                  on all rows (docs/defaults.md, "Imbalanced classes").
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
       missing:    missing cells (NaN; None / pd.NA in DataFrames), as flynn train --missing:
                   "mean" (default: filled with the training mean of the feature, kept in the
@@ -189,7 +217,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, n_jobs=None, missing="mean", label_name=None):
+                 variant=None, class_weight=None, n_jobs=None, missing="mean", label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -197,6 +225,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.seed = seed
         self.preprocess = preprocess
         self.variant = variant
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
         self.missing = missing
         self.label_name = label_name
@@ -206,7 +235,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def _hyper(self):
         return _flynn.HyperParams(m=self.m, s=self.s, rho=self.rho, gamma=self.gamma,
                                   seed=self.seed, preprocess=self.preprocess,
-                                  variant=self.variant)
+                                  variant=self.variant,
+                                  class_weight=_class_weight_text(self.class_weight))
 
     def _new_model(self, classes, n_features):
         self._model = _flynn.Model(self._hyper(), n_features, _label_names(classes),
@@ -474,7 +504,9 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         schema = model.table_schema
         clf = cls(m=config["m"], s=config["s"], rho=config["rho"], gamma=config["gamma"],
                   seed=config["seed"], preprocess=config["preprocess"],
-                  variant=config["variant"], n_jobs=n_jobs,
+                  variant=config["variant"],
+                  class_weight=None if config["class_weight"] == "none" else config["class_weight"],
+                  n_jobs=n_jobs,
                   label_name=schema.label_name if schema.named else None)
         clf._model = model
         clf.classes_ = _classes_from_names(model.labels) if classes is None else classes

@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import _flynn
-from ._classifier import FlyNNClassifier, _label_names, _threads
+from ._classifier import FlyNNClassifier, _class_weight_text, _label_names, _threads
 
 
 class TuneSearch:
@@ -11,8 +11,9 @@ class TuneSearch:
     Attributes:
       best_params_:    the chosen FlyNNClassifier parameters (m, s, rho, gamma, seed,
                        preprocess).
-      best_score_:     their mean CV accuracy on all rows (the search's folds).
-      best_fold_scores_: the accuracy of each fold for best_params_.
+      best_score_:     their mean CV `scoring` metric (accuracy by default) on all rows.
+      best_fold_scores_: the `scoring` metric of each fold for best_params_.
+      best_accuracy_, best_balanced_accuracy_, best_macro_f1_: every metric's mean for them.
       best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
                        calibrated temperature_ (refit=True): the model `flynn tune` saves.
       temperature_:    the probability temperature t fitted on the chosen configuration's
@@ -33,8 +34,12 @@ class TuneSearch:
     def __init__(self, raw, n_splits):
         self.n_splits_ = n_splits
         self.best_params_ = dict(raw["best_params"])
-        self.best_score_ = float(raw["best_mean"])
-        self.best_fold_scores_ = np.asarray(raw["best_fold_accuracy"])
+        self.scoring = raw["scoring"]
+        self.best_score_ = float(raw["best_score"])
+        self.best_fold_scores_ = np.asarray(raw["best_fold_scores"])
+        self.best_accuracy_ = float(raw["best_mean"])
+        self.best_balanced_accuracy_ = float(raw["best_balanced_accuracy"])
+        self.best_macro_f1_ = float(raw["best_macro_f1"])
         self.search_seconds_ = float(raw["seconds"])
         self.time_limited_ = bool(raw["time_limited"])
         self.temperature_ = float(raw["temperature"])
@@ -65,7 +70,7 @@ class TuneSearch:
 
 
 def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit=True,
-         n_jobs=None):
+         n_jobs=None, scoring="accuracy", class_weight=None):
     """Searches FlyNN's hyper-parameters for (X, y) with stratified `cv`-fold CV: the
     experiments layer's successive-halving search over the paper's space (m in [2d, 2048d],
     s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on/off), `budget`
@@ -73,6 +78,9 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     same calibration of the probability temperature on out-of-fold scores. Deterministic
     given `seed` (folds and design) and `fly_seed` (the lifting matrix; flynn's default when
     None). `time_limit` (seconds) stops starting new subsample evaluations once passed.
+    `scoring` is what the search maximises: "accuracy", "balanced_accuracy" or "macro_f1"
+    (flynn tune --metric); `class_weight` (None, "balanced" or {label: weight}, as
+    FlyNNClassifier's) is given to every candidate and to the refitted model.
 
     Returns a TuneSearch (best_params_, best_score_, cv_results_, temperature_,
     best_estimator_)."""
@@ -87,7 +95,8 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     default_seed = _flynn.HyperParams().resolve(X.shape[1])["seed"]
     raw = _flynn.tune(X, ids.astype(np.uint32), _label_names(classes), int(budget), int(cv),
                       int(seed), int(seed), int(default_seed if fly_seed is None else fly_seed),
-                      float(time_limit or 0.0), bool(refit), _threads(n_jobs))
+                      float(time_limit or 0.0), bool(refit), _threads(n_jobs), str(scoring),
+                      _class_weight_text(class_weight) or "none")
     search = TuneSearch(raw, int(cv))
     if refit:
         search.best_estimator_ = FlyNNClassifier._from_model(raw["model"], n_jobs, classes=classes)

@@ -28,7 +28,7 @@ namespace {
 py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
               std::uint32_t budget, std::uint32_t folds, std::uint64_t fold_seed,
               std::uint64_t search_seed, std::uint64_t fly_seed, double time_limit,
-              bool refit, int threads) {
+              bool refit, int threads, const std::string& metric, const std::string& class_weight) {
   const NumpyRows rows(X);
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row");
@@ -39,6 +39,9 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.fly_seed = fly_seed;
   options.search.time_limit_seconds = time_limit;
   options.search.threads = threads;
+  options.search.metric = experiments::parse_cv_metric(metric);
+  options.search.class_weight = ClassWeight::parse(class_weight);
+  options.search.class_weight.check_classes(classes.names());
   std::optional<experiments::TuneResult> result;
   std::optional<FlyNN> model;
   {
@@ -72,8 +75,18 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["gammas"] = options.search.space.gammas;
   out["best_index"] = s.best;
   out["best_params"] = config_params(result->config);
-  out["best_fold_accuracy"] = result->cv.fold_accuracy;
-  out["best_mean"] = result->cv.mean;
+  const experiments::CvResult& cv = result->cv;
+  out["best_fold_accuracy"] = cv.fold_accuracy;
+  out["best_mean"] = cv.mean;
+  // The metric the search maximised, per fold and as its mean (TuneSearch.best_score_).
+  out["scoring"] = metric;
+  out["best_score"] = cv.metric(options.search.metric);
+  out["best_fold_scores"] = options.search.metric == experiments::CvMetric::Accuracy ? cv.fold_accuracy
+                            : options.search.metric == experiments::CvMetric::BalancedAccuracy
+                                ? cv.fold_balanced_accuracy
+                                : cv.fold_macro_f1;
+  out["best_balanced_accuracy"] = cv.balanced_accuracy;
+  out["best_macro_f1"] = cv.macro_f1;
   out["full_evaluations"] = s.full_evaluations;
   out["cost"] = s.cost;
   out["time_limited"] = s.time_limited;
@@ -107,7 +120,8 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
 void bind_tune(py::module_& m) {
   m.def("tune", &tune, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("budget"),
         py::arg("folds"), py::arg("fold_seed"), py::arg("search_seed"), py::arg("fly_seed"),
-        py::arg("time_limit"), py::arg("refit"), py::arg("threads"));
+        py::arg("time_limit"), py::arg("refit"), py::arg("threads"), py::arg("metric") = "accuracy",
+        py::arg("class_weight") = "none");
 }
 
 }  // namespace flynn::python

@@ -29,7 +29,9 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
   const std::uint32_t k_max = grid.back();
   const std::size_t L = data.classes.size();
 
-  std::vector<std::vector<double>> acc(grid.size(), std::vector<double>(k_folds, 0.0));
+  // Every row's out-of-fold prediction for each k (rows of folds without training rows
+  // keep class 0, counted as wrong predictions of it, as the accuracies always did).
+  std::vector<std::vector<std::uint32_t>> predicted(grid.size(), std::vector<std::uint32_t>(data.n_rows, 0));
   // Every row's k_max out-of-fold neighbours as ids into `data` (nearest first, −1 = none),
   // so the vote fractions of whichever k wins can be formed after the sweep.
   Neighbours out_of_fold;
@@ -51,7 +53,7 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
     for (std::size_t g = 0; g < grid.size(); ++g) {
       const std::uint32_t k = std::min(grid[g], nb.k);
       const std::vector<std::uint32_t> pred = knn_vote(nb, k, train.labels, L);
-      acc[g][f] = accuracy(test.labels, pred);
+      for (std::size_t i = 0; i < fr.test.size(); ++i) predicted[g][fr.test[i]] = pred[i];
     }
   }
   KnnCvResult r;
@@ -59,7 +61,7 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
   r.k_values = grid;
   r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < grid.size(); ++g) {
-    r.per_k.push_back(summarize_folds(acc[g], r.seconds));
+    r.per_k.push_back(summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
     if (r.per_k[g].mean > r.per_k[r.best].mean) r.best = g;
   }
   // A fold whose training set is smaller than k leaves −1 ids, which the fractions skip.

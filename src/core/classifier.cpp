@@ -32,7 +32,12 @@ FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int t
   if (counts_.n_classes() != labels_.size() || counts_.m() != config.m)
     throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
                             counts_.n_classes(), counts_.m(), labels_.size(), config.m));
+  config.class_weight.check_classes(labels_.names());
   hasher_ = std::make_unique<FlyHasher>(config, threads_);
+}
+
+std::vector<double> FlyNN::class_weights() const {
+  return config().class_weight.weights(labels_.names(), counts_, config().rho);
 }
 
 FlyNN::FlyNN(FlyNN&&) noexcept = default;
@@ -42,7 +47,8 @@ FlyNN::~FlyNN() = default;
 std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
   const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
   if (!scorer_cache_->scorer)
-    scorer_cache_->scorer = std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho);
+    scorer_cache_->scorer =
+        std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho, class_weights());
   return scorer_cache_->scorer;
 }
 
@@ -395,7 +401,7 @@ void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   check_scores_shape(s.size(), n);
   std::vector<double> p(L);
-  const std::vector<double> priors = class_priors(counts_.rows_per_class());
+  const std::vector<double> priors = class_priors(counts_.rows_per_class(), class_weights());
   const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
     scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors.data(), p.data());

@@ -228,6 +228,7 @@ void FlyConfig::validate(std::size_t n_classes) const {
   if (preprocess == Preprocess::Densify && input_dim > (1u << 30))
     throw Error(fmt::format("d = {} is too large for densify (at most 2^30)", input_dim));
   variant.validate();
+  class_weight.validate();
   if (!variant.is_paper() && preprocess == Preprocess::Densify)
     throw Error(fmt::format("preprocess densify works only with variant paper (not {})",
                             variant_name(variant)));
@@ -309,6 +310,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
                                : low_dim_defaults                  ? Defaults::low_dim_variant()
                                                                    : Defaults::variant());
   c.variant.validate();
+  c.class_weight = class_weight.value_or(ClassWeight{});
+  c.class_weight.validate();  // names are checked against a model's classes by FlyNN
 
   std::uint64_t mm;
   if (m) {

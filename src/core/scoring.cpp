@@ -9,56 +9,80 @@
 
 namespace flynn {
 
-std::vector<double> filter_table(const ClassCounts& counts, double gamma) {
+namespace {
+
+// Throws unless `weights` is empty or holds one weight per class.
+void check_weights(const ClassCounts& counts, const std::vector<double>& weights) {
+  if (!weights.empty() && weights.size() != counts.n_classes())
+    throw Error(fmt::format("class weights: {} weights for {} classes", weights.size(), counts.n_classes()));
+}
+
+
+}  // namespace
+
+std::vector<double> filter_table(const ClassCounts& counts, double gamma, const std::vector<double>& weights) {
+  check_weights(counts, weights);
   const std::size_t L = counts.n_classes();
   const std::uint32_t m = counts.m();
-  // γ^c computed once per count value, for the counts up to a small bound: the table of
-  // powers is sized by what the counts need, never by the largest count alone (one count
-  // of 2^28 in a file must not allocate 2 GB). Larger counts, which are rare, call pow
-  // directly; the values are the same either way.
+  // γ^(w·c) computed once per count value and class, for the counts up to a small bound:
+  // the table of powers is sized by what the counts need, never by the largest count
+  // alone (one count of 2^28 in a file must not allocate 2 GB). Larger counts, which are
+  // rare, call pow directly; the values are the same either way.
   constexpr std::uint32_t kTabulated = 1u << 16;
-  const std::uint32_t max_count = counts.max_count();
-  const std::uint32_t top = std::min(max_count, kTabulated);
+  const std::uint32_t top = std::min(counts.max_count(), kTabulated);
   std::vector<double> power(std::size_t(top) + 1);
-  for (std::uint32_t c = 0; c <= top; ++c)
-    power[c] = c == 0 ? 1.0 : std::pow(gamma, static_cast<double>(c));
   std::vector<double> table(std::size_t(m) * L);
   for (std::size_t l = 0; l < L; ++l) {
+    const double w = weights.empty() ? 1.0 : weights[l];
+    const auto value = [&](std::uint32_t c) { return filter_value(c, gamma, w); };
+    if (l == 0 || !weights.empty())
+      for (std::uint32_t c = 0; c <= top; ++c) power[c] = value(c);
     const std::uint32_t* c = counts.of_class(l);
-    for (std::uint32_t i = 0; i < m; ++i)
-      table[std::size_t(i) * L + l] =
-          c[i] <= top ? power[c[i]] : std::pow(gamma, static_cast<double>(c[i]));
+    for (std::uint32_t i = 0; i < m; ++i) table[std::size_t(i) * L + l] = c[i] <= top ? power[c[i]] : value(c[i]);
   }
   return table;
 }
 
-std::vector<std::uint64_t> seen_bits(const ClassCounts& counts) {
+std::vector<std::uint64_t> seen_bits(const ClassCounts& counts, const std::vector<double>& weights) {
+  check_weights(counts, weights);
   std::vector<std::uint64_t> seen(counts.m(), 0);
   for (std::size_t l = 0; l < counts.n_classes() && l < 64; ++l) {
     const std::uint32_t* c = counts.of_class(l);
-    for (std::uint32_t i = 0; i < counts.m(); ++i)
-      seen[i] |= static_cast<std::uint64_t>(c[i] != 0) << l;
+    if (weights.empty()) {
+      for (std::uint32_t i = 0; i < counts.m(); ++i) seen[i] |= static_cast<std::uint64_t>(c[i] != 0) << l;
+    } else {
+      for (std::uint32_t i = 0; i < counts.m(); ++i)
+        seen[i] |= static_cast<std::uint64_t>(filter_value(c[i], 0.0, weights[l]) == 0.0) << l;
+    }
   }
   return seen;
 }
 
-FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho)
+FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
+                           const std::vector<double>& weights)
     : binary_(gamma == 0.0 && counts.n_classes() <= 64), rho_(rho), n_classes_(counts.n_classes()) {
   if (binary_) {
-    seen_ = seen_bits(counts);
+    seen_ = seen_bits(counts, weights);
   } else {
-    table_ = filter_table(counts, gamma);
+    table_ = filter_table(counts, gamma, weights);
   }
 }
 
-std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class) {
+std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_class,
+                                 const std::vector<double>& weights) {
   if (rows_per_class.empty()) throw Error("class priors: no classes");
+  if (!weights.empty() && weights.size() != rows_per_class.size())
+    throw Error(fmt::format("class priors: {} weights for {} classes", weights.size(), rows_per_class.size()));
   double n = 0.0;
   for (std::uint64_t c : rows_per_class) n += static_cast<double>(c);
   const double L = static_cast<double>(rows_per_class.size());
   std::vector<double> p;
   p.reserve(rows_per_class.size());
   for (std::uint64_t c : rows_per_class) p.push_back((static_cast<double>(c) + 1.0) / (n + L));
+  if (weights.empty()) return p;
+  double total = 0.0;
+  for (std::size_t l = 0; l < p.size(); ++l) total += (p[l] *= weights[l]);
+  for (double& v : p) v /= total;
   return p;
 }
 

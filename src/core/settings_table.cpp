@@ -86,6 +86,19 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                  return SettingValue(variant_name(*h.variant));
                },
                [](HyperParams& h, const SettingValue& v) { h.variant = parse_variant(choice_of(v)); }});
+  f.push_back({"class_weight", "--class-weight",
+               "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
+               "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")",
+               SettingKind::Choice,
+               [](const HyperParams& h) -> std::optional<SettingValue> {
+                 if (!h.class_weight) return std::nullopt;
+                 return SettingValue(h.class_weight->text());
+               },
+               [](HyperParams& h, const SettingValue& v) {
+                 ClassWeight cw = ClassWeight::parse(choice_of(v));
+                 cw.validate();
+                 h.class_weight = std::move(cw);
+               }});
   return f;
 }
 
@@ -107,6 +120,8 @@ std::vector<ConfigField> make_config_fields() {
        nullptr},
       {"variant", "variant", "variant", SettingKind::Choice,
        [](const FlyConfig& c) { return V(variant_name(c.variant)); }, true, true, "paper"},
+      {"class_weight", "class_weight", "class_weight", SettingKind::Choice,
+       [](const FlyConfig& c) { return V(c.class_weight.text()); }, true, true, "none"},
   };
 }
 

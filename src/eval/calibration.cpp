@@ -85,6 +85,16 @@ std::vector<double> class_priors(const std::vector<std::uint32_t>& labels, std::
   return class_priors(rows);
 }
 
+std::vector<double> class_weights_of_rows(const FlyConfig& config, const LabelSet& classes,
+                                          const std::vector<std::uint32_t>& labels) {
+  std::vector<double> sizes(classes.size(), 0.0);
+  for (std::uint32_t y : labels) {
+    if (y >= sizes.size()) throw Error(fmt::format("class weights: label {} outside [0, {})", y, sizes.size()));
+    sizes[y] += 1.0;
+  }
+  return config.class_weight.weights_for_sizes(classes.names(), sizes);
+}
+
 std::vector<double> scores_to_probabilities(const std::vector<double>& scores, std::size_t L,
                                             std::uint32_t rho, double t, const std::vector<double>& priors) {
   if (!(t > 0.0) || !std::isfinite(t)) throw Error(fmt::format("temperature {}: must be positive", t));
@@ -137,11 +147,14 @@ TemperatureFit fit_temperature(const std::vector<double>& scores, std::size_t L,
 
 CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,
                                         const std::vector<std::uint32_t>& labels,
-                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k) {
+                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                                        const std::vector<double>& class_weights) {
   check_rows(scores, L, labels, "calibration");
   if (fold_of_row.size() != labels.size())
     throw Error(fmt::format("calibration: {} fold ids for {} rows", fold_of_row.size(), labels.size()));
-  const std::vector<double> priors = class_priors(labels, L);
+  std::vector<std::uint64_t> rows(L, 0);
+  for (std::uint32_t y : labels) ++rows[y];  // check_rows checked the ids
+  const std::vector<double> priors = class_priors(rows, class_weights);
   CalibrationReport rep;
   rep.fit = fit_temperature(scores, L, rho, priors, labels);
   const std::vector<double> p_default = scores_to_probabilities(scores, L, rho, Defaults::temperature, priors);

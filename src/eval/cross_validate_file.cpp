@@ -37,6 +37,7 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   if (!data.has_labels) throw Error(fmt::format("{}: cross-validation needs labels", o.data));
   data.require_trainable();
   const FlyConfig config = how.hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
+  config.class_weight.check_classes(data.classes.names());
   const auto folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
   const CvResult r = cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
   std::optional<Report> knn;
@@ -46,7 +47,7 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   if (o.calibration) {
     const FlyCvEvaluator ev(data, folds, o.folds);
     cal = calibrate_out_of_fold(ev.out_of_fold_scores(config, how.threads), data.classes.size(), config.rho,
-                                data.labels, folds, o.folds);
+                                data.labels, folds, o.folds, class_weights_of_rows(config, data.classes, data.labels));
   }
 
   Report out;
@@ -61,6 +62,10 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
               {"accuracy_mean", r.mean},
               {"accuracy_sd", r.sd},
               {"fold_accuracy", r.fold_accuracy},
+              {"balanced_accuracy", r.balanced_accuracy},
+              {"macro_f1", r.macro_f1},
+              {"fold_balanced_accuracy", r.fold_balanced_accuracy},
+              {"fold_macro_f1", r.fold_macro_f1},
               {"seconds", r.seconds}};
   if (knn) out.json.update(knn->json);
   if (cal) out.json["calibration"] = to_json(*cal);
@@ -69,6 +74,8 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   out.text += fmt::format("config: {}\n", config.describe());
   out.text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n", o.folds, r.mean,
                           r.sd, r.seconds);
+  out.text += fmt::format("balanced accuracy {:.4f}, macro-F1 {:.4f} (means over folds)\n", r.balanced_accuracy,
+                          r.macro_f1);
   if (cal) out.text += calibration_text(*cal);
   if (knn) out.text += knn->text;
   return out;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "flynn/fly_hasher.hpp"
+#include "flynn/metrics.hpp"
 #include "flynn/scoring.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/fly_cv.hpp"
@@ -67,6 +68,66 @@ CvResult summarize_folds(std::vector<double> acc, double seconds) {
   return r;
 }
 
+CvResult summarize_predictions(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted,
+                               const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                               std::size_t n_classes, double seconds) {
+  if (truth.size() != predicted.size() || truth.size() != fold_of_row.size())
+    throw Error(fmt::format("fold summary: {} labels, {} predictions, {} fold ids", truth.size(),
+                            predicted.size(), fold_of_row.size()));
+  std::vector<std::vector<std::uint32_t>> t(k), p(k);
+  for (std::size_t r = 0; r < truth.size(); ++r) {
+    if (fold_of_row[r] >= k) throw Error(fmt::format("fold id {} ≥ k = {}", fold_of_row[r], k));
+    t[fold_of_row[r]].push_back(truth[r]);
+    p[fold_of_row[r]].push_back(predicted[r]);
+  }
+  std::vector<double> acc(k, 0.0);
+  for (std::uint32_t f = 0; f < k; ++f) acc[f] = accuracy(t[f], p[f]);
+  CvResult r = summarize_folds(std::move(acc), seconds);
+  r.fold_balanced_accuracy.assign(k, 0.0);
+  r.fold_macro_f1.assign(k, 0.0);
+  for (std::uint32_t f = 0; f < k; ++f) {
+    if (t[f].empty()) continue;
+    r.fold_balanced_accuracy[f] = balanced_accuracy(t[f], p[f], n_classes);
+    r.fold_macro_f1[f] = macro_f1(t[f], p[f], n_classes);
+  }
+  if (k > 0) {
+    r.balanced_accuracy = std::accumulate(r.fold_balanced_accuracy.begin(), r.fold_balanced_accuracy.end(), 0.0) / k;
+    r.macro_f1 = std::accumulate(r.fold_macro_f1.begin(), r.fold_macro_f1.end(), 0.0) / k;
+  }
+  return r;
+}
+
+CvMetric parse_cv_metric(const std::string& name) {
+  if (name == "accuracy") return CvMetric::Accuracy;
+  if (name == "balanced_accuracy") return CvMetric::BalancedAccuracy;
+  if (name == "macro_f1") return CvMetric::MacroF1;
+  throw Error(fmt::format("metric '{}': expected accuracy, balanced_accuracy or macro_f1", name));
+}
+
+const char* cv_metric_name(CvMetric m) {
+  switch (m) {
+    case CvMetric::Accuracy:
+      return "accuracy";
+    case CvMetric::BalancedAccuracy:
+      return "balanced_accuracy";
+    case CvMetric::MacroF1:
+      return "macro_f1";
+  }
+  return "accuracy";
+}
+
+double CvResult::metric(CvMetric m) const {
+  switch (m) {
+    case CvMetric::Accuracy:
+      return mean;
+    case CvMetric::BalancedAccuracy:
+      return balanced_accuracy;
+    case CvMetric::MacroF1:
+      return macro_f1;
+  }
+  return mean;
+}
+
 std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const FlyConfig& config,
                                                   const std::vector<double>& gammas,
                                                   const std::vector<std::uint32_t>& fold_of_row,
@@ -95,23 +156,19 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
   std::vector<double> scores(L);
   for (double gamma : gammas) {
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<double> acc(k);
+    std::vector<std::uint32_t> predicted(data.n_rows, 0);
     for (std::uint32_t f = 0; f < k; ++f) {
       ClassCounts train = total;
       train -= fold_counts[f];
-      const FilterScorer scorer(train, gamma, rho);
-      std::size_t correct = 0, tested = 0;
+      const FilterScorer scorer(train, gamma, rho, config.class_weight.weights(data.classes.names(), train, rho));
       for (std::size_t r = 0; r < data.n_rows; ++r) {
         if (fold_of_row[r] != f) continue;
         scorer.score(winners.data() + r * rho, scores.data());
-        correct += argmin_class(scores.data(), L) == data.labels[r];
-        ++tested;
+        predicted[r] = argmin_class(scores.data(), L);
       }
-      acc[f] = tested ? static_cast<double>(correct) / tested : 0.0;
     }
-    const double secs =
-        hash_seconds + detail::seconds_since(t0);
-    results.push_back(summarize_folds(std::move(acc), secs));
+    const double secs = hash_seconds + detail::seconds_since(t0);
+    results.push_back(summarize_predictions(data.labels, predicted, fold_of_row, k, L, secs));
   }
   return results;
 }

@@ -69,6 +69,7 @@ nlohmann::json to_json(const SearchResult& s, const SearchOptions& o) {
   return {{"design", search_design_name(o.design)},
           {"budget", o.budget},
           {"seed", o.seed},
+          {"metric", cv_metric_name(o.metric)},
           {"evaluations", s.trace.size()},
           {"planned_evaluations", s.planned_evaluations},
           {"full_evaluations", s.full_evaluations},

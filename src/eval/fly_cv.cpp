@@ -71,13 +71,42 @@ void FlyCvEvaluator::update_counts(const std::vector<std::size_t>& rows,
   }
 }
 
-std::vector<double> FlyCvEvaluator::gamma_powers(const std::vector<double>& gammas, std::size_t n) {
-  // γ^c exactly as filter_table computes it (c = 0 → 1, else std::pow), for c ≤ n.
-  std::vector<double> power((n + 1) * gammas.size());
+FlyCvEvaluator::PowerTable FlyCvEvaluator::gamma_powers(const std::vector<double>& gammas,
+                                                        const std::vector<double>& weights) const {
+  // filter_table's values (scoring.cpp) for c = 0…(rows of the class): one block per class
+  // when weighted (offsets[l] into it), else one block of n + 1 shared by every class.
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  PowerTable t;
+  t.offsets.assign(L, 0);
+  std::vector<std::size_t> top(L, n);
+  std::size_t block = n + 1;
+  if (!weights.empty()) {
+    std::fill(top.begin(), top.end(), 0);
+    for (std::uint32_t y : data_.labels) ++top[y];
+    block = 0;
+    for (std::size_t l = 0; l < L; ++l) {
+      t.offsets[l] = block;
+      block += top[l] + 1;
+    }
+  }
+  t.block = block;
+  t.power.resize(block * gammas.size());
   for (std::size_t g = 0; g < gammas.size(); ++g)
-    for (std::size_t c = 0; c <= n; ++c)
-      power[g * (n + 1) + c] = c == 0 ? 1.0 : std::pow(gammas[g], static_cast<double>(c));
-  return power;
+    for (std::size_t l = 0; l < (weights.empty() ? 1 : L); ++l) {
+      const double w = weights.empty() ? 1.0 : weights[l];
+      double* out = t.power.data() + g * block + t.offsets[l];
+      for (std::size_t c = 0; c <= top[l]; ++c) out[c] = filter_value(static_cast<std::uint32_t>(c), gammas[g], w);
+    }
+  return t;
+}
+
+std::vector<double> FlyCvEvaluator::fold_weights(const FlyConfig& config, std::uint32_t fold) const {
+  if (config.class_weight.is_none()) return {};
+  // The training rows of each class: the counts' mass / ρ, which ClassWeight::weights reads.
+  std::vector<double> sizes(data_.classes.size(), 0.0);
+  for (std::size_t r = 0; r < data_.n_rows; ++r)
+    if (fold_of_row_[r] != fold) sizes[data_.labels[r]] += 1.0;
+  return config.class_weight.weights_for_sizes(data_.classes.names(), sizes);
 }
 
 std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, int threads,
@@ -91,7 +120,7 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
     // Each fold hashed with its own training statistics, as evaluate() does.
     for_each_fold_standardized(config, threads, progress,
                                [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
-                                 const FilterScorer scorer(counts, config.gamma, rho);
+                                 const FilterScorer scorer(counts, config.gamma, rho, fold_weights(config, f));
                                  for (std::size_t r : test_rows_[f])
                                    scorer.score(winners.data() + r * rho, scores.data() + r * L);
                                });
@@ -99,10 +128,11 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
   }
   std::vector<std::uint32_t> winners, counts;
   hash_and_count(config, threads, progress, winners, counts);
-  const std::vector<double> power = gamma_powers({config.gamma}, n);
   const int workers = resolve_threads(threads);
+  PowerTable table = gamma_powers({config.gamma}, {});
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
+    if (!config.class_weight.is_none()) table = gamma_powers({config.gamma}, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
     parallel_for(chunks, workers, [&](std::size_t chunk, int) {
@@ -114,7 +144,7 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
         // Same summation order as evaluate()'s scores (winner by winner).
         for (std::uint32_t t = 0; t < rho; ++t) {
           const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
-          for (std::size_t l = 0; l < L; ++l) out[l] += power[c[l]];
+          for (std::size_t l = 0; l < L; ++l) out[l] += table.power[table.offsets[l] + c[l]];
         }
       }
     });
@@ -135,46 +165,40 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   std::vector<std::uint32_t> winners, counts;
   hash_and_count(config, threads, progress, winners, counts);
   const std::size_t G = gammas.size();
-  const std::vector<double> power = gamma_powers(gammas, n);
+  PowerTable table = gamma_powers(gammas, {});
 
   const int workers = resolve_threads(threads);
-  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
+    if (!config.class_weight.is_none()) table = gamma_powers(gammas, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
-    std::vector<std::vector<std::size_t>> local(static_cast<std::size_t>(workers),
-                                                std::vector<std::size_t>(G, 0));
-    parallel_for(chunks, workers, [&](std::size_t chunk, int worker) {
+    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       std::vector<double> scores(L);
-      std::vector<std::size_t>& hits = local[static_cast<std::size_t>(worker)];
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
       for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
         const std::size_t r = rows[i];
         const std::uint32_t* w = winners.data() + r * rho;
         for (std::size_t g = 0; g < G; ++g) {
-          const double* pw = power.data() + g * (n + 1);
+          const double* pw = table.power.data() + g * table.block;
           std::fill(scores.begin(), scores.end(), 0.0);
           for (std::uint32_t t = 0; t < rho; ++t) {
             const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
-            for (std::size_t l = 0; l < L; ++l) scores[l] += pw[c[l]];
+            for (std::size_t l = 0; l < L; ++l) scores[l] += pw[table.offsets[l] + c[l]];
           }
-          hits[g] += argmin_class(scores.data(), L) == data_.labels[r];
+          predicted[g * n + r] = argmin_class(scores.data(), L);
         }
       }
     });
-    for (const auto& h : local)
-      for (std::size_t g = 0; g < G; ++g) correct[f][g] += h[g];
     update_counts(rows, winners, rho, +1, counts);
   }
   const double seconds = detail::seconds_since(start);
   std::vector<CvResult> out;
   for (std::size_t g = 0; g < G; ++g) {
-    std::vector<double> acc(k_, 0.0);
-    for (std::uint32_t f = 0; f < k_; ++f)
-      acc[f] = test_rows_[f].empty() ? 0.0
-                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
-    out.push_back(summarize_folds(std::move(acc), seconds));
+    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
+                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
+    out.push_back(summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds));
   }
   return out;
 }
@@ -210,26 +234,26 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
     const ProgressFn& progress, std::chrono::steady_clock::time_point start) const {
   const std::size_t L = data_.classes.size(), G = gammas.size();
   const std::uint32_t rho = config.rho;
-  std::vector<std::vector<std::size_t>> correct(k_, std::vector<std::size_t>(G, 0));
+  const std::size_t n = data_.n_rows;
+  std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
   for_each_fold_standardized(config, threads, progress,
                              [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+                               const std::vector<double> weights = fold_weights(config, f);
+                               std::vector<double> scores(L);
                                for (std::size_t g = 0; g < G; ++g) {
-                                 const FilterScorer scorer(counts, gammas[g], rho);
-                                 std::vector<double> scores(L);
+                                 const FilterScorer scorer(counts, gammas[g], rho, weights);
                                  for (std::size_t r : test_rows_[f]) {
                                    scorer.score(winners.data() + r * rho, scores.data());
-                                   correct[f][g] += argmin_class(scores.data(), L) == data_.labels[r];
+                                   predicted[g * n + r] = argmin_class(scores.data(), L);
                                  }
                                }
                              });
   const double seconds = detail::seconds_since(start);
   std::vector<CvResult> out;
   for (std::size_t g = 0; g < G; ++g) {
-    std::vector<double> acc(k_, 0.0);
-    for (std::uint32_t f = 0; f < k_; ++f)
-      acc[f] = test_rows_[f].empty() ? 0.0
-                                     : static_cast<double>(correct[f][g]) / test_rows_[f].size();
-    out.push_back(summarize_folds(std::move(acc), seconds));
+    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
+                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
+    out.push_back(summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds));
   }
   return out;
 }

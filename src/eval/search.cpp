@@ -72,13 +72,14 @@ SearchEvaluation evaluate_candidate(const FlyCvEvaluator& ev, const SearchOption
   FlyConfig cfg = search_point_config(o.space, u, static_cast<std::uint32_t>(data.n_features), o.fly_seed);
   e.requested_m = cfg.m;
   e.cap_reason = apply_search_guard(cfg, data.n_rows, data.classes.size(), o.guard);
+  cfg.class_weight = o.class_weight;
   const std::vector<CvResult> cv = ev.evaluate(cfg, o.space.gammas, o.threads);
   std::size_t best = 0;
   for (std::size_t g = 0; g < cv.size(); ++g) {
-    e.gamma_accuracy.push_back(cv[g].mean);
-    if (cv[g].mean > cv[best].mean) best = g;
+    e.gamma_accuracy.push_back(cv[g].metric(o.metric));
+    if (cv[g].metric(o.metric) > cv[best].metric(o.metric)) best = g;
   }
-  e.accuracy = cv[best].mean;
+  e.accuracy = cv[best].metric(o.metric);
   cfg.gamma = o.space.gammas[best];
   e.config = cfg;
   e.seconds = cv[best].seconds;
@@ -249,7 +250,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
           res.best_config = e.config;
           // The γ the evaluation chose: the first of the grid with its best accuracy.
           for (std::size_t g = 0; g < cv.size(); ++g)
-            if (cv[g].mean == e.accuracy) {
+            if (cv[g].metric(o.metric) == e.accuracy) {
               res.best_cv = cv[g];
               break;
             }

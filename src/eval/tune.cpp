@@ -69,7 +69,8 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     const FlyCvEvaluator ev(data, fold_of_row, k_folds);
     const std::vector<double> scores = ev.out_of_fold_scores(res.config, o.search.threads, staged.stage(1));
     res.calibration =
-        calibrate_out_of_fold(scores, data.classes.size(), res.config.rho, data.labels, fold_of_row, k_folds);
+        calibrate_out_of_fold(scores, data.classes.size(), res.config.rho, data.labels, fold_of_row, k_folds,
+                              class_weights_of_rows(res.config, data.classes, data.labels));
   }
   if (o.comparison) {
     ProgressFn comparison_progress = staged.stage(2);

@@ -40,6 +40,12 @@ const OptionTable<TuneFileRequest>& tune_file_fields() {
            variant_names() + ")",
        &R::variants},
       {"--design", "Search design: halving (default), halton, random", &R::design},
+      {"--metric",
+       "What the search maximises: accuracy (default), balanced_accuracy or macro_f1 (for imbalanced classes)",
+       &R::metric},
+      {"--class-weight",
+       "Class weight of every candidate and of the saved model: none (default), balanced or NAME=W,...",
+       &R::class_weight},
       {"--search-seed", "Seed of the search design and subsamples (default 0)", &R::search_seed},
       {"--labels", "Label list L1,L2,... fixing class ids (default: sorted labels of the data)", &R::labels},
   };
@@ -84,6 +90,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   }
 
   TuneOptions to;
+  to.search.metric = parse_cv_metric(o.metric);
+  to.search.class_weight = ClassWeight::parse(o.class_weight);
+  to.search.class_weight.check_classes(labels.names());
   if (!o.variants.empty()) to.search.space.variants = parse_variant_list(o.variants);
   to.search.budget = o.budget;
   to.search.design = parse_search_design(o.design);
@@ -116,9 +125,12 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
        {"folds", o.folds},
        {"fold_seed", o.fold_seed},
        {"config", config_json(r.config)},
+       {"metric", o.metric},
        {"accuracy", r.cv.mean},
        {"accuracy_sd", r.cv.sd},
        {"fold_accuracy", r.cv.fold_accuracy},
+       {"balanced_accuracy", r.cv.balanced_accuracy},
+       {"macro_f1", r.cv.macro_f1},
        {"search", to_json(s, to.search)},
        {"temperature", temperature},
        {"model", o.model},
@@ -134,7 +146,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       search_design_name(to.search.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
                       s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
   text += fmt::format("chosen: {}\n", r.config.describe());
-  text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds)\n", o.folds, r.cv.mean, r.cv.sd);
+  text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
+                      "{:.4f} (chosen by {})\n",
+                      o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
   if (r.calibration) text += calibration_text(*r.calibration);
   if (knn) text += knn->text;
   text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "flynn/config.hpp"
+#include "flynn/dataset.hpp"
 #include "flynn/scoring.hpp"
 
 namespace flynn::experiments {
@@ -96,11 +97,18 @@ struct CalibrationReport {
   double default_log_loss = 0.0, default_ece = 0.0;
 };
 
-/// Fits t on out-of-fold `scores` (n × L) of rows with `labels`, priors from the labels, and
-/// computes the held-out (cross-fitted over `fold_of_row`'s k folds) and default figures.
-/// Throws like fit_temperature, or when a fold id is ≥ k.
+/// Fits t on out-of-fold `scores` (n × L) of rows with `labels`, priors from the labels
+/// (weighted by `class_weights`, the model's FlyNN::class_weights(), as the model's
+/// probabilities are; empty = all 1), and computes the held-out (cross-fitted over
+/// `fold_of_row`'s k folds) and default figures. Throws like fit_temperature, or when a
+/// fold id is ≥ k.
 CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::size_t n_classes,
                                         std::uint32_t rho, const std::vector<std::uint32_t>& labels,
-                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k);
+                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                                        const std::vector<double>& class_weights = {});
+/// The class weights of a model of `config` trained on rows with `labels` (class ids into
+/// `classes`): config.class_weight from the rows per class.
+std::vector<double> class_weights_of_rows(const FlyConfig& config, const LabelSet& classes,
+                                          const std::vector<std::uint32_t>& labels);
 
 }  // namespace flynn::experiments

@@ -3,6 +3,7 @@
 // same folds.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "flynn/config.hpp"
@@ -26,15 +27,38 @@ struct FoldRows {
 };
 std::vector<FoldRows> fold_rows(const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k);
 
+/// What a search or a report judges a configuration by (`flynn tune --metric`).
+enum class CvMetric : std::uint8_t {
+  Accuracy,          ///< fraction of rows right
+  BalancedAccuracy,  ///< mean over classes of the fraction of their rows right
+  MacroF1,           ///< mean over classes of F1 (metrics.hpp)
+};
+/// "accuracy", "balanced_accuracy", "macro_f1"; throws flynn::Error listing them otherwise.
+CvMetric parse_cv_metric(const std::string& name);
+const char* cv_metric_name(CvMetric m);
+
 struct CvResult {
   std::vector<double> fold_accuracy;  ///< accuracy of each fold's test rows
   double mean = 0.0;                  ///< mean of fold accuracies
   double sd = 0.0;                    ///< sample standard deviation of fold accuracies
   double seconds = 0.0;               ///< wall time
+  /// Balanced accuracy and macro-F1 of each fold and their means: filled by the
+  /// evaluations that keep predictions (FlyNN's and kNN's CV; summarize_predictions),
+  /// empty otherwise.
+  std::vector<double> fold_balanced_accuracy, fold_macro_f1;
+  double balanced_accuracy = 0.0, macro_f1 = 0.0;
+  /// The mean of `metric` over the folds (accuracy: `mean`).
+  double metric(CvMetric m) const;
 };
 
 /// Mean and sample standard deviation of fold accuracies.
 CvResult summarize_folds(std::vector<double> fold_accuracy, double seconds);
+/// Every metric of each fold from out-of-fold predictions (predicted[r] for row r, made by
+/// the model that did not see r's fold): accuracy, balanced accuracy and macro-F1 per fold
+/// (0 for a fold without rows) and their means.
+CvResult summarize_predictions(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted,
+                               const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                               std::size_t n_classes, double seconds);
 
 /// FlyNN's k-fold CV accuracy for one configuration. Every row is hashed once; because
 /// counts add up, fold f's training counts are total − counts(fold f), exactly the counts

@@ -7,7 +7,7 @@
 // for large m. This evaluator keeps ONE unit-major count table c[i·L + l] of all rows and,
 // for fold f, subtracts fold f's rows, scores them, and adds them back: O(n·ρ) count
 // updates per fold instead of O(L·m) copies, and scores read γ^c from a per-γ power table
-// indexed by count. Results are identical to cross_validate_flynn_gammas (same winners,
+// indexed by count (per class, with class weights). Results are identical to cross_validate_flynn_gammas (same winners,
 // same γ^c values, same summation order, same lowest-class tie rule); a test checks it.
 #include <chrono>
 #include <cstddef>
@@ -65,8 +65,19 @@ class FlyCvEvaluator {
   // Adds `delta` (±1) to the counts of `rows`' winners: removes or restores one fold.
   void update_counts(const std::vector<std::size_t>& rows, const std::vector<std::uint32_t>& winners,
                      std::uint32_t rho, int delta, std::vector<std::uint32_t>& counts) const;
-  // γ^c for c = 0…n, one block of n + 1 per γ.
-  static std::vector<double> gamma_powers(const std::vector<double>& gammas, std::size_t n);
+  // Filter values (scoring.hpp: filter_value) by count, one block per γ: the value of
+  // count c of class l is power[g·block + offsets[l] + c]. Unweighted, every class shares
+  // one run of n + 1 values (offsets all 0); weighted, each class has its own run up to
+  // its row count.
+  struct PowerTable {
+    std::vector<double> power;
+    std::vector<std::size_t> offsets;
+    std::size_t block = 0;
+  };
+  PowerTable gamma_powers(const std::vector<double>& gammas, const std::vector<double>& weights) const;
+  // The class weights of fold f's model (config.class_weight from the fold's training
+  // rows per class, as the model trained on them would have); empty for none.
+  std::vector<double> fold_weights(const FlyConfig& config, std::uint32_t fold) const;
   // Standardising variants: for each fold f, hashes every row with f's training statistics
   // (exact FeatureSums of the other folds), counts the other folds' rows, and calls
   // visit(f, winners, counts).

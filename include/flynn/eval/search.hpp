@@ -92,6 +92,11 @@ struct SearchOptions {
   std::uint32_t halving_max_rungs = 3;
   std::size_t halving_min_rows = 500;
   int threads = 0;                  ///< hashing and scoring threads
+  /// What the search maximises (mean over folds): accuracy, or for imbalanced classes
+  /// balanced accuracy or macro-F1. SearchEvaluation::accuracy and gamma_accuracy hold it.
+  CvMetric metric = CvMetric::Accuracy;
+  /// The class weight of every evaluated configuration (the model's, class_weight.hpp).
+  ClassWeight class_weight;
   /// Wall-clock limit in seconds (0 = none). Once it has passed, no further candidate is
   /// started on a subsample rung; the best candidate evaluated so far goes straight to the
   /// full-data rung, which then stops after its first evaluation. So at least one
@@ -122,8 +127,8 @@ struct SearchEvaluation {
   std::uint32_t requested_m = 0;      ///< m before the guard
   FlyConfig config;                   ///< evaluated config; gamma = the best γ
   std::string cap_reason;             ///< non-empty when the guard lowered m
-  std::vector<double> gamma_accuracy; ///< mean CV accuracy for each γ of the space
-  double accuracy = 0.0;              ///< best over γ (first γ on ties)
+  std::vector<double> gamma_accuracy; ///< mean CV metric (SearchOptions::metric) for each γ
+  double accuracy = 0.0;              ///< that metric, best over γ (first γ on ties)
   double seconds = 0.0;               ///< hashing + scoring time
 };
 

@@ -18,6 +18,7 @@ namespace flynn::experiments {
 /// What to tune, as given.
 struct TuneFileRequest {
   std::string data, model, test, labels, design = "halving", variants;
+  std::string metric = "accuracy", class_weight = "none";
   std::uint32_t budget = 60, folds = 10;
   std::uint64_t fold_seed = 0, search_seed = 0;
   double time_limit = 0.0;

@@ -217,6 +217,41 @@ void read_variant(ByteReader& r, ModelContents& mc) {
   if (has_stats) read_feature_stats(r, c.input_dim, mc.stats);
 }
 
+// Version 4: the class weight (written only when not none, so other models keep their
+// bytes): mode (1 balanced, 2 given), then for given the (class name, weight) pairs.
+void write_class_weight(ByteWriter& body, const ClassWeight& cw) {
+  body.u8(static_cast<std::uint8_t>(cw.mode));
+  if (cw.mode != ClassWeight::Mode::Given) return;
+  body.u32(static_cast<std::uint32_t>(cw.given.size()));
+  for (const auto& [name, w] : cw.given) {
+    body.u32(static_cast<std::uint32_t>(name.size()));
+    body.bytes(name);
+    body.f64(w);
+  }
+}
+
+void read_class_weight(ByteReader& r, ClassWeight& cw) {
+  const std::uint8_t mode = r.u8("class weight mode");
+  if (mode < 1 || mode > 2) r.fail(fmt::format("class weight mode {} is neither 1 (balanced) nor 2 (given)", mode));
+  cw.mode = static_cast<ClassWeight::Mode>(mode);
+  if (cw.mode == ClassWeight::Mode::Given) {
+    const std::uint32_t n = r.u32("class weight count");
+    // Each pair takes at least 13 bytes: no allocation beyond what the file can hold.
+    if (n == 0 || n > kMaxClasses || n > r.remaining() / 13) r.fail(fmt::format("invalid class weight count {}", n));
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t len = r.u32("class weight name length");
+      if (len > kMaxLabelBytes) r.fail(fmt::format("class weight name {} is {} bytes long", i, len));
+      std::string name(r.bytes(len, "class weight name"));
+      cw.given.emplace_back(std::move(name), r.f64("class weight"));
+    }
+  }
+  try {
+    cw.validate();
+  } catch (const Error& e) {
+    r.fail(e.what());
+  }
+}
+
 void write_labels(ByteWriter& body, const FlyNN& model) {
   const LabelSet& labels = model.labels();
   body.u32(static_cast<std::uint32_t>(labels.size()));
@@ -401,13 +436,17 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version3 = !model.table_schema().empty();
+  const bool version4 = !c.class_weight.is_none();
+  const bool version3 = version4 || !model.table_schema().empty();
   const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
   if (version2) write_variant(body, model);
-  if (version3) detail::write_table_schema(body, model.table_schema());
+  if (version4) body.u8(model.table_schema().empty() ? 0 : 1);
+  if (version3 && !model.table_schema().empty()) detail::write_table_schema(body, model.table_schema());
+  if (version4) write_class_weight(body, c.class_weight);
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version3   ? kModelFormatVersion
+  return write_envelope(version4   ? kModelFormatVersion
+                        : version3 ? kTableModelFormatVersion
                         : version2 ? kVariantModelFormatVersion
                                    : kPaperModelFormatVersion,
                         body.data());
@@ -429,7 +468,14 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   } catch (const Error& e) {
     r.fail(fmt::format("invalid configuration: {}", e.what()));
   }
-  if (version >= 3) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
+  bool has_schema = version == 3;
+  if (version >= 4) {
+    const std::uint8_t flag = r.u8("table schema flag");
+    if (flag > 1) r.fail(fmt::format("table schema flag {} is not 0 or 1", flag));
+    has_schema = flag == 1;
+  }
+  if (has_schema) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
+  if (version >= 4) read_class_weight(r, mc.config.class_weight);
   std::vector<std::uint64_t> rows = read_labels(r, mc);
   read_counts(r, mc, std::move(rows), ModelSource{source, bytes.size(), max_input_bytes, memory});
   return mc;
