@@ -23,7 +23,7 @@ def test_balanced_weights_raise_balanced_accuracy_on_held_out_rows():
     half = len(y) // 2
     scores = {}
     for cw in (None, "balanced"):
-        clf = flynn.FlyNNClassifier(class_weight=cw, variant="paper", n_jobs=1).fit(X[:half], y[:half])
+        clf = flynn.FlyNNClassifier(class_weight=cw, n_jobs=1).fit(X[:half], y[:half])
         scores[cw] = balanced_accuracy_score(y[half:], clf.predict(X[half:]))
     assert scores["balanced"] > scores[None] + 0.05, scores
 
