@@ -56,6 +56,16 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
   const auto folds = stratified_folds(data.labels, 3, k, 5);
   const FlyCvEvaluator ev(data, folds, k);
   const std::vector<double> gammas = {0.0, 0.5, 0.8};
+  // For each fold: a FlyNN of `c` trained on the other folds, and visit(its model, the fold's rows).
+  const auto fold_models = [&](const FlyConfig& c, const auto& visit) {
+    for (std::uint32_t f = 0; f < k; ++f) {
+      std::vector<std::size_t> train, test;
+      for (std::size_t r = 0; r < data.n_rows; ++r) (folds[r] == f ? test : train).push_back(r);
+      FlyNN model(c, data.classes, 1);
+      model.fit(data.subset(train));
+      visit(model, test);
+    }
+  };
   for (const char* cw : {"none", "balanced", "c2=3.5"}) {
     FlyConfig c = config(7, 300, 3, 12, Preprocess::Normalize);
     c.class_weight = ClassWeight::parse(cw);
@@ -69,14 +79,10 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       // Fold models.
       c.gamma = gammas[g];
       std::vector<std::uint32_t> predicted(data.n_rows);
-      for (std::uint32_t f = 0; f < k; ++f) {
-        std::vector<std::size_t> train, test;
-        for (std::size_t r = 0; r < data.n_rows; ++r) (folds[r] == f ? test : train).push_back(r);
-        FlyNN model(c, data.classes, 1);
-        model.fit(data.subset(train));
+      fold_models(c, [&](const FlyNN& model, const std::vector<std::size_t>& test) {
         const auto p = model.predict(data.subset(test));
         for (std::size_t i = 0; i < test.size(); ++i) predicted[test[i]] = p[i];
-      }
+      });
       const CvResult direct = summarize_predictions(data.labels, predicted, folds, k, 3, 0.0);
       EXPECT_EQ(ours[g].fold_balanced_accuracy, direct.fold_balanced_accuracy);
       EXPECT_EQ(ours[g].fold_accuracy, direct.fold_accuracy);
@@ -90,15 +96,11 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       z.class_weight = ClassWeight::parse(cw);
       const std::vector<double> oof = ev.out_of_fold_scores(z, 2);
       std::vector<double> direct(data.n_rows * 3);
-      for (std::uint32_t f = 0; f < k; ++f) {
-        std::vector<std::size_t> train, test;
-        for (std::size_t r = 0; r < data.n_rows; ++r) (folds[r] == f ? test : train).push_back(r);
-        FlyNN model(z, data.classes, 1);
-        model.fit(data.subset(train));
+      fold_models(z, [&](const FlyNN& model, const std::vector<std::size_t>& test) {
         const auto s = model.scores(data.subset(test));
         for (std::size_t i = 0; i < test.size(); ++i)
           for (std::size_t l = 0; l < 3; ++l) direct[test[i] * 3 + l] = s[i * 3 + l];
-      }
+      });
       EXPECT_EQ(oof, direct) << cw << " " << variant;
     }
   }
