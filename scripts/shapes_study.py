@@ -4,6 +4,8 @@
 Groups (fixed before any result was looked at):
   selection   rules are chosen on these only
     openml-sel   the OpenML selection half (scripts/heldout_split.py)
+    sel-subsets  k in {4, 8, 12, 16} random columns of each selection-half set (seeded by
+                 the set and k), rows subsampled to at most 3000: real low-dimensional data
     tables       ../shared/data/tables (real tables with text columns and NA cells)
     lowd, binary, onehot   scripts/shape_generators.py, seeds 0-11
   validation  reported only, never used for a choice
@@ -57,6 +59,19 @@ SETTINGS = {
     "anchor_s8_g0.5": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--gamma", "0.5"],
     "anchor_s8_r64": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--rho", "64"],
     "anchor+paper_s8": ["--variant", "anchor+paper", "--s", "{min(8, d)}"],
+    "r256": ["--rho", "256"],
+    "r16": ["--rho", "16"],
+    "s0.1": ["--connection-sparsity", "0.1"],
+    "paper_r256": ["--variant", "paper", "--rho", "256"],
+    "paper_s0.1": ["--variant", "paper", "--connection-sparsity", "0.1"],
+    "sign": ["--variant", "sign"],
+    "zsign-q_s0.1": ["--variant", "zsign-q", "--connection-sparsity", "0.1"],
+    "anchor_s12": ["--variant", "anchor", "--s", "{min(12, 8 * d)}"],
+    "anchor_s16": ["--variant", "anchor", "--s", "{min(16, 8 * d)}"],
+    "anchor_s8_g0": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--gamma", "0"],
+    "anchor_s8_g0.9": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--gamma", "0.9"],
+    "anchor_s8_r2x": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--rho", "{max(128, 4096 // (2 * d))}"],
+    "anchor_s8_m2x": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--m", "8192", "--rho", "{max(64, 8192 // (4 * d))}"],
 }
 
 
@@ -64,7 +79,7 @@ def expand(flags, d):
     """Flags with {expressions} of d (the number of features) evaluated."""
     return [str(eval(f[1:-1], {"d": d, "min": min, "max": max})) if f.startswith("{") else f for f in flags]
 
-GROUPS_SELECTION = ["openml-sel", "tables", "lowd", "binary", "onehot"]
+GROUPS_SELECTION = ["openml-sel", "sel-subsets", "tables", "lowd", "binary", "onehot"]
 GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val"]
 
 
@@ -146,6 +161,33 @@ def export_mlbench(cache):
     return out
 
 
+def subset_sets(cache):
+    """k random columns of each selection-half set, at most 3000 rows (issue 9's low-d
+    group, extended to k = 12, 16)."""
+    import numpy as np
+    os.makedirs(cache, exist_ok=True)
+    out = []
+    for k in (4, 8, 12, 16):
+        for name, path, _ in openml_sets("selection"):
+            did = int(name.split("_")[0])
+            target = os.path.join(cache, f"{name}_k{k}.csv")
+            if not os.path.exists(target):
+                import pandas as pd
+                df = pd.read_csv(path)
+                X, y = df.iloc[:, :-1], df.iloc[:, -1]
+                if X.shape[1] <= k:
+                    continue
+                rng = np.random.default_rng(did * 10 + k)
+                cols = sorted(rng.choice(X.shape[1], k, replace=False))
+                rows = np.arange(len(y)) if len(y) <= 3000 else np.sort(rng.choice(len(y), 3000, replace=False))
+                part = pd.concat([X.iloc[rows, cols], y.iloc[rows]], axis=1)
+                if part.iloc[:, -1].value_counts().min() < 5:
+                    continue
+                part.to_csv(target, index=False)
+            out.append((f"{name}_k{k}", target, []))
+    return out
+
+
 def generated_sets(kind, seeds, cache):
     os.makedirs(cache, exist_ok=True)
     missing = [s for s in seeds if not os.path.exists(os.path.join(cache, f"{kind}_{s}.csv"))]
@@ -163,6 +205,8 @@ def group_sets(group, out_dir):
         return openml_sets("validation")
     if group == "tables":
         return table_sets()
+    if group == "sel-subsets":
+        return subset_sets(os.path.join(cache, "subsets"))
     if group == "sklearn":
         return sklearn_sets(os.path.join(cache, "sklearn"))
     if group == "mlbench":
