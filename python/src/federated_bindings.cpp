@@ -8,7 +8,6 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "flynn/detail/parallel.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
@@ -74,7 +73,7 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     settings.feature_stats = FeatureStats{std::move(*feature_centres), std::move(*feature_scales)};
     io::check_feature_stats(*settings.feature_stats, "feature_stats");
   }
-  settings.threads = std::max(1, resolve_threads(threads) / parties);
+  settings.threads = federated::threads_per_party(threads, parties);
 
   std::optional<federated::ColonyOutcome> out;
   std::vector<std::uint64_t> party_rows;

@@ -128,14 +128,14 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
   }
   std::vector<std::uint32_t> winners, counts;
   hash_and_count(config, threads, progress, winners, counts);
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   PowerTable table = gamma_powers({config.gamma}, {});
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers({config.gamma}, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
-    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+    detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
       for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
         const std::size_t r = rows[i];
@@ -167,14 +167,14 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   const std::size_t G = gammas.size();
   PowerTable table = gamma_powers(gammas, {});
 
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers(gammas, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
-    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+    detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       std::vector<double> scores(L);
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
       for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
