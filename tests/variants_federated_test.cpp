@@ -39,7 +39,8 @@ Dataset offset_blobs(std::uint64_t seed) {
 TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
   const Dataset data = offset_blobs(21);
   SeededRng rng(77);
-  for (const char* variant : {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign", "zsign-q+paper", "zsign+paper"}) {
+  for (const char* variant : {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign", "zsign-q+paper",
+                              "zsign+paper", "anchor", "anchor+paper"}) {
     for (int trial = 0; trial < 3; ++trial) {
       const int tau = 2 + static_cast<int>(rng.uniform_below(5));
       const SplitSpec spec = SplitSpec::parse(trial == 0 ? "iid" : trial == 1 ? "by-class" : "dirichlet:0.3");

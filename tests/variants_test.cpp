@@ -4,6 +4,7 @@
 // unchanged), temperature.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <string>
@@ -22,7 +23,8 @@ namespace {
 
 using test::blobs;
 
-const char* kVariants[] = {"sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign", "zsign-q+paper", "zsign+paper"};
+const char* kVariants[] = {"sign",          "z",           "zsign",  "zsign-q",     "thermo",
+                           "thermo-sign",   "zsign-q+paper", "zsign+paper", "anchor", "anchor+paper"};
 
 // Blobs with features on very different scales and offsets: the data the variants are for.
 Dataset skewed_blobs(std::uint64_t seed, std::size_t per_class = 30) {
@@ -111,6 +113,23 @@ TEST(Variant, NamesParseAndValidate) {
   EXPECT_EQ(variant_name(Variant{true, false, 4, 0}), "standardize+thermometer=4");
   v.quantize = 8;
   EXPECT_THROW(v.validate(), Error);
+  Variant a;
+  a.anchors = 4;
+  EXPECT_THROW(a.validate(), Error);  // needs standardize
+  a.standardize = true;
+  EXPECT_NO_THROW(a.validate());
+  EXPECT_EQ(variant_name(a), "standardize+anchors=4");
+  EXPECT_EQ(parse_variant("standardize+anchors=4"), a);
+  auto with = [&a](auto change) {
+    Variant b = a;
+    change(b);
+    return b;
+  };
+  for (const Variant& bad : {with([](Variant& b) { b.signed_lifting = true; }),
+                             with([](Variant& b) { b.thermometer = 4; }),
+                             with([](Variant& b) { b.quantize = 16; }),
+                             with([](Variant& b) { b.anchors = 65; })})
+    EXPECT_THROW(bad.validate(), Error) << variant_name(bad);
   HyperParams h;
   h.variant = parse_variant("zsign");
   h.preprocess = Preprocess::Densify;
@@ -138,6 +157,32 @@ TEST(Variant, EncoderStandardisesThermometerAndMirror) {
   EXPECT_EQ(out[1], -96.0f);  // −6 · 16
   EXPECT_EQ(out[2], -8.0f);
   EXPECT_THROW(RowEncoder(variant_config("z", 3), st), Error);  // stats for 2 features
+}
+
+// Anchor units: closeness round(4·(16 − min((z − t_k)², 16))) to each of the K grid points,
+// integers in [0, 64], so rows take the byte kernel; the activation of a unit is then
+// 4·(16·s − squared distance) and its winners are the grid points nearest the row.
+TEST(Variant, EncoderAnchorUnitsAreClosenessToTheGrid) {
+  FlyConfig c = variant_config("anchor", 2);
+  FeatureStats st{{10.0f, 0.0f}, {2.0f, 1.0f}};
+  const RowEncoder enc(c, st);
+  ASSERT_EQ(enc.width(), 2u * 8);
+  ASSERT_EQ(enc.thresholds().size(), 8u);
+  const float x[2] = {11.0f, -100.0f};  // z = 0.5, and −100 clipped at −6
+  std::vector<float> out(enc.width());
+  enc.encode(x, out.data());
+  for (int k = 0; k < 8; ++k) {
+    const double gap = 0.5 - enc.thresholds()[k];
+    EXPECT_EQ(out[k], static_cast<float>(std::nearbyint(4.0 * (16.0 - std::min(gap * gap, 16.0))))) << k;
+    EXPECT_GE(out[k], 0.0f);
+    EXPECT_LE(out[k], 64.0f);
+    EXPECT_EQ(out[8 + k], 0.0f) << k;  // more than 4 standard deviations from every grid point
+  }
+  // The grid point nearest z = 0.5 is Φ⁻¹(6/9) ≈ 0.43: the largest closeness.
+  EXPECT_EQ(std::max_element(out.begin(), out.begin() + 8) - out.begin(), 5);
+  FlyHasher hasher(c);
+  hasher.set_feature_stats(st);
+  EXPECT_STREQ(hasher.row_path(x), "uint8");
 }
 
 TEST(Variant, SignedLiftingRowsFromTheSeed) {
@@ -230,7 +275,7 @@ TEST_P(EachVariant, ModelFileRecordsVariantAndStatistics) {
   FlyNN model(c, data.classes, 2);
   model.fit(data);
   const std::string bytes = io::serialize_model(model);
-  EXPECT_EQ(bytes[8], 2);  // format version 2
+  EXPECT_EQ(bytes[8], c.variant.anchors ? 5 : 2);  // format version 2 (5 with anchor units)
   io::ModelContents mc = io::parse_model(bytes, "mem");
   EXPECT_EQ(mc.config, c);
   EXPECT_EQ(mc.stats, model.feature_stats());

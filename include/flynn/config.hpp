@@ -40,7 +40,16 @@ const char* preprocess_name(Preprocess p);
 ///   2. thermometer = K ≥ 2: each z_j becomes K binary units [z_j > t_k], k = 1..K, with
 ///      t_k the standard normal quantile at k/(K+1) (a fixed grid: no data quantiles, so
 ///      nothing to agree on in a federation). Encoded width w = d·K; otherwise w = d.
-///   3. quantize = Q ≥ 1 (without thermometer): z_j is rounded to the integer
+///      anchors = K ≥ 2 (instead of thermometer): each z_j becomes K closeness units
+///      round(kAnchorSteps·max(0, kAnchorReach − (z_j − t_k)²)), integers in [0, 64], on
+///      the same grid t_k. A lifting row then sums s of them, so a unit's activation is
+///      s·kAnchorSteps·kAnchorReach minus (kAnchorSteps times) the squared distance from
+///      the row to a grid point in the unit's own few coordinates (clipped where a
+///      coordinate is more than 4 standard deviations away), and the ρ winners are the
+///      ρ grid points nearest the row: a locality-sensitive hash of where the row lies,
+///      where FlyHash of the raw row sees only which features are largest (its winners
+///      do not change when the row is scaled). Encoded width w = d·K.
+///   3. quantize = Q ≥ 1 (without thermometer or anchors): z_j is rounded to the integer
 ///      round(z_j·Q), so every row takes the exact integer kernels.
 ///   4. signed_lifting: lifting row j still picks s distinct columns of the w encoded ones,
 ///      and gives each a sign ±1 from SeededRng stream (seed, LiftingSigns, j) (bit k of
@@ -64,14 +73,21 @@ struct Variant {
   std::uint32_t thermometer = 0;  ///< 0 = off; K in [2, 64]: K threshold units per feature
   std::uint32_t quantize = 0;     ///< 0 = off; Q in [1, 1024]: z rounded to multiples of 1/Q
   bool paper_half = false;        ///< half the units hash the raw row the paper's way (5.)
+  std::uint32_t anchors = 0;      ///< 0 = off; K in [2, 64]: K anchor units per feature (2.)
 
   /// |z| is clipped at this many standard deviations, so an outlier cannot dominate every
   /// unit it feeds (and quantised values stay small enough for the int16 kernel).
   static constexpr double kStandardClip = 6.0;
+  /// Anchor units (2.): squared distances are clipped at kAnchorReach (4 standard
+  /// deviations) and scaled by kAnchorSteps before rounding, so every value is an integer
+  /// in [0, 64] and anchor rows take the byte kernel.
+  static constexpr double kAnchorReach = 16.0;
+  static constexpr double kAnchorSteps = 4.0;
 
   /// True for the paper's method (nothing enabled).
   bool is_paper() const {
-    return !standardize && !signed_lifting && !thermometer && !quantize && !paper_half;
+    return !standardize && !signed_lifting && !thermometer && !quantize && !paper_half &&
+           !anchors;
   }
   /// The variant of the first half of a paper_half variant (paper_half cleared).
   Variant first_half() const {
@@ -79,9 +95,14 @@ struct Variant {
     v.paper_half = false;
     return v;
   }
-  /// Throws flynn::Error naming the field: thermometer and quantize need standardize and
-  /// exclude each other; paper_half needs some other part (its first half must differ
-  /// from the paper's method); ranges as above.
+  /// Units per feature of the encoded row: thermometer or anchors K, else 1.
+  std::uint32_t units_per_feature() const {
+    return thermometer ? thermometer : anchors ? anchors : 1;
+  }
+  /// Throws flynn::Error naming the field: thermometer, anchors and quantize need
+  /// standardize and exclude each other (anchors also exclude signed lifting, whose
+  /// mirrored units would be the farthest grid points); paper_half needs some other part
+  /// (its first half must differ from the paper's method); ranges as above.
   void validate() const;
   bool operator==(const Variant&) const = default;
 };
@@ -94,6 +115,8 @@ struct Variant {
 ///   zsign-q      standardize + signed lifting + quantize 16 (integer kernels)
 ///   thermo       standardize + thermometer 8
 ///   thermo-sign  standardize + thermometer 8 + signed lifting
+///   anchor       standardize + anchors 8
+///   anchor+paper anchor on half the units, the paper's hash on the other half
 ///   zsign-q+paper  zsign-q on half the units, the paper's hash on the other half
 ///   zsign+paper    zsign on half the units, the paper's hash on the other half
 /// It also reads the description variant_name gives a combination without a name
@@ -122,7 +145,7 @@ struct FlyConfig {
   /// none). Not used by hashing or counting: counts stay exact row sums.
   ClassWeight class_weight;
 
-  /// Width w of an encoded row (Variant): d·thermometer, or d. The lifting rows choose
+  /// Width w of an encoded row (Variant): d·thermometer, d·anchors, or d. The lifting rows choose
   /// their s distinct columns among these.
   std::uint32_t encoded_dim() const;
   /// Columns of the lifting matrix: d, or the next power of two ≥ d with Densify; with a

@@ -1,5 +1,5 @@
 #pragma once
-// The variant encoding of rows before FlyHash (standardise, thermometer codes, fixed-point
+// The variant encoding of rows before FlyHash (standardise, thermometer codes, anchor units, fixed-point
 // quantisation, mirroring for signed lifting): see Variant in config.hpp.
 #include <cstdint>
 #include <vector>
@@ -23,7 +23,8 @@ class RowEncoder {
   std::uint32_t width() const { return width_; }
   /// Writes the encoded row (width() floats) to `out`.
   void encode(const float* in, float* out) const;
-  /// The thermometer thresholds t_1 < … < t_K (empty without thermometer codes).
+  /// The thermometer thresholds or anchor grid points t_1 < … < t_K (empty without
+  /// either).
   const std::vector<double>& thresholds() const { return thresholds_; }
 
  private:

@@ -69,13 +69,23 @@ const char* preprocess_name(Preprocess p) {
 void Variant::validate() const {
   if (thermometer != 0 && (thermometer < 2 || thermometer > 64))
     throw Error(fmt::format("thermometer = {}: must be 0 (off) or in [2, 64]", thermometer));
+  if (anchors != 0 && (anchors < 2 || anchors > 64))
+    throw Error(fmt::format("anchors = {}: must be 0 (off) or in [2, 64]", anchors));
   if (quantize > 1024)
     throw Error(fmt::format("quantize = {}: must be 0 (off) or in [1, 1024]", quantize));
   if ((thermometer || quantize) && !standardize)
     throw Error("variant: thermometer codes and quantisation work on standardised features "
                 "(enable standardize)");
+  if (anchors && !standardize)
+    throw Error("variant: anchor units work on standardised features (enable standardize)");
   if (thermometer && quantize)
     throw Error("variant: thermometer codes are already integers; do not also quantize");
+  if (anchors && (thermometer || quantize))
+    throw Error("variant: anchor units are already integers and replace thermometer codes; "
+                "use one of anchors, thermometer, quantize");
+  if (anchors && signed_lifting)
+    throw Error("variant: anchor units take no signed lifting (a negated closeness picks the "
+                "farthest grid points)");
   if (paper_half && first_half().is_paper())
     throw Error("variant: paper_half needs a first half other than the paper's method "
                 "(two paper hashes are one paper hash with more units)");
@@ -99,6 +109,8 @@ const NamedVariant kNamedVariants[] = {
     {"thermo-sign", Variant{true, true, 8, 0}},
     {"zsign-q+paper", Variant{true, true, 0, 16, true}},
     {"zsign+paper", Variant{true, true, 0, 0, true}},
+    {"anchor", Variant{true, false, 0, 0, false, 8}},
+    {"anchor+paper", Variant{true, false, 0, 0, true, 8}},
 };
 
 }  // namespace
@@ -120,7 +132,8 @@ Variant Defaults::variant() { return Variant{true, true, 0, 16, true}; }
 Variant Defaults::low_dim_variant() { return Variant{true, true, 8, 0}; }
 
 const char* variant_names() {
-  return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign, zsign-q+paper, zsign+paper";
+  return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign, zsign-q+paper, zsign+paper, "
+         "anchor, anchor+paper";
 }
 
 namespace {
@@ -149,7 +162,8 @@ std::optional<Variant> parse_variant_parts(const std::string& name) {
     if (part == "standardize" && !v.standardize) v.standardize = true;
     else if (part == "signed" && !v.signed_lifting) v.signed_lifting = true;
     else if (part == "paper-half" && !v.paper_half) v.paper_half = true;
-    else if (!number("thermometer", v.thermometer) && !number("quantize", v.quantize))
+    else if (!number("thermometer", v.thermometer) && !number("quantize", v.quantize) &&
+             !number("anchors", v.anchors))
       return std::nullopt;
     any = true;
   }
@@ -181,12 +195,13 @@ std::string variant_name(const Variant& v) {
   if (v.signed_lifting) add("signed");
   if (v.thermometer) add(fmt::format("thermometer={}", v.thermometer));
   if (v.quantize) add(fmt::format("quantize={}", v.quantize));
+  if (v.anchors) add(fmt::format("anchors={}", v.anchors));
   if (v.paper_half) add("paper-half");
   return out.empty() ? "paper" : out;
 }
 
 std::uint32_t FlyConfig::encoded_dim() const {
-  const std::uint64_t w = std::uint64_t(input_dim) * (variant.thermometer ? variant.thermometer : 1);
+  const std::uint64_t w = std::uint64_t(input_dim) * variant.units_per_feature();
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(w, 0xFFFFFFFFu));
 }
 
@@ -232,7 +247,7 @@ void FlyConfig::validate(std::size_t n_classes) const {
   if (!variant.is_paper() && preprocess == Preprocess::Densify)
     throw Error(fmt::format("preprocess densify works only with variant paper (not {})",
                             variant_name(variant)));
-  if (std::uint64_t(input_dim) * (variant.thermometer ? variant.thermometer : 1) *
+  if (std::uint64_t(input_dim) * variant.units_per_feature() *
           (variant.signed_lifting ? 2 : 1) > (1u << 30))
     throw Error(fmt::format("d = {} is too large for variant {} (encoded rows above 2^30)",
                             input_dim, variant_name(variant)));

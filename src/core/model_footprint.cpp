@@ -108,10 +108,11 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   f.additions_per_row = mul(m, s);
 
   // Per-feature state: densify's ±1 signs; a variant's encoder (standardisation means and
-  // inverse scales in double, the model's float statistics, thermometer thresholds).
+  // inverse scales in double, the model's float statistics, thermometer thresholds or anchor
+  // grid points).
   if (c.preprocess == Preprocess::Densify) f.feature_state = d;
   if (c.variant.standardize) f.feature_state = add(f.feature_state, mul(d, 2, 8 + 4));
-  f.feature_state = add(f.feature_state, mul(c.variant.thermometer, 8));
+  f.feature_state = add(f.feature_state, mul(c.variant.thermometer + c.variant.anchors, 8));
 
   // One thread's hashing buffers: a task's winners and (variants) encoded rows, each
   // kernel lane's group of blocks and its rows' top-ρ buffers, the sparse path's m

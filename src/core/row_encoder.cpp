@@ -30,13 +30,15 @@ RowEncoder::RowEncoder(const FlyConfig& config, const FeatureStats& stats)
     inv_scale_.resize(d_);
     for (std::uint32_t j = 0; j < d_; ++j) inv_scale_[j] = 1.0 / static_cast<double>(stats.scale[j]);
   }
-  for (std::uint32_t k = 1; k <= variant_.thermometer; ++k)
-    thresholds_.push_back(normal_quantile(double(k) / (variant_.thermometer + 1)));
+  // Thermometer thresholds and anchor grid points: the same fixed normal quantiles.
+  const std::uint32_t K = variant_.thermometer ? variant_.thermometer : variant_.anchors;
+  for (std::uint32_t k = 1; k <= K; ++k) thresholds_.push_back(normal_quantile(double(k) / (K + 1)));
 }
 
 void RowEncoder::encode(const float* in, float* out) const {
   const double clip = Variant::kStandardClip;
   const std::uint32_t K = variant_.thermometer;
+  const std::uint32_t A = variant_.anchors;
   for (std::uint32_t j = 0; j < d_; ++j) {
     double z = in[j];
     if (variant_.standardize) {
@@ -47,6 +49,13 @@ void RowEncoder::encode(const float* in, float* out) const {
     if (K) {
       // K units per feature: [z > t_k] for ascending thresholds.
       for (std::uint32_t k = 0; k < K; ++k) out[std::size_t(j) * K + k] = z > thresholds_[k] ? 1.0f : 0.0f;
+    } else if (A) {
+      // A units per feature: closeness to each grid point, an integer in [0, 64].
+      for (std::uint32_t k = 0; k < A; ++k) {
+        const double gap = z - thresholds_[k];
+        const double closeness = Variant::kAnchorReach - std::min(gap * gap, Variant::kAnchorReach);
+        out[std::size_t(j) * A + k] = static_cast<float>(std::nearbyint(Variant::kAnchorSteps * closeness));
+      }
     } else if (variant_.quantize) {
       out[j] = static_cast<float>(std::nearbyint(z * variant_.quantize));
     } else {

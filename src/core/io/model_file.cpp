@@ -165,8 +165,10 @@ void write_variant(ByteWriter& body, const FlyNN& model) {
   const FlyConfig& c = model.config();
   body.u8(static_cast<std::uint8_t>((c.variant.standardize ? 1 : 0) |
                                     (c.variant.signed_lifting ? 2 : 0) |
-                                    (c.variant.paper_half ? 4 : 0)));
-  body.u16(static_cast<std::uint16_t>(c.variant.thermometer));
+                                    (c.variant.paper_half ? 4 : 0) |
+                                    (c.variant.anchors ? 8 : 0)));
+  // One levels field: anchors and thermometer exclude each other (bit 3 says which).
+  body.u16(static_cast<std::uint16_t>(c.variant.anchors ? c.variant.anchors : c.variant.thermometer));
   body.u16(static_cast<std::uint16_t>(c.variant.quantize));
   body.f64(model.has_temperature() ? model.temperature() : 0.0);
   const FeatureStats& st = model.feature_stats();
@@ -196,14 +198,14 @@ void read_feature_stats(ByteReader& r, std::uint32_t d, FeatureStats& stats) {
   }
 }
 
-void read_variant(ByteReader& r, ModelContents& mc) {
+void read_variant(ByteReader& r, ModelContents& mc, std::uint32_t version) {
   FlyConfig& c = mc.config;
   const std::uint8_t vflags = r.u8("variant flags");
-  if (vflags > 7) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
+  if (vflags > (version >= 5 ? 15 : 7)) r.fail(fmt::format("unknown variant flags {:#x}", vflags));
   c.variant.standardize = vflags & 1;
   c.variant.signed_lifting = vflags & 2;
   c.variant.paper_half = vflags & 4;
-  c.variant.thermometer = r.u16("thermometer levels");
+  (vflags & 8 ? c.variant.anchors : c.variant.thermometer) = r.u16("levels per feature");
   c.variant.quantize = r.u16("quantize steps");
   const double t = r.f64("temperature");
   if (t != 0.0) {
@@ -219,6 +221,7 @@ void read_variant(ByteReader& r, ModelContents& mc) {
 
 // Version 4: the class weight (written only when not none, so other models keep their
 // bytes): mode (1 balanced, 2 given), then for given the (class name, weight) pairs.
+// Version 5 writes the section for every model, so its mode may also be 0 (none).
 void write_class_weight(ByteWriter& body, const ClassWeight& cw) {
   body.u8(static_cast<std::uint8_t>(cw.mode));
   if (cw.mode != ClassWeight::Mode::Given) return;
@@ -230,9 +233,13 @@ void write_class_weight(ByteWriter& body, const ClassWeight& cw) {
   }
 }
 
-void read_class_weight(ByteReader& r, ClassWeight& cw) {
+void read_class_weight(ByteReader& r, ClassWeight& cw, std::uint32_t version) {
+  // Version 4 is written only for weighted models; version 5 (anchor units) for any.
   const std::uint8_t mode = r.u8("class weight mode");
-  if (mode < 1 || mode > 2) r.fail(fmt::format("class weight mode {} is neither 1 (balanced) nor 2 (given)", mode));
+  const std::uint8_t lowest = version >= 5 ? 0 : 1;
+  if (mode < lowest || mode > 2)
+    r.fail(fmt::format("class weight mode {} is not {}1 (balanced) or 2 (given)", mode,
+                       lowest == 0 ? "0 (none), " : ""));
   cw.mode = static_cast<ClassWeight::Mode>(mode);
   if (cw.mode == ClassWeight::Mode::Given) {
     const std::uint32_t n = r.u32("class weight count");
@@ -436,7 +443,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version4 = !c.class_weight.is_none();
+  const bool version5 = c.variant.anchors != 0;
+  const bool version4 = version5 || !c.class_weight.is_none();
   const bool version3 = version4 || !model.table_schema().empty();
   const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
   if (version2) write_variant(body, model);
@@ -445,7 +453,8 @@ std::string serialize_model(const FlyNN& model) {
   if (version4) write_class_weight(body, c.class_weight);
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version4   ? kModelFormatVersion
+  return write_envelope(version5   ? kModelFormatVersion
+                        : version4 ? kClassWeightModelFormatVersion
                         : version3 ? kTableModelFormatVersion
                         : version2 ? kVariantModelFormatVersion
                                    : kPaperModelFormatVersion,
@@ -462,7 +471,7 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   mc.format_version = version;
   read_config(r, mc.config);
   mc.provenance = read_provenance(r);
-  if (version >= 2) read_variant(r, mc);
+  if (version >= 2) read_variant(r, mc, version);
   try {
     mc.config.validate();
   } catch (const Error& e) {
@@ -475,7 +484,7 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
     has_schema = flag == 1;
   }
   if (has_schema) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
-  if (version >= 4) read_class_weight(r, mc.config.class_weight);
+  if (version >= 4) read_class_weight(r, mc.config.class_weight, version);
   std::vector<std::uint64_t> rows = read_labels(r, mc);
   read_counts(r, mc, std::move(rows), ModelSource{source, bytes.size(), max_input_bytes, memory});
   return mc;

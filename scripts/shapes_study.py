@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""The data-shape study of issue 20 (docs/defaults.md, "Fifth round: the shape of the data").
+
+Groups (fixed before any result was looked at):
+  selection   rules are chosen on these only
+    openml-sel   the OpenML selection half (scripts/heldout_split.py)
+    tables       ../shared/data/tables (real tables with text columns and NA cells)
+    lowd, binary, onehot   scripts/shape_generators.py, seeds 0-11
+  validation  reported only, never used for a choice
+    openml-val   the OpenML validation half
+    sklearn      iris, wine, breast-cancer, digits
+    mlbench      the classification sets of Debian's r-cran-mlbench (exported with
+                 python3-rdata by export_mlbench below): public tables nobody here tuned on
+    lowd-val, binary-val, onehot-val   the generators with seeds 1000-1011, drawn afresh
+
+Measurement: FlyNN by `flynn eval --folds 5 --json` (stratified, fold seed 0); tuned kNN by
+`flynn eval --knn` on the same folds (exact kNN on L2-normalised rows and on standardised
+features, k in {1,...,64}, the best of the 14 on those folds). gap = kNN - FlyNN in points,
+normalised gap = 1 - FlyNN/kNN.
+
+usage: shapes_study.py FLYNN OUT_DIR --groups a,b --settings default,x [--summary]
+       SETTING is a name of SETTINGS below.
+Results: OUT_DIR/results.jsonl, one line per (dataset, setting); resumable.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from heldout_split import split  # noqa: E402
+
+SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
+MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
+
+# name -> extra `flynn eval` flags ("default" = this build's defaults).
+SETTINGS = {
+    "default": [],
+    "paper": ["--variant", "paper"],
+    "g0": ["--gamma", "0"],
+    "g0.5": ["--gamma", "0.5"],
+    "g0.9": ["--gamma", "0.9"],
+    "g0.95": ["--gamma", "0.95"],
+    "zsign-q": ["--variant", "zsign-q"],
+    "zsign-q_g0": ["--variant", "zsign-q", "--gamma", "0"],
+    "thermo-sign": ["--variant", "thermo-sign"],
+    "thermo-sign_g0": ["--variant", "thermo-sign", "--gamma", "0"],
+    "anchor": ["--variant", "anchor"],
+    "anchor+paper": ["--variant", "anchor+paper"],
+    "anchor_s4": ["--variant", "anchor", "--s", "{min(4, 8 * d)}"],
+    "anchor_s8": ["--variant", "anchor", "--s", "{min(8, 8 * d)}"],
+    "anchor_shalf": ["--variant", "anchor", "--s", "{max(2, d // 2)}"],
+    "anchor_sd": ["--variant", "anchor", "--s", "{d}"],
+    "anchor_s8_g0.5": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--gamma", "0.5"],
+    "anchor_s8_r64": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--rho", "64"],
+    "anchor+paper_s8": ["--variant", "anchor+paper", "--s", "{min(8, d)}"],
+}
+
+
+def expand(flags, d):
+    """Flags with {expressions} of d (the number of features) evaluated."""
+    return [str(eval(f[1:-1], {"d": d, "min": min, "max": max})) if f.startswith("{") else f for f in flags]
+
+GROUPS_SELECTION = ["openml-sel", "tables", "lowd", "binary", "onehot"]
+GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val"]
+
+
+def openml_sets(half):
+    data_dir = os.path.join(SHARED, "openml")
+    out = []
+    for did, name, h in sorted(split(os.path.join(data_dir, "MANIFEST.tsv")), key=lambda r: int(r[0])):
+        if h == half:
+            out.append((f"{did}_{name}", os.path.join(data_dir, f"{did}_{name}.csv.gz"), []))
+    return out
+
+
+def table_sets():
+    data_dir = os.path.join(SHARED, "tables")
+    out = []
+    with open(os.path.join(data_dir, "MANIFEST.tsv")) as f:
+        next(f)
+        for line in f:
+            file, label = line.split("\t")[:2]
+            flags = ["--label-col", label]
+            if file.startswith("cells"):
+                flags += ["--ignore-cols", "case"]
+            out.append((file.split(".")[0], os.path.join(data_dir, file), flags))
+    return out
+
+
+def sklearn_sets(cache):
+    from sklearn import datasets
+    os.makedirs(cache, exist_ok=True)
+    out = []
+    for name, loader in [("iris", datasets.load_iris), ("wine", datasets.load_wine),
+                         ("breast-cancer", datasets.load_breast_cancer), ("digits", datasets.load_digits)]:
+        path = os.path.join(cache, f"{name}.csv")
+        if not os.path.exists(path):
+            b = loader()
+            with open(path, "w") as f:
+                f.write(",".join(f"f{j}" for j in range(b.data.shape[1])) + ",label\n")
+                for x, y in zip(b.data, b.target):
+                    f.write(",".join(repr(float(v)) for v in x) + f",c{y}\n")
+        out.append((name, path, []))
+    return out
+
+
+# mlbench's classification sets: (object name, class column, columns to drop).
+MLBENCH = [("BreastCancer", "Class", ["Id"]), ("DNA", "Class", []), ("Glass", "Type", []),
+           ("HouseVotes84", "Class", []), ("Ionosphere", "Class", []),
+           ("LetterRecognition", "lettr", []), ("PimaIndiansDiabetes", "diabetes", []),
+           ("Satellite", "classes", []), ("Sonar", "Class", []), ("Soybean", "Class", []),
+           ("Vehicle", "Class", []), ("Vowel", "Class", []), ("Zoo", "type", [])]
+
+
+def export_mlbench(cache):
+    """Label-last CSV files of the mlbench sets (factors of numbers as numbers, other
+    factors as text, NA kept). Needs python3-rdata and r-cran-mlbench."""
+    import warnings
+    import pandas as pd
+    import rdata
+    warnings.filterwarnings("ignore")
+    os.makedirs(cache, exist_ok=True)
+    out = []
+    for name, label, drop in MLBENCH:
+        path = os.path.join(cache, f"{name}.csv")
+        if not os.path.exists(path):
+            df = rdata.conversion.convert(rdata.parser.parse_file(os.path.join(MLBENCH_DIR, name + ".rda")))[name]
+            df = df.drop(columns=drop)
+            cols = [c for c in df.columns if c != label] + [label]
+            df = df[cols].copy()
+            for c in cols[:-1]:
+                if isinstance(df[c].dtype, pd.CategoricalDtype) or df[c].dtype == object:
+                    try:
+                        df[c] = pd.to_numeric(df[c].astype(object))
+                    except (ValueError, TypeError):
+                        df[c] = df[c].astype(object)
+                elif df[c].dtype == bool:
+                    df[c] = df[c].astype(int)
+            df[label] = df[label].astype(str)
+            df.to_csv(path, index=False, na_rep="NA")
+        out.append((name, path, []))
+    return out
+
+
+def generated_sets(kind, seeds, cache):
+    os.makedirs(cache, exist_ok=True)
+    missing = [s for s in seeds if not os.path.exists(os.path.join(cache, f"{kind}_{s}.csv"))]
+    if missing:
+        subprocess.run([sys.executable, os.path.join(HERE, "shape_generators.py"), cache, "--kind", kind,
+                        "--seeds", ",".join(map(str, missing))], check=True, capture_output=True)
+    return [(f"{kind}_{s}", os.path.join(cache, f"{kind}_{s}.csv"), []) for s in seeds]
+
+
+def group_sets(group, out_dir):
+    cache = os.path.join(out_dir, "data")
+    if group == "openml-sel":
+        return openml_sets("selection")
+    if group == "openml-val":
+        return openml_sets("validation")
+    if group == "tables":
+        return table_sets()
+    if group == "sklearn":
+        return sklearn_sets(os.path.join(cache, "sklearn"))
+    if group == "mlbench":
+        return export_mlbench(os.path.join(cache, "mlbench"))
+    kind, _, val = group.partition("-")
+    seeds = range(1000, 1012) if val else range(0, 12)
+    return generated_sets(kind, list(seeds), os.path.join(cache, "generated"))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: {p.stderr.strip()}")
+    return json.loads(p.stdout)
+
+
+def summarize(done, groups, settings, out_dir):
+    for group in groups:
+        sets = group_sets(group, out_dir)
+        print(f"\n== {group} ({len(sets)} sets)")
+        print(f"{'setting':28s} {'median gap':>10s} {'mean gap':>9s} {'norm. med':>9s} {'worst':>7s} {'>8 behind':>9s} {'ahead':>6s}")
+        for setting in settings:
+            gaps, norm = [], []
+            for name, _, _ in sets:
+                k, r = done.get((name, "knn")), done.get((name, setting))
+                if not k or not r or "error" in k or "error" in r:
+                    continue
+                gaps.append(100 * (k["accuracy"] - r["accuracy"]))
+                norm.append(1 - r["accuracy"] / k["accuracy"])
+            if gaps:
+                print(f"{setting:28s} {statistics.median(gaps):10.2f} {statistics.mean(gaps):9.2f} "
+                      f"{statistics.median(norm):9.4f} {max(gaps):7.1f} {sum(g > 8 for g in gaps):9d} "
+                      f"{sum(g < 0 for g in gaps):6d}  (n={len(gaps)})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("flynn")
+    ap.add_argument("out_dir")
+    ap.add_argument("--groups", default=",".join(GROUPS_SELECTION))
+    ap.add_argument("--settings", default="default")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--threads", default="1")
+    ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--per-set", metavar="SETTING", default="", help="print one line per set")
+    a = ap.parse_args()
+    os.makedirs(a.out_dir, exist_ok=True)
+    out = os.path.join(a.out_dir, "results.jsonl")
+    done = {}
+    if os.path.exists(out):
+        for line in open(out):
+            j = json.loads(line)
+            done[(j["dataset"], j["setting"])] = j
+    groups, settings = a.groups.split(","), a.settings.split(",")
+    if a.per_set:
+        for group in groups:
+            for name, _, _ in group_sets(group, a.out_dir):
+                k, r = done.get((name, "knn"), {}), done.get((name, a.per_set), {})
+                if "accuracy" in k and "accuracy" in r:
+                    print(f"{group:10s} {name:40s} kNN {k['accuracy']:.3f} ({k.get('which')}) FlyNN {r['accuracy']:.3f} gap {100 * (k['accuracy'] - r['accuracy']):+.1f}")
+        return
+    if not a.summary:
+        for group in groups:
+            for name, path, flags in group_sets(group, a.out_dir):
+                for setting in ["knn"] + settings:
+                    if (name, setting) in done:
+                        continue
+                    base = [a.flynn, "eval", "--data", path, "--json", "--quiet", "--threads", a.threads,
+                            "--folds", str(a.folds)] + flags
+                    try:
+                        if setting == "knn":
+                            j = run(base + ["--knn", "--m", "64", "--s", "1", "--rho", "2", "--variant", "paper"])
+                            l2, z = j["knn"], j["knn_standardized"]
+                            best = max((l2["accuracy_mean"], "l2", l2["best_k"]), (z["accuracy_mean"], "std", z["best_k"]))
+                            rec = {"dataset": name, "group": group, "setting": "knn", "accuracy": best[0],
+                                   "which": f"{best[1]} k={best[2]}", "d": j["features"], "L": j["classes"]}
+                        else:
+                            j = run(base + expand(SETTINGS[setting], done[(name, "knn")]["d"]))
+                            rec = {"dataset": name, "group": group, "setting": setting,
+                                   "accuracy": j["accuracy_mean"], "balanced_accuracy": j.get("balanced_accuracy"),
+                                   "seconds": j["seconds"], "config": j["config"]}
+                    except (RuntimeError, KeyError, ValueError) as e:
+                        rec = {"dataset": name, "group": group, "setting": setting, "error": str(e)[-300:]}
+                    done[(name, setting)] = rec
+                    with open(out, "a") as f:
+                        f.write(json.dumps(rec) + "\n")
+                    print(json.dumps(rec)[:200], flush=True)
+    summarize(done, groups, settings, a.out_dir)
+
+
+if __name__ == "__main__":
+    main()
