@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/error.hpp"
 #include "test_pty.hpp"
 #include "test_support.hpp"

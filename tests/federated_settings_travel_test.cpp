@@ -267,17 +267,20 @@ TEST(SettingsTravel, EverySettingTravelsFromServeToEveryParty) {
 }
 
 // The coordinator's settings reach the parties and the parties' own flags still override
-// them: a party that states a different value is refused, naming the field.
-TEST(SettingsTravel, APartyThatDiffersFromTheCoordinatorIsNamed) {
+// them: a party that states a different value is refused, naming the field. Runs serve with
+// `serve_flags` and three joins, party 2 given `party_flags`; every party must fail with
+// `refusal`, and no model is written.
+void expect_refused(const std::vector<std::string>& serve_flags, const std::vector<std::string>& party_flags,
+                    const std::string& refusal, const std::string& tag) {
   Walk w;
   GrpcFederation fed(w);
-  // The coordinator says sign; party 2 says zsign.
   std::vector<std::string> args = {"federated", "serve", "--listen", "127.0.0.1:0", "--parties", "3",
                                    "--ca", fed.pki + "/ca.pem", "--cert", fed.pki + "/server.pem",
                                    "--key", fed.pki + "/server.key", "--labels", w.labels,
-                                   "--deadline", "30", "--variant", "sign", "--seed", "7"};
-  const std::string serve_err = w.dir.file("refuse_serve.err");
-  Process server(args, w.dir.file("refuse_serve.out"), serve_err);
+                                   "--deadline", "30", "--seed", "7"};
+  args.insert(args.end(), serve_flags.begin(), serve_flags.end());
+  const std::string serve_err = w.dir.file(tag + "_serve.err");
+  Process server(args, w.dir.file(tag + "_serve.out"), serve_err);
   const std::string text = wait_for_text(serve_err, "(port ", 20);
   ASSERT_NE(text.find("(port "), std::string::npos) << server.err();
   const int port = std::stoi(text.substr(text.find("(port ") + 6));
@@ -286,19 +289,36 @@ TEST(SettingsTravel, APartyThatDiffersFromTheCoordinatorIsNamed) {
     std::vector<std::string> j = {"federated", "join", "--server", fmt::format("127.0.0.1:{}", port),
                                   "--ca", fed.pki + "/ca.pem", "--cert", fed.pki + "/" + party_name(p) + ".pem",
                                   "--key", fed.pki + "/" + party_name(p) + ".key", "--data", w.shard(p),
-                                  "--model", w.dir.file(fmt::format("refuse_p{}.model", p)), "--quiet"};
-    if (p == 2) j.insert(j.end(), {"--variant", "zsign"});
-    joins.push_back(std::make_unique<Process>(j, w.dir.file(fmt::format("refuse_p{}.out", p)),
-                                              w.dir.file(fmt::format("refuse_p{}.err", p))));
+                                  "--model", w.dir.file(fmt::format("{}_p{}.model", tag, p)), "--quiet"};
+    if (p == 2) j.insert(j.end(), party_flags.begin(), party_flags.end());
+    joins.push_back(std::make_unique<Process>(j, w.dir.file(fmt::format("{}_p{}.out", tag, p)),
+                                              w.dir.file(fmt::format("{}_p{}.err", tag, p))));
   }
   for (int p = 0; p < kParties; ++p) {
     EXPECT_NE(joins[p]->wait(60), 0);
-    EXPECT_NE(joins[p]->err().find("party 2 is refused: its variant differs from party 0's (zsign vs sign)"),
-              std::string::npos)
-        << joins[p]->err();
-    EXPECT_FALSE(fs::exists(w.dir.file(fmt::format("refuse_p{}.model", p))));
+    EXPECT_NE(joins[p]->err().find(refusal), std::string::npos) << joins[p]->err();
+    EXPECT_FALSE(fs::exists(w.dir.file(fmt::format("{}_p{}.model", tag, p))));
   }
   EXPECT_NE(server.wait(30), 0);
+}
+
+TEST(SettingsTravel, APartyThatDiffersFromTheCoordinatorIsNamed) {
+  // The coordinator says sign; party 2 says zsign.
+  expect_refused({"--variant", "sign"}, {"--variant", "zsign"},
+                 "party 2 is refused: its variant differs from party 0's (zsign vs sign)", "variant");
+}
+
+// Class weights change what every party's model predicts, so a party must not join a
+// federation whose weights it did not agree to: one given other weights than the
+// coordinator's is refused naming class_weight, and so is one that gives weights where the
+// coordinator gives none (the fingerprint then leaves the field out for the others, which
+// must still name it rather than whatever field follows).
+TEST(SettingsTravel, APartyWithOtherClassWeightsIsRefusedNamingThem) {
+  expect_refused({"--class-weight", "balanced"}, {"--class-weight", "c0=2"},
+                 "party 2 is refused: its class_weight differs from party 0's (c0=2 vs balanced)", "weights");
+  expect_refused({}, {"--class-weight", "balanced"},
+                 "party 2 is refused: its class_weight differs from party 0's (balanced vs (none))",
+                 "weights_none");
 }
 
 #endif  // FLYNN_HAVE_GRPC

@@ -10,6 +10,7 @@
 
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/row_stream.hpp"
+#include "core/io/table_encoder.hpp"
 #include "io_test_helpers.hpp"
 #include "test_support.hpp"
 
@@ -297,7 +298,7 @@ TEST(IoArffNominal, RowStreamLeavesStringAttributesToTheLearningPass) {
   flynn::test::write_text(path, "@relation r\n@attribute s string\n@attribute class {a,b}\n@data\nx,a\ny,b\n");
   flynn::io::RowStream stream(path);
   Dataset chunk;
-  EXPECT_THROW(stream.next(chunk), flynn::io::TextInNumericColumn);
+  EXPECT_THROW(stream.next(chunk), flynn::io::detail::TextInNumericColumn);
 }
 
 // ---- through the CLI ------------------------------------------------------------------------

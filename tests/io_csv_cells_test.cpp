@@ -3,7 +3,7 @@
 
 #include "flynn/detail/csv_cells.hpp"
 
-namespace flynn::io {
+namespace flynn::detail {
 namespace {
 
 TEST(IoCsvCells, QuotesOnlyWhenNeeded) {
@@ -28,4 +28,4 @@ TEST(IoCsvCells, SplitUndoesQuoting) {
 }
 
 }  // namespace
-}  // namespace flynn::io
+}  // namespace flynn::detail

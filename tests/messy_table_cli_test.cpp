@@ -71,7 +71,7 @@ std::string messy_train(const std::vector<Row>& rows) {
       else
         o << r.x[j];
     }
-    o << "," << io::csv_field(r.label) << "\n";
+    o << "," << detail::csv_field(r.label) << "\n";
   }
   return o.str();
 }
@@ -125,7 +125,7 @@ std::string clean(const std::vector<Row>& rows, const std::vector<float>& means,
         for (const std::string& c : kColors) o << (c == r.color && !(unseen_row5 && i == 5) ? 1 : 0) << ",";
       o << (r.missing[j] ? means[j] : static_cast<float>(r.x[j])) << ",";
     }
-    o << io::csv_field(r.label) << "\n";
+    o << detail::csv_field(r.label) << "\n";
   }
   return o.str();
 }
@@ -134,7 +134,7 @@ std::vector<std::vector<std::string>> read_csv(const std::string& text) {
   std::vector<std::vector<std::string>> out;
   std::istringstream in(text);
   std::string line;
-  while (std::getline(in, line)) out.push_back(io::csv_split(line));
+  while (std::getline(in, line)) out.push_back(detail::csv_split(line));
   return out;
 }
 

@@ -6,7 +6,7 @@
 
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/io/model_file.hpp"
 #include "test_support.hpp"
 

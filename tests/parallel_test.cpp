@@ -14,7 +14,7 @@
 
 #include "flynn/detail/parallel.hpp"
 
-namespace flynn {
+namespace flynn::detail {
 namespace {
 
 TEST(ParallelFor, EveryTaskOnceAndWorkerIdsExclusive) {
@@ -116,4 +116,4 @@ TEST(ResolveThreads, AbsurdRequestsAreCapped) {
 }
 
 }  // namespace
-}  // namespace flynn
+}  // namespace flynn::detail

@@ -12,7 +12,7 @@
 #include "cmd_federated_common.hpp"
 #include "commands.hpp"
 #include "flynn/build_config.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/eval/federated_report.hpp"
 #include "flynn/federated/grpc_commands.hpp"
 

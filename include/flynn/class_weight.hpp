@@ -31,7 +31,8 @@ struct ClassWeight {
   std::vector<std::pair<std::string, double>> given;
 
   /// Reads "none", "balanced" or "NAME=W,NAME=W,…" (a class name may hold '=' but not ','
-  /// in this form; the weight follows its last '='). Throws flynn::Error naming the item.
+  /// in this form; the weight follows its last '='). Throws flynn::Error naming the item,
+  /// or as validate() does (a class named twice).
   static ClassWeight parse(const std::string& text);
   /// The text parse() reads back to this value ("none", "balanced", "yes=5,no=1" with
   /// weights in their shortest exact form).

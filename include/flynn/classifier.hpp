@@ -232,8 +232,10 @@ class FlyNN {
   void learn_feature_stats(const DataView& rows);
   // The scorer of counts_ (its filter table or seen bits: m·L work), built by the first
   // prediction after the counts change and then reused, so one row costs what a row of a
-  // batch costs. Every change of counts_ goes through counts_changed().
-  std::shared_ptr<const FilterScorer> scorer() const;
+  // batch costs; with it the class weights it applies (class_weights(): "balanced" reads
+  // all L·m counts), copied to `weights` when given, which the probabilities' priors take.
+  // Every change of counts_ goes through counts_changed().
+  std::shared_ptr<const FilterScorer> scorer(std::vector<double>* weights = nullptr) const;
   void counts_changed();
 
   LabelSet labels_;
@@ -244,7 +246,7 @@ class FlyNN {
   TableSchema schema_;
   std::optional<double> temperature_;  // unset: Defaults::temperature
   int threads_ = 0;
-  struct ScorerCache;  // a mutex and the scorer; concurrent const predictions build it once
+  struct ScorerCache;  // a mutex, the scorer and its weights; concurrent predictions build them once
   std::unique_ptr<ScorerCache> scorer_cache_;
 };
 

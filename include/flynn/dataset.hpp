@@ -107,4 +107,11 @@ struct Dataset {
   void require_trainable() const;
 };
 
+/// The rows of each of `n_classes` classes among `labels` (class ids): the one count of
+/// class sizes from labels (Dataset::class_sizes, class priors and class weights of
+/// labelled rows, cross-validation's folds). Throws flynn::Error naming a label that is
+/// not below n_classes.
+std::vector<std::uint64_t> rows_per_class(const std::vector<std::uint32_t>& labels,
+                                          std::size_t n_classes);
+
 }  // namespace flynn

@@ -1,7 +1,8 @@
 #pragma once
 // The whole core public API of flynn in one include: configuration, the FlyNN classifier
 // and its building blocks (FlyHash, filters, scoring), data (Dataset, DataView, loaders),
-// model files, metrics, the seeded random generator, errors, progress and the version.
+// model files, tables held in memory, atomic file output, metrics, the seeded random
+// generator, errors, progress and the version.
 //
 // It needs only flynn::core: no header of FAISS, MPI, OpenSSL, Boost, CLI11, fmt or
 // nlohmann_json is reached from here (a ctest check, flynn_umbrella_header_is_core_only,
@@ -15,7 +16,9 @@
 #include "flynn/error.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/imputation.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/io/memory_table.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"

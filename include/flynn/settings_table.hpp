@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -94,5 +95,22 @@ SettingValue parse_setting(SettingKind kind, std::string_view text, std::string_
 
 /// "unsigned integer", "number", "name".
 const char* setting_kind_name(SettingKind kind);
+
+/// Throws flynn::Error "<setting>: expected a value of kind <kind>" (setting_as's error).
+[[noreturn]] void wrong_setting_kind(std::string_view setting, SettingKind want);
+
+/// The value as a T (std::uint64_t for Unsigned, double for Real, std::string for
+/// Choice): what every row's typed setter reads. A value of another kind (a caller's
+/// mistake: the wire and Python convert by the row's kind first) throws wrong_setting_kind
+/// naming `setting`.
+template <class T>
+const T& setting_as(const SettingValue& value, std::string_view setting) {
+  static_assert(std::is_same_v<T, std::uint64_t> || std::is_same_v<T, double> ||
+                std::is_same_v<T, std::string>);
+  if (const T* t = std::get_if<T>(&value)) return *t;
+  wrong_setting_kind(setting, std::is_same_v<T, std::uint64_t> ? SettingKind::Unsigned
+                              : std::is_same_v<T, double>      ? SettingKind::Real
+                                                               : SettingKind::Choice);
+}
 
 }  // namespace flynn

@@ -39,6 +39,10 @@ struct TableColumn {
   /// or a missing cell gives an all-zero block.
   std::vector<std::string> categories;
 
+  /// More categories than this in one column is an error (one-hot would explode): a CSV
+  /// text column, an ARFF nominal attribute or a public schema's column.
+  static constexpr std::size_t kMaxCategories = 256;
+
   bool categorical() const { return !categories.empty(); }
   /// Features this column occupies: 1, or the number of categories.
   std::size_t width() const { return categories.empty() ? 1 : categories.size(); }

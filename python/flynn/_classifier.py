@@ -99,10 +99,10 @@ def _class_ids(y, classes):
 # ---- tables: DataFrames and missing values, encoded by the CLI's table encoder
 #
 # A table reaches the C++ encoder (flynn._flynn.encode_training_table / encode_table, over
-# flynn::io::TableSchemaBuilder and TableRowEncoder) as its columns: numeric ones as float32
-# arrays (NaN = missing), all others as the text cells a CSV of the table holds (None =
-# missing). The encoder decides everything else as `flynn train` / `flynn predict` do for
-# that CSV: categorical columns and their categories, one-hot blocks, missing cells.
+# flynn/io/memory_table.hpp) as its columns: numeric ones as float32 arrays (NaN =
+# missing), all others as the text cells a CSV of the table holds (None = missing). The
+# encoder decides everything else as `flynn train` / `flynn predict` do for that CSV:
+# categorical columns and their categories, one-hot blocks, missing cells.
 
 _MISSING_POLICIES = ("mean", "zero", "error")
 

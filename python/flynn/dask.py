@@ -41,7 +41,7 @@ Decisions (docs/python.md, "Scale-out with Dask"):
   as in FlyNNClassifier.fit, not by index), or the name of a column of the DataFrame X.
   A DataFrame with other columns (object, string, category, bool, datetime) is refused
   naming them: FlyNNClassifier.fit one-hot encodes those with categories learned from
-  all rows (TableSchemaBuilder's rules), which flynn.dask does not reduce; encode them
+  all rows (flynn train's rules for text columns), which flynn.dask does not reduce; encode them
   first (e.g. ``dd.get_dummies(X.categorize(), dtype="uint8")``).
 * Table schema: a DataFrame's string column names (``feature_names_in_``), y's name (or
   ``label_name``) and, under missing="mean", the fill values are stored in the model file

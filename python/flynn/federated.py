@@ -50,10 +50,15 @@ def _feature_stats_pair(feature_stats, n_features):
     return centres.tolist(), scales.tolist()
 
 
-def simulate(X, y, parties=2, split="iid", dp_epsilon=None, dp_T=None, *, split_seed=0,
-             dp_exponent="paper", dp_unit="paper", dp_postprocess="noise-units",
-             feature_stats=None, m=None, s=None, rho=None, gamma=None, seed=None,
-             preprocess=None, variant=None, n_jobs=None):
+# simulate's DP keywords: the rows of the library's DP settings table
+# (flynn/federated/dp_settings.hpp), as the CLI's --dp-* flags are; a row added there is a
+# keyword here, with its help in simulate's documentation.
+_DP_FIELDS = tuple(_flynn.federated.dp_param_fields())
+
+
+def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, m=None,
+             s=None, rho=None, gamma=None, seed=None, preprocess=None, variant=None,
+             n_jobs=None, **dp):
     """Simulates FlyNNFL on (X, y): the rows are split among ``parties`` parties
     ("iid", "by-class", "dirichlet:ALPHA" or "sizes:W1,W2,..."; deterministic given
     split_seed), each party trains on its own thread with the agreed hyper-parameters and
@@ -61,29 +66,35 @@ def simulate(X, y, parties=2, split="iid", dp_epsilon=None, dp_T=None, *, split_
     releases of T entries per party, total budget dp_epsilon). Exactly the protocol of
     ``flynn federated simulate``.
 
-    dp_unit ("paper": each party spends dp_epsilon/parties; "record": each record lives at
-    one party, each spends dp_epsilon) and dp_postprocess ("noise-units", the CLI's default,
-    "none", "threshold", "class-balance", "noise-units+class-balance") are the CLI's
-    --dp-unit and --dp-postprocess (docs/federated.md). feature_stats = (centres, scales),
-    one value per feature, are public standardisation statistics (--feature-stats): the
-    parties then exchange no statistic of their rows, which a standardising ``variant``
-    needs under DP (without DP and without a variant, the default variant applies; with DP
-    and no variant, the paper's).
+    The DP keywords are the CLI's --dp-* flags (listed below, from the library's table;
+    docs/federated.md); as there, dp_epsilon and dp_T go together, and the others need
+    them. feature_stats = (centres, scales), one value per feature, are public
+    standardisation statistics (--feature-stats): the parties then exchange no statistic
+    of their rows, which a standardising ``variant`` needs under DP (without DP and
+    without a variant, the default variant applies; with DP and no variant, the paper's).
 
     Returns the aggregated, fitted FlyNNClassifier; its ``federation_report_`` dict gives
-    the rows of each party, the seed, and with DP the privacy accounting (Theorem 6).
-    Without DP the model equals ``FlyNNClassifier(...).fit(X, y)`` for any split (with
-    feature_stats: the central model trained with the same statistics)."""
+    the rows of each party, the seed, and with DP the privacy accounting (Theorem 6) and
+    every DP setting used (``["privacy"]["settings"]``). Without DP the model equals
+    ``FlyNNClassifier(...).fit(X, y)`` for any split (with feature_stats: the central
+    model trained with the same statistics).
+
+    DP keywords:
+"""
     template = FlyNNClassifier(m=m, s=s, rho=rho, gamma=gamma, seed=seed,
                                preprocess=preprocess, variant=variant, n_jobs=n_jobs)
     X, y = template._check_Xy(X, y, reset=True)
     classes, ids = np.unique(y, return_inverse=True)
     model, report = _flynn.federated.simulate(
         X, ids.astype(np.uint32), _label_names(classes), template._hyper(), int(parties),
-        split, int(split_seed), dp_epsilon, dp_T, dp_exponent, dp_unit, dp_postprocess,
-        *_feature_stats_pair(feature_stats, X.shape[1]), _threads(n_jobs))
+        split, int(split_seed), dp, *_feature_stats_pair(feature_stats, X.shape[1]),
+        _threads(n_jobs))
     clf = FlyNNClassifier._from_model(model, n_jobs, classes=classes)
     if hasattr(template, "feature_names_in_"):
         clf.feature_names_in_ = template.feature_names_in_
     clf.federation_report_ = report
     return clf
+
+
+simulate.__doc__ += "".join(f"\n    {row['name']} ({row['kind']}): {row['help']}."
+                            for row in _DP_FIELDS)

@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 
 #include "flynn/config.hpp"
+#include "flynn/settings_table.hpp"
 
 namespace flynn::python {
 
@@ -25,5 +26,11 @@ pybind11::dict config_dict(const FlyConfig& c);
 HyperParams hyper_params(const pybind11::dict& given);
 /// The rows' names, in the table's order (flynn.fit_file's hyper-parameter keywords).
 pybind11::tuple hyper_param_names();
+
+/// A Python value as a setting of `kind` (an int for Unsigned, a number for Real, a str
+/// for Choice; never a bool); TypeError naming the keyword `name` otherwise.
+SettingValue python_setting(const char* name, SettingKind kind, const pybind11::handle& value);
+/// A setting's value as the Python value it is (int, float, str).
+pybind11::object setting_object(const SettingValue& value);
 
 }  // namespace flynn::python

@@ -8,12 +8,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include "flynn/detail/parallel.hpp"
 #include "flynn/federated/dp.hpp"
+#include "flynn/federated/dp_settings.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
 #include "flynn/io/feature_stats_file.hpp"
+#include "config_dict.hpp"
 #include "model_handle.hpp"
 #include "numpy_rows.hpp"
 
@@ -26,29 +27,48 @@ namespace {
 using federated::DpEntry;
 using federated::DpParams;
 
-std::optional<DpParams> dp_params(std::optional<double> epsilon, std::optional<std::uint32_t> T,
-                                  const std::string& exponent, const std::string& unit = "paper",
-                                  const std::string& postprocess = "none") {
-  if (!epsilon && !T) return std::nullopt;
-  if (!epsilon || !T)
-    throw Error("differential privacy needs both dp_epsilon and dp_T (entries released per party)");
-  DpParams p;
-  p.epsilon = *epsilon;
-  p.T = *T;
-  p.exponent = federated::parse_dp_exponent(exponent);
-  p.unit = federated::parse_dp_unit(unit);
-  p.postprocess = federated::parse_dp_postprocess(postprocess);
-  p.validate();
-  return p;
+/// The DP settings given as Python keywords named as the rows of dp_param_fields
+/// (flynn/federated/dp_settings.hpp; None = not given), as the CLI's --dp-* flags give them:
+/// no DP when none is given; dp_epsilon and dp_T together turn it on; an unknown keyword
+/// is a TypeError listing the rows.
+std::optional<DpParams> dp_params(const py::dict& given) {
+  const auto& fields = federated::dp_param_fields();
+  federated::DpGiven values(fields.size());
+  for (auto [key, value] : given) {
+    const std::string name = py::str(key);
+    const federated::DpParamField* f = federated::find_dp_param(name);
+    if (!f) {
+      std::string names;
+      for (const federated::DpParamField& row : fields) names += (names.empty() ? "" : ", ") + std::string(row.name);
+      throw py::type_error("unexpected keyword argument '" + name + "'; the DP settings are " + names);
+    }
+    if (value.is_none()) continue;
+    values[static_cast<std::size_t>(f - fields.data())] = python_setting(f->name, f->kind, value);
+  }
+  return federated::dp_params_from_given(values, federated::DpSpelling::Name);
+}
+
+/// The rows of dp_param_fields as dictionaries (name, flag, help, kind, enables): what
+/// flynn.federated.simulate's DP keywords and their documentation are made from.
+py::list dp_param_table() {
+  py::list rows;
+  for (const federated::DpParamField& f : federated::dp_param_fields()) {
+    py::dict row;
+    row["name"] = f.name;
+    row["flag"] = f.flag;
+    row["help"] = f.help;
+    row["kind"] = setting_kind_name(f.kind);
+    row["enables"] = f.enables;
+    rows.append(row);
+  }
+  return rows;
 }
 
 /// Runs `flynn federated simulate`'s federation on in-memory rows: split among `parties`
 /// threads, each runs the FlyNNFL protocol; returns the aggregated model and a report.
 py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
                    const HyperParams& hyper_given, int parties, const std::string& split,
-                   std::uint64_t split_seed, std::optional<double> dp_epsilon,
-                   std::optional<std::uint32_t> dp_T, const std::string& dp_exponent,
-                   const std::string& dp_unit, const std::string& dp_postprocess,
+                   std::uint64_t split_seed, const py::dict& dp,
                    std::optional<std::vector<float>> feature_centres,
                    std::optional<std::vector<float>> feature_scales, int threads) {
   if (parties < 1 || parties > 4096)
@@ -66,7 +86,7 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
   // As `flynn federated simulate`: reproducible by default, like training.
   if (!settings.hyper.seed) settings.hyper.seed = Defaults::seed;
   settings.labels = LabelSet(std::move(labels));
-  settings.dp = dp_params(dp_epsilon, dp_T, dp_exponent, dp_unit, dp_postprocess);
+  settings.dp = dp_params(dp);
   if (feature_centres || feature_scales) {
     // As --feature-stats: public statistics, checked like the file's values.
     if (!feature_centres || !feature_scales)
@@ -74,7 +94,7 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     settings.feature_stats = FeatureStats{std::move(*feature_centres), std::move(*feature_scales)};
     io::check_feature_stats(*settings.feature_stats, "feature_stats");
   }
-  settings.threads = std::max(1, resolve_threads(threads) / parties);
+  settings.threads = federated::threads_per_party(threads, parties);
 
   std::optional<federated::ColonyOutcome> out;
   std::vector<std::uint64_t> party_rows;
@@ -108,6 +128,11 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     p["parties"] = out->privacy->parties;
     p["unit"] = federated::dp_unit_name(settings.dp->unit);
     p["postprocess"] = federated::dp_postprocess_name(settings.dp->postprocess);
+    // Every DP setting the federation ran with, under its keyword.
+    py::dict given;
+    for (const federated::DpParamField& f : federated::dp_param_fields())
+      given[f.name] = setting_object(f.get(*settings.dp));
+    p["settings"] = given;
     report["privacy"] = p;
   } else {
     report["privacy"] = py::none();
@@ -199,9 +224,11 @@ py::tuple aggregate_counts(const std::vector<std::pair<
 
 void bind_federated(py::module_& m) {
   m.def("simulate", &simulate, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("hyper"),
-        py::arg("parties"), py::arg("split"), py::arg("split_seed"), py::arg("dp_epsilon"),
-        py::arg("dp_T"), py::arg("dp_exponent"), py::arg("dp_unit"), py::arg("dp_postprocess"),
+        py::arg("parties"), py::arg("split"), py::arg("split_seed"), py::arg("dp"),
         py::arg("feature_centres"), py::arg("feature_scales"), py::arg("threads"));
+  m.def("dp_param_fields", &dp_param_table,
+        "The DP settings' table (flynn/federated/dp_settings.hpp): one dict per row (name, flag, "
+        "help, kind, enables); simulate's DP keywords are its names.");
   m.def("privatize", &privatize, py::arg("counts"), py::arg("epsilon"), py::arg("T"),
         py::arg("parties"), py::arg("exponent"), py::arg("unit") = "paper");
   m.def("aggregate_counts", &aggregate_counts, py::arg("parts"), py::arg("labels"), py::arg("m"),

@@ -1,7 +1,7 @@
 #pragma once
 // Tables from Python (pandas DataFrames, arrays with missing values) encoded into model
 // features by the same code that encodes a CSV for `flynn train` / `flynn predict`
-// (flynn::io::TableSchemaBuilder, TableRowEncoder, complete_table): the categorical
+// (flynn::io::encode_training_table / encode_table, flynn/io/memory_table.hpp): the categorical
 // columns, their one-hot blocks, the missing-value policy and the training means are the
 // CLI's, so a DataFrame and the CSV pandas writes for it give the same model bytes.
 //

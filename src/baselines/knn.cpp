@@ -101,7 +101,7 @@ Neighbours ExactKnnIndex::search(const float* rows, std::size_t n, std::uint32_t
   out.distances.resize(n * out.k);
   std::vector<float> normalized(n * dim_);
   scale_rows(rows, n, normalized.data());
-  set_faiss_threads(resolve_threads(threads_));
+  set_faiss_threads(detail::resolve_threads(threads_));
   // Bounded batches keep FAISS's distance blocks small for large query sets.
   constexpr std::size_t kBatch = 4096;
   for (std::size_t start = 0; start < n; start += kBatch) {

@@ -37,7 +37,7 @@ void simhash_block(const Dataset& data, std::uint32_t u0, std::uint32_t u1, std:
   const std::uint32_t width = u1 - u0;
   proj.resize(std::size_t(width) * d);
   // Each unit's row depends only on (seed, unit): generation order and threads do not matter.
-  parallel_for(width, threads, [&](std::size_t i, int) {
+  detail::parallel_for(width, threads, [&](std::size_t i, int) {
     SeededRng rng = SeededRng::keyed(seed, RngStream::Baseline, kSbfcStreamTag | (u0 + i));
     float* row = proj.data() + i * d;
     for (std::size_t j = 0; j < d; ++j) row[j] = static_cast<float>(rng.normal());

@@ -13,7 +13,7 @@
 #include "flynn/detail/simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
-namespace flynn::simd {
+namespace flynn::detail::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -63,11 +63,11 @@ double StreamAddF32(const float* buf, std::size_t len, std::size_t passes) {
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace flynn::simd
+}  // namespace flynn::detail::simd
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace flynn::simd {
+namespace flynn::detail::simd {
 
 HWY_EXPORT(StreamAddU8);
 HWY_EXPORT(StreamAddI16);
@@ -104,5 +104,5 @@ double peak_add_rate(Lane lane, double seconds) {
   return measure<float>(HWY_DYNAMIC_DISPATCH(StreamAddF32), seconds);
 }
 
-}  // namespace flynn::simd
+}  // namespace flynn::detail::simd
 #endif  // HWY_ONCE

@@ -36,7 +36,6 @@ ClassWeight ClassWeight::parse(const std::string& text) {
     return cw;
   }
   cw.mode = Mode::Given;
-  std::set<std::string> seen;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = text.find(',', start);
@@ -48,13 +47,11 @@ ClassWeight ClassWeight::parse(const std::string& text) {
           "class weight '{}': expected none, balanced or NAME=WEIGHT items separated by "
           "commas (e.g. yes=5,no=1)",
           item));
-    std::string name = item.substr(0, eq);
-    if (!seen.insert(name).second)
-      throw Error(fmt::format("class weight: class '{}' is given twice", name));
-    cw.given.emplace_back(std::move(name), parse_weight(item.substr(eq + 1), item));
+    cw.given.emplace_back(item.substr(0, eq), parse_weight(item.substr(eq + 1), item));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  cw.validate();  // a class named twice
   return cw;
 }
 

@@ -20,6 +20,7 @@ FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, int threads)
 struct FlyNN::ScorerCache {
   std::mutex mutex;
   std::shared_ptr<const FilterScorer> scorer;  // none: not built since the counts changed
+  std::vector<double> weights;  // the scorer's class_weights() ("balanced" reads all L·m counts)
 };
 
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
@@ -44,12 +45,15 @@ FlyNN::FlyNN(FlyNN&&) noexcept = default;
 FlyNN& FlyNN::operator=(FlyNN&&) noexcept = default;
 FlyNN::~FlyNN() = default;
 
-std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
-  const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
-  if (!scorer_cache_->scorer)
-    scorer_cache_->scorer =
-        std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho, class_weights());
-  return scorer_cache_->scorer;
+std::shared_ptr<const FilterScorer> FlyNN::scorer(std::vector<double>* weights) const {
+  ScorerCache& cache = *scorer_cache_;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  if (!cache.scorer) {
+    cache.weights = class_weights();
+    cache.scorer = std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho, cache.weights);
+  }
+  if (weights) *weights = cache.weights;
+  return cache.scorer;
 }
 
 void FlyNN::counts_changed() {
@@ -144,7 +148,7 @@ ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> cl
 ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
                                  const ProgressFn& progress) const {
   config().check_memory(labels_.size());
-  const int workers = resolve_threads(threads_);
+  const int workers = detail::resolve_threads(threads_);
   // One accumulator per worker that actually receives rows, made on its first block: a
   // small call (one row, say) on many threads allocates one L × m table, not one per
   // thread. Integer sums, so the order of the partial tables does not matter.
@@ -400,8 +404,9 @@ void FlyNN::check_scores_shape(std::size_t size, std::size_t n) const {
 void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   check_scores_shape(s.size(), n);
-  std::vector<double> p(L);
-  const std::vector<double> priors = class_priors(counts_.rows_per_class(), class_weights());
+  std::vector<double> p(L), weights;
+  scorer(&weights);  // built by the scores; its weights are the priors' too
+  const std::vector<double> priors = class_priors(counts_.rows_per_class(), weights);
   const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
     scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors.data(), p.data());

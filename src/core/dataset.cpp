@@ -286,15 +286,22 @@ void Dataset::append(const Dataset& other) {
   }
 }
 
+std::vector<std::uint64_t> rows_per_class(const std::vector<std::uint32_t>& labels,
+                                          std::size_t n_classes) {
+  std::vector<std::uint64_t> rows(n_classes, 0);
+  for (std::uint32_t y : labels) {
+    if (y >= n_classes)
+      throw Error("class sizes: label " + std::to_string(y) + " outside [0, " + std::to_string(n_classes) + ")");
+    ++rows[y];
+  }
+  return rows;
+}
+
 std::vector<std::size_t> Dataset::class_sizes() const {
   if (!has_labels)
     throw Error((source.empty() ? std::string("<memory>") : source) + ": the data has no labels");
-  std::vector<std::size_t> sizes(classes.size(), 0);
-  for (auto l : labels) {
-    FLYNN_ASSERT(l < sizes.size());
-    ++sizes[l];
-  }
-  return sizes;
+  const std::vector<std::uint64_t> rows = rows_per_class(labels, classes.size());
+  return {rows.begin(), rows.end()};
 }
 
 void Dataset::require_trainable() const {

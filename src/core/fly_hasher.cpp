@@ -300,7 +300,7 @@ void FlyHasher::stream_halves(const DataView& rows, int threads, const BlockSink
   const FlyHasher& first = *halves_[0];
   const FlyHasher& second = *halves_[1];
   const std::uint32_t rho = config_.rho, rho0 = first.rho(), rho1 = second.rho(), shift = first.m();
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   detail::ProgressTracker tracker(progress, n);
   // Chunks of rows keep the two halves' winner buffers small (ρ words per row each) while
   // each half still hashes many rows per call; a task of kTaskRows rows is joined and
@@ -316,7 +316,7 @@ void FlyHasher::stream_halves(const DataView& rows, int threads, const BlockSink
     first.hash(part, w0.data(), workers);
     second.hash(part, w1.data(), workers);
     const std::size_t tasks = (count + kTaskRows - 1) / kTaskRows;
-    parallel_for(tasks, workers, [&](std::size_t task, int worker) {
+    detail::parallel_for(tasks, workers, [&](std::size_t task, int worker) {
       const std::size_t lo = task * kTaskRows, rows_here = std::min(kTaskRows, count - lo);
       std::vector<std::uint32_t>& out = joined[static_cast<std::size_t>(worker)];
       out.resize(rows_here * rho);
@@ -350,7 +350,7 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
                             const BlockSink& sink, const ProgressFn& progress) const {
   if (n == 0) return;
   const RowEncoder* encoder = require_encoder();
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   const std::size_t tasks = (n + kTaskRows - 1) / kTaskRows;
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   detail::ProgressTracker tracker(progress, n);
@@ -362,7 +362,7 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
   } else {
     cols.narrow = narrow_columns_.data();
   }
-  parallel_for(tasks, workers, [&](std::size_t task, int worker) {
+  detail::parallel_for(tasks, workers, [&](std::size_t task, int worker) {
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
     const std::size_t first = task * kTaskRows;
     const std::size_t count = std::min(kTaskRows, n - first);

@@ -200,7 +200,7 @@ const char* simd_target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(Tar
 
 }  // namespace flynn::kernels
 
-namespace flynn::simd {
+namespace flynn::detail::simd {
 std::string target_name() { return kernels::simd_target_name(); }
-}  // namespace flynn::simd
+}  // namespace flynn::detail::simd
 #endif  // HWY_ONCE

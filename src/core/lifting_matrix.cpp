@@ -39,7 +39,7 @@ LiftingMatrix::LiftingMatrix(std::uint32_t m, std::uint32_t s, std::uint32_t col
   const std::uint32_t choose_from = signed_rows ? columns / 2 : columns;
   constexpr std::uint32_t kRowsPerTask = 4096;
   const std::size_t tasks = (m + kRowsPerTask - 1) / kRowsPerTask;
-  parallel_for(tasks, threads, [&](std::size_t task, int) {
+  detail::parallel_for(tasks, threads, [&](std::size_t task, int) {
     std::vector<std::uint8_t> scratch(choose_from, 0);
     const std::uint32_t begin = static_cast<std::uint32_t>(task * kRowsPerTask);
     const std::uint32_t end = std::min(m, begin + kRowsPerTask);

@@ -77,7 +77,7 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   f.m = m;
   f.s = s;
   f.classes = L;
-  f.threads = use == ModelUse::Inspect ? 1 : resolve_threads(threads);
+  f.threads = use == ModelUse::Inspect ? 1 : detail::resolve_threads(threads);
   const std::uint64_t T = static_cast<std::uint64_t>(f.threads);
   // ClassCounts: L × m uint32.
   f.counts = mul(cells, 4);

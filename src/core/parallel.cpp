@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-namespace flynn {
+namespace flynn::detail {
 
 int resolve_threads(int requested) {
   // Asked once: hardware_concurrency reads /sys on every call, a cost that showed in the
@@ -171,4 +171,4 @@ void parallel_for(std::size_t n_tasks, int threads,
   if (job.first_error) std::rethrow_exception(job.first_error);
 }
 
-}  // namespace flynn
+}  // namespace flynn::detail

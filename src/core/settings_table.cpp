@@ -12,10 +12,6 @@ namespace flynn {
 
 namespace {
 
-[[noreturn]] void wrong_kind(const char* name, SettingKind want) {
-  throw Error(fmt::format("{}: expected a value of kind {}", name, setting_kind_name(want)));
-}
-
 // Rows for the optional<uint64_t> and optional<double> members, made from the member
 // pointer: typed access without a hand-written getter and setter per field.
 template <auto Member>
@@ -26,9 +22,7 @@ HyperParamField unsigned_field(const char* name, const char* flag, std::string h
             return SettingValue(*(h.*Member));
           },
           [](HyperParams& h, const SettingValue& v) {
-            const auto* u = std::get_if<std::uint64_t>(&v);
-            if (!u) wrong_kind("hyper-parameter", SettingKind::Unsigned);
-            h.*Member = *u;
+            h.*Member = setting_as<std::uint64_t>(v, "hyper-parameter");
           }};
 }
 
@@ -39,17 +33,7 @@ HyperParamField real_field(const char* name, const char* flag, std::string help)
             if (!(h.*Member)) return std::nullopt;
             return SettingValue(*(h.*Member));
           },
-          [](HyperParams& h, const SettingValue& v) {
-            const auto* d = std::get_if<double>(&v);
-            if (!d) wrong_kind("hyper-parameter", SettingKind::Real);
-            h.*Member = *d;
-          }};
-}
-
-const std::string& choice_of(const SettingValue& v) {
-  const auto* s = std::get_if<std::string>(&v);
-  if (!s) wrong_kind("hyper-parameter", SettingKind::Choice);
-  return *s;
+          [](HyperParams& h, const SettingValue& v) { h.*Member = setting_as<double>(v, "hyper-parameter"); }};
 }
 
 std::vector<HyperParamField> make_hyper_param_fields() {
@@ -76,7 +60,9 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                  if (!h.preprocess) return std::nullopt;
                  return SettingValue(std::string(preprocess_name(*h.preprocess)));
                },
-               [](HyperParams& h, const SettingValue& v) { h.preprocess = parse_preprocess(choice_of(v)); }});
+               [](HyperParams& h, const SettingValue& v) {
+                 h.preprocess = parse_preprocess(setting_as<std::string>(v, "preprocess"));
+               }});
   f.push_back({"variant", "--variant",
                std::string("Method variant: ") + variant_names() +
                    " (docs/defaults.md; paper = the paper's exact method)",
@@ -85,7 +71,9 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                  if (!h.variant) return std::nullopt;
                  return SettingValue(variant_name(*h.variant));
                },
-               [](HyperParams& h, const SettingValue& v) { h.variant = parse_variant(choice_of(v)); }});
+               [](HyperParams& h, const SettingValue& v) {
+                 h.variant = parse_variant(setting_as<std::string>(v, "variant"));
+               }});
   f.push_back({"class_weight", "--class-weight",
                "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
                "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")",
@@ -95,9 +83,7 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                  return SettingValue(h.class_weight->text());
                },
                [](HyperParams& h, const SettingValue& v) {
-                 ClassWeight cw = ClassWeight::parse(choice_of(v));
-                 cw.validate();
-                 h.class_weight = std::move(cw);
+                 h.class_weight = ClassWeight::parse(setting_as<std::string>(v, "class_weight"));
                }});
   return f;
 }
@@ -183,6 +169,10 @@ SettingValue parse_setting(SettingKind kind, std::string_view text, std::string_
       return std::string(text);
   }
   throw Error(fmt::format("{}: unknown kind of setting", name));
+}
+
+void wrong_setting_kind(std::string_view setting, SettingKind want) {
+  throw Error(fmt::format("{}: expected a value of kind {}", setting, setting_kind_name(want)));
 }
 
 const char* setting_kind_name(SettingKind kind) {

@@ -77,22 +77,13 @@ double expected_calibration_error(const std::vector<double>& proba, std::size_t 
 }
 
 std::vector<double> class_priors(const std::vector<std::uint32_t>& labels, std::size_t L) {
-  std::vector<std::uint64_t> rows(L, 0);
-  for (std::uint32_t y : labels) {
-    if (y >= L) throw Error(fmt::format("class priors: label {} outside [0, {})", y, L));
-    ++rows[y];
-  }
-  return class_priors(rows);
+  return class_priors(rows_per_class(labels, L));
 }
 
 std::vector<double> class_weights_of_rows(const FlyConfig& config, const LabelSet& classes,
                                           const std::vector<std::uint32_t>& labels) {
-  std::vector<double> sizes(classes.size(), 0.0);
-  for (std::uint32_t y : labels) {
-    if (y >= sizes.size()) throw Error(fmt::format("class weights: label {} outside [0, {})", y, sizes.size()));
-    sizes[y] += 1.0;
-  }
-  return config.class_weight.weights_for_sizes(classes.names(), sizes);
+  const std::vector<std::uint64_t> rows = rows_per_class(labels, classes.size());
+  return config.class_weight.weights_for_sizes(classes.names(), {rows.begin(), rows.end()});
 }
 
 std::vector<double> scores_to_probabilities(const std::vector<double>& scores, std::size_t L,
@@ -152,9 +143,7 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
   check_rows(scores, L, labels, "calibration");
   if (fold_of_row.size() != labels.size())
     throw Error(fmt::format("calibration: {} fold ids for {} rows", fold_of_row.size(), labels.size()));
-  std::vector<std::uint64_t> rows(L, 0);
-  for (std::uint32_t y : labels) ++rows[y];  // check_rows checked the ids
-  const std::vector<double> priors = class_priors(rows, class_weights);
+  const std::vector<double> priors = class_priors(rows_per_class(labels, L), class_weights);
   CalibrationReport rep;
   rep.fit = fit_temperature(scores, L, rho, priors, labels);
   const std::vector<double> p_default = scores_to_probabilities(scores, L, rho, Defaults::temperature, priors);

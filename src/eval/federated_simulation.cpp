@@ -7,8 +7,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/imputation.hpp"
-#include "flynn/detail/atomic_file.hpp"
-#include "flynn/detail/parallel.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/federated_report.hpp"
 #include "flynn/federated/public_schema.hpp"
@@ -175,7 +174,7 @@ SimulationOfFiles simulate_files(const SimulationRequest& r, const federated::Pa
   spec.settings.missing = files.load.missing;
   if (!files.feature_stats.empty())
     spec.settings.feature_stats = io::load_feature_stats(files.feature_stats, files.max_input_bytes);
-  spec.settings.threads = std::max(1, resolve_threads(threads) / r.parties);
+  spec.settings.threads = federated::threads_per_party(threads, r.parties);
   spec.predict_threads = threads;
 
   SimulationResult result = simulate_federation(data.train, data.test, spec);

@@ -20,6 +20,22 @@ namespace flynn::experiments {
 namespace {
 // Test rows per scoring task: large enough to amortise the shared task counter.
 constexpr std::size_t kScoreChunk = 256;
+
+// One CvResult per γ from out-of-fold predictions stored γ-major (predicted[g·n + r]).
+std::vector<CvResult> results_per_gamma(const std::vector<std::uint32_t>& predicted, std::size_t G,
+                                        const std::vector<std::uint32_t>& labels,
+                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                                        std::size_t L, double seconds) {
+  const std::size_t n = labels.size();
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
+                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
+    out.push_back(summarize_predictions(labels, p, fold_of_row, k, L, seconds));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t fly_cv_memory_bytes(const FlyConfig& c, std::size_t n_rows, std::size_t n_classes) {
@@ -78,11 +94,10 @@ FlyCvEvaluator::PowerTable FlyCvEvaluator::gamma_powers(const std::vector<double
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   PowerTable t;
   t.offsets.assign(L, 0);
-  std::vector<std::size_t> top(L, n);
+  std::vector<std::uint64_t> top(L, n);
   std::size_t block = n + 1;
   if (!weights.empty()) {
-    std::fill(top.begin(), top.end(), 0);
-    for (std::uint32_t y : data_.labels) ++top[y];
+    top = rows_per_class(data_.labels, L);
     block = 0;
     for (std::size_t l = 0; l < L; ++l) {
       t.offsets[l] = block;
@@ -103,10 +118,9 @@ FlyCvEvaluator::PowerTable FlyCvEvaluator::gamma_powers(const std::vector<double
 std::vector<double> FlyCvEvaluator::fold_weights(const FlyConfig& config, std::uint32_t fold) const {
   if (config.class_weight.is_none()) return {};
   // The training rows of each class: the counts' mass / ρ, which ClassWeight::weights reads.
-  std::vector<double> sizes(data_.classes.size(), 0.0);
-  for (std::size_t r = 0; r < data_.n_rows; ++r)
-    if (fold_of_row_[r] != fold) sizes[data_.labels[r]] += 1.0;
-  return config.class_weight.weights_for_sizes(data_.classes.names(), sizes);
+  std::vector<std::uint64_t> rows = rows_per_class(data_.labels, data_.classes.size());
+  for (std::size_t r : test_rows_[fold]) --rows[data_.labels[r]];
+  return config.class_weight.weights_for_sizes(data_.classes.names(), {rows.begin(), rows.end()});
 }
 
 std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, int threads,
@@ -128,14 +142,14 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
   }
   std::vector<std::uint32_t> winners, counts;
   hash_and_count(config, threads, progress, winners, counts);
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   PowerTable table = gamma_powers({config.gamma}, {});
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers({config.gamma}, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
-    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+    detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
       for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
         const std::size_t r = rows[i];
@@ -167,14 +181,14 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   const std::size_t G = gammas.size();
   PowerTable table = gamma_powers(gammas, {});
 
-  const int workers = resolve_threads(threads);
+  const int workers = detail::resolve_threads(threads);
   std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers(gammas, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
-    parallel_for(chunks, workers, [&](std::size_t chunk, int) {
+    detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       std::vector<double> scores(L);
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
       for (std::size_t i = chunk * kScoreChunk; i < end; ++i) {
@@ -193,14 +207,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
     });
     update_counts(rows, winners, rho, +1, counts);
   }
-  const double seconds = detail::seconds_since(start);
-  std::vector<CvResult> out;
-  for (std::size_t g = 0; g < G; ++g) {
-    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
-                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
-    out.push_back(summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds));
-  }
-  return out;
+  return results_per_gamma(predicted, G, data_.labels, fold_of_row_, k_, L, detail::seconds_since(start));
 }
 
 void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
@@ -248,14 +255,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
                                  }
                                }
                              });
-  const double seconds = detail::seconds_since(start);
-  std::vector<CvResult> out;
-  for (std::size_t g = 0; g < G; ++g) {
-    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
-                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
-    out.push_back(summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds));
-  }
-  return out;
+  return results_per_gamma(predicted, G, data_.labels, fold_of_row_, k_, L, detail::seconds_since(start));
 }
 
 }  // namespace flynn::experiments

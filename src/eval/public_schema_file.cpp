@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/federated/public_schema.hpp"
 
 namespace flynn::experiments {

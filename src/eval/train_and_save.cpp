@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/eval/evaluation_report.hpp"
 #include "flynn/eval/study_io.hpp"

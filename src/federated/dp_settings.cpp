@@ -8,25 +8,17 @@ namespace flynn::federated {
 
 namespace {
 
-// The value as a T, or an error naming the setting (a caller passed the wrong kind).
-template <class T>
-const T& value_as(const SettingValue& v, const char* setting) {
-  const T* t = std::get_if<T>(&v);
-  if (!t) throw Error(fmt::format("{}: a value of the wrong kind", setting));
-  return *t;
-}
-
 std::vector<DpParamField> make_fields() {
   return {
       {"dp_epsilon", "--dp-epsilon", "dp-epsilon",
        "Total privacy budget epsilon of the federation; enables the DP release (each party spends "
        "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
        SettingKind::Real, true, [](const DpParams& p) { return SettingValue(p.epsilon); },
-       [](DpParams& p, const SettingValue& v) { p.epsilon = value_as<double>(v, "dp_epsilon"); }, nullptr},
+       [](DpParams& p, const SettingValue& v) { p.epsilon = setting_as<double>(v, "dp_epsilon"); }, nullptr},
       {"dp_T", "--dp-T", "dp-T", "Entries each party releases (with --dp-epsilon)", SettingKind::Unsigned, true,
        [](const DpParams& p) { return SettingValue(std::uint64_t{p.T}); },
        [](DpParams& p, const SettingValue& v) {
-         const std::uint64_t t = value_as<std::uint64_t>(v, "dp_T");
+         const std::uint64_t t = setting_as<std::uint64_t>(v, "dp_T");
          if (t > 0xFFFFFFFFu) throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
          p.T = static_cast<std::uint32_t>(t);
        },
@@ -37,7 +29,7 @@ std::vector<DpParamField> make_fields() {
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_exponent_name(p.exponent))); },
        [](DpParams& p, const SettingValue& v) {
-         p.exponent = parse_dp_exponent(value_as<std::string>(v, "dp_exponent"));
+         p.exponent = parse_dp_exponent(setting_as<std::string>(v, "dp_exponent"));
        },
        nullptr},
       {"dp_unit", "--dp-unit", "dp-unit",
@@ -45,7 +37,7 @@ std::vector<DpParamField> make_fields() {
        "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_unit_name(p.unit))); },
-       [](DpParams& p, const SettingValue& v) { p.unit = parse_dp_unit(value_as<std::string>(v, "dp_unit")); },
+       [](DpParams& p, const SettingValue& v) { p.unit = parse_dp_unit(setting_as<std::string>(v, "dp_unit")); },
        nullptr},
       {"dp_postprocess", "--dp-postprocess", "dp-postprocess",
        "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
@@ -54,17 +46,17 @@ std::vector<DpParamField> make_fields() {
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_postprocess_name(p.postprocess))); },
        [](DpParams& p, const SettingValue& v) {
-         p.postprocess = parse_dp_postprocess(value_as<std::string>(v, "dp_postprocess"));
+         p.postprocess = parse_dp_postprocess(setting_as<std::string>(v, "dp_postprocess"));
        },
        "none"},
   };
 }
 
-// "A, B and C" of the rows' flags with (or without) `enables`.
-std::string flags_where(bool enables) {
+// "A, B and C" of the rows' flags (or names) with (or without) `enables`.
+std::string flags_where(bool enables, DpSpelling spelling = DpSpelling::Flag) {
   std::vector<std::string> flags;
   for (const DpParamField& f : dp_param_fields())
-    if (f.enables == enables) flags.push_back(f.flag);
+    if (f.enables == enables) flags.push_back(spelling == DpSpelling::Flag ? f.flag : f.name);
   std::string out;
   for (std::size_t i = 0; i < flags.size(); ++i)
     out += (i == 0 ? "" : i + 1 == flags.size() ? " and " : ", ") + flags[i];
@@ -87,7 +79,13 @@ const std::vector<DpParamField>& dp_param_fields() {
   return fields;
 }
 
-std::optional<DpParams> dp_params_from_given(const DpGiven& given) {
+const DpParamField* find_dp_param(std::string_view name) {
+  for (const DpParamField& f : dp_param_fields())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling spelling) {
   const auto& fields = dp_param_fields();
   std::size_t enabling = 0, enablers = 0, others = 0;
   for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -95,10 +93,12 @@ std::optional<DpParams> dp_params_from_given(const DpGiven& given) {
     if (given.at(i)) (fields[i].enables ? enabling : others) += 1;
   }
   if (enabling == 0) {
-    if (others > 0) throw Error(fmt::format("{} need {}", flags_where(false), flags_where(true)));
+    if (others > 0)
+      throw Error(fmt::format("{} need {}", flags_where(false, spelling), flags_where(true, spelling)));
     return std::nullopt;
   }
-  if (enabling < enablers) throw Error(fmt::format("{} go together: give both for a DP release", flags_where(true)));
+  if (enabling < enablers)
+    throw Error(fmt::format("{} go together: give both for a DP release", flags_where(true, spelling)));
   DpParams p;
   p.postprocess = DpPostprocess::NoiseUnits;
   return with_given(p, given);

@@ -397,18 +397,30 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
   if (!failures.empty())
     throw FederationError(fmt::format("the federation cannot start: {}", failures), local_detail);
   const Hello& lead = hellos[0];
+  // A field's value by name, "(none)" when the fingerprint leaves it out (a field at the
+  // value its row omits, such as the variant at "paper", is absent, not shifted).
+  using Fingerprint = std::vector<std::pair<std::string, std::string>>;
+  const auto value_of = [](const Fingerprint& f, const std::string& name) -> std::string {
+    for (const auto& [field, value] : f)
+      if (field == name) return value;
+    return "(none)";
+  };
   for (std::size_t p = 1; p < hellos.size(); ++p) {
     const auto& theirs = hellos[p].fingerprint;
-    for (std::size_t i = 0; i < std::max(theirs.size(), lead.fingerprint.size()); ++i) {
-      const std::string field = i < lead.fingerprint.size() ? lead.fingerprint[i].first
-                                                            : theirs[i].first;
-      const std::string a = i < lead.fingerprint.size() ? lead.fingerprint[i].second : "(none)";
-      const std::string b = i < theirs.size() ? theirs[i].second : "(none)";
-      if (i >= theirs.size() || i >= lead.fingerprint.size() || theirs[i].first != field || a != b)
-        throw FederationError(fmt::format(
-            "party {} is refused: its {} differs from party 0's ({} vs {}); every party must "
-            "use the same hyper-parameters, seed, preprocessing, label list and flynn version",
-            p, field, shorten(b, 60), shorten(a, 60)));
+    if (theirs != lead.fingerprint) {
+      for (const Fingerprint* side : {&lead.fingerprint, &theirs})
+        for (const auto& entry : *side) {
+          const std::string& field = entry.first;
+          const std::string a = value_of(lead.fingerprint, field), b = value_of(theirs, field);
+          if (a != b)
+            throw FederationError(fmt::format(
+                "party {} is refused: its {} differs from party 0's ({} vs {}); every party must "
+                "use the same hyper-parameters, seed, preprocessing, label list and flynn version",
+                p, field, shorten(b, 60), shorten(a, 60)));
+        }
+      throw FederationError(fmt::format(
+          "party {} is refused: its fingerprint lists party 0's fields in another order (another "
+          "flynn version?)", p));
     }
     if (hellos[p].seed_given && hellos[p].seed != lead.seed)
       throw FederationError(fmt::format(

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/budget_ledger.hpp"
 #include "flynn/io/feature_stats_file.hpp"

@@ -50,9 +50,9 @@ TableColumn parse_column(const json& c, std::size_t k, const std::string& source
     } else if (key == "categories") {
       if (!value.is_array() || value.empty())
         throw Error(fmt::format("{}: {}'s \"categories\" must be a non-empty list of strings", source, where));
-      if (value.size() > io::TableSchemaBuilder::kMaxCategories)
+      if (value.size() > TableColumn::kMaxCategories)
         throw Error(fmt::format("{}: {} lists {} categories, more than {}", source, where, value.size(),
-                                io::TableSchemaBuilder::kMaxCategories));
+                                TableColumn::kMaxCategories));
       std::set<std::string> seen;
       for (const json& v : value) {
         std::string cat = text_at(v, where + "'s categories", source);

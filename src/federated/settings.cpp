@@ -11,14 +11,6 @@ namespace flynn::federated {
 
 namespace {
 
-// The value as a T, or an error naming the setting (a caller passed the wrong kind).
-template <class T>
-const T& value_as(const SettingValue& v, const char* setting) {
-  const T* t = std::get_if<T>(&v);
-  if (!t) throw Error(fmt::format("{}: a value of the wrong kind", setting));
-  return *t;
-}
-
 // A DP field (dp_settings.hpp): reads DpParams when DP is on; setting one turns DP on.
 FederationSettingField dp_field(const char* name, SettingKind kind, SettingValue (*get)(const DpParams&),
                                 void (*set)(DpParams&, const SettingValue&)) {
@@ -44,7 +36,7 @@ std::vector<FederationSettingField> make_fields() {
                    return SettingValue(std::string(missing_policy_name(*s.missing)));
                  },
                  [](SharedSettings& s, const SettingValue& v) {
-                   s.missing = parse_missing_policy(value_as<std::string>(v, "missing"));
+                   s.missing = parse_missing_policy(setting_as<std::string>(v, "missing"));
                  }});
   for (const DpParamField& f : dp_param_fields())
     out.push_back(dp_field(f.name, f.kind, f.get, f.set));

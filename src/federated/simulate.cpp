@@ -1,5 +1,6 @@
 #include "flynn/federated/simulate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "flynn/detail/cpu_time.hpp"
+#include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
@@ -85,6 +87,10 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
   for (const Slot& s : slots) out.rows.push_back(s.result->rows);
   out.wall_seconds = wall;
   return out;
+}
+
+int threads_per_party(int threads, int parties) {
+  return std::max(1, detail::resolve_threads(threads) / std::max(1, parties));
 }
 
 }  // namespace flynn::federated

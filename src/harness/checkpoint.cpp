@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
@@ -81,7 +81,7 @@ BatchOutcome run_checkpointed(const Checkpoint& checkpoint, const std::vector<Ba
   progress.resumed = out.resumed_count;
   double done_cost = 0.0;
   if (options.on_start) options.on_start(progress);
-  parallel_for(todo.size(), jobs, [&](std::size_t t, int) {
+  detail::parallel_for(todo.size(), jobs, [&](std::size_t t, int) {
     const std::size_t i = todo[t];
     nlohmann::json result = compute(i);
     checkpoint.save(units[i].id, result);

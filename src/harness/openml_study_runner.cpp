@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "flynn/baselines/knn.hpp"

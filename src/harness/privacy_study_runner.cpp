@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/detail/parallel.hpp"
@@ -321,7 +321,7 @@ void summarize_group(const PrivacyPlan& plan, const Group& g, const PointValues&
   };
   const std::vector<double>* np_values = values_of({"-", "-"}, 0.0, 0u);
   const MeanSd np = mean_sd(np_values ? *np_values : std::vector<double>{});
-  s.summary_csv += fmt::format("{},{},{},{},{},{},{},non-private,-,-,0,0,{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
+  s.summary_csv += fmt::format("{},{},{},{},{},{},{},non-private,-,-,0,0,{:.6f},{:.6f},{}\n", detail::csv_field(g.label()),
                                g.dataset, g.n_train, g.m, g.s, g.rho, g.gamma, np.mean, np.sd, np.n);
   nlohmann::json jg = {{"group", g.label()}, {"dataset", g.dataset}, {"n_train", g.n_train},
                        {"m", g.m}, {"s", g.s}, {"rho", g.rho}, {"gamma", g.gamma},
@@ -339,13 +339,13 @@ void summarize_group(const PrivacyPlan& plan, const Group& g, const PointValues&
         const std::vector<double>* point = values_of(v, e, T);
         if (!point) continue;
         const MeanSd ms = mean_sd(*point);
-        s.summary_csv += fmt::format("{},{},{},{},{},{},{},dp,{},{},{},{},{:.6f},{:.6f},{}\n", io::csv_field(g.label()),
+        s.summary_csv += fmt::format("{},{},{},{},{},{},{},dp,{},{},{},{},{:.6f},{:.6f},{}\n", detail::csv_field(g.label()),
                                      g.dataset, g.n_train, g.m, g.s, g.rho, g.gamma, v.unit, v.postprocess, e, T,
                                      ms.mean, ms.sd, ms.n);
         if (top_T == 0 || ms.mean > top.mean) top = ms, top_T = T;
       }
       s.best_csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n", g.dataset, g.n_train,
-                                io::csv_field(setting), g.m, g.s, g.rho, g.gamma, v.unit, v.postprocess, e, top_T,
+                                detail::csv_field(setting), g.m, g.s, g.rho, g.gamma, v.unit, v.postprocess, e, top_T,
                                 top.mean, top.sd, np.mean, np.sd);
       jg["best"].push_back({{"unit", v.unit}, {"postprocess", v.postprocess}, {"epsilon", e}, {"T", top_T},
                             {"mean", top.mean}, {"sd", top.sd}});
@@ -382,12 +382,12 @@ std::string per_dataset_csv(const PrivacySummary& s) {
                                        jg["s"].get<std::uint32_t>(), jg["rho"].get<std::uint32_t>());
     const double secs = jg["trial_seconds_total"].get<double>();
     pd += fmt::format("{},FlyNNFL non-private,{:.6f},{},{:.3f}\n", ds, jg["nonprivate"]["mean"].get<double>(),
-                      io::csv_field(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
+                      detail::csv_field(fmt::format("tau=2 gamma={}", jg["gamma"].get<double>())), secs);
     for (const auto& b : jg["best"]) {
       const UnitPostprocess v{b["unit"].get<std::string>(), b["postprocess"].get<std::string>()};
       pd += fmt::format("{},DP-FlyNNFL eps={}{},{:.6f},{},{:.3f}\n", ds, b["epsilon"].get<double>(),
                         v.paper() ? "" : fmt::format(" ({})", v.label()), b["mean"].get<double>(),
-                        io::csv_field(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())), secs);
+                        detail::csv_field(fmt::format("tau=2 best T={}", b["T"].get<std::uint32_t>())), secs);
     }
   }
   return pd;
@@ -548,7 +548,7 @@ PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
   const Checkpoint checkpoint((plan.out / "trials").string(), plan.checkpoint_key);
   StudyClock clock;
   BatchOptions bo;
-  bo.jobs = resolve_threads(o.threads);
+  bo.jobs = detail::resolve_threads(o.threads);
   bo.on_finished = [&](std::size_t, const nlohmann::json&, const BatchProgress& p) {
     if (o.progress) o.progress(p.done, p.todo);
   };

@@ -12,7 +12,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/harness/plot.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 
 namespace flynn::experiments {
 
@@ -71,8 +71,8 @@ void write_per_dataset_csv(const std::string& path, const std::vector<DatasetStu
     for (const auto& s : studies)
       for (const auto& m : s.methods) {
         if (!m.ok) continue;
-        os << io::csv_field(s.dataset) << ',' << m.method << ',' << format_number(m.accuracy) << ','
-           << io::csv_field(m.params) << ',' << fmt::format("{:.3f}", m.seconds) << '\n';
+        os << detail::csv_field(s.dataset) << ',' << m.method << ',' << format_number(m.accuracy) << ','
+           << detail::csv_field(m.params) << ',' << fmt::format("{:.3f}", m.seconds) << '\n';
       }
   });
 }
@@ -100,7 +100,7 @@ std::vector<std::string> plot_figure1(const std::string& out_dir, const std::vec
     for (const auto& s : studies) {
       const MethodOutcome *mf = s.find("FlyNN"), *mb = s.find(b);
       if (!mf || !mb) continue;
-      csv << io::csv_field(s.dataset) << ',' << format_number(mb->accuracy) << ','
+      csv << detail::csv_field(s.dataset) << ',' << format_number(mb->accuracy) << ','
           << format_number(mf->accuracy) << '\n';
       ++points;
       better += mf->accuracy > mb->accuracy;

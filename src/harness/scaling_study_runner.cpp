@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "flynn/classifier.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/csv_cells.hpp"
 #include "flynn/error.hpp"
@@ -311,7 +311,7 @@ void summarize_parties(const ScalingData& d, const FlyConfig& config, const Cent
       config.gamma, tau, mt.n, mt.mean, mt.sd, speedup, msp.sd, mean_sd(local).mean, mean_sd(ar).mean,
       mean_sd(wait).mean, mean_sd(setup).mean, bytes, identical ? "yes" : "NO", mc.mean, cpu_speedup);
   s.per_dataset_csv += fmt::format("{},FlyNNFL tau={},{:.6f},{},{:.6f}\n", d.name, tau, central.accuracy,
-                                   io::csv_field(d.params()), mt.mean);
+                                   detail::csv_field(d.params()), mt.mean);
   jd["parties"].push_back({{"parties", tau}, {"repetitions", mt.n}, {"mean_seconds", mt.mean},
                            {"sd_seconds", mt.sd}, {"speedup", speedup}, {"speedup_sd", msp.sd},
                            {"local_mean_seconds", mean_sd(local).mean},

@@ -48,8 +48,8 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.test_rows = test.n_rows;
   r.features = train.n_features;
   r.config = config;
-  r.simd_target = simd::target_name();
-  r.threads_all = resolve_threads(o.threads);
+  r.simd_target = detail::simd::target_name();
+  r.threads_all = detail::resolve_threads(o.threads);
 
   FlyNN model(config, train.classes, 1);
   // Training: one thread and all threads.
@@ -66,9 +66,10 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   // The kernel alone: hashing every training row on one core, results discarded. The
   // roofline is the streaming-add rate of the lane type the kernel uses for these rows.
   r.lane = train.n_rows ? model.hasher().row_path(train.row(0)) : "float";
-  const simd::Lane lane = r.lane == "uint8"   ? simd::Lane::Uint8ToInt16
-                          : r.lane == "int16" ? simd::Lane::Int16
-                                              : simd::Lane::Float32;
+  using detail::simd::Lane;
+  const Lane lane = r.lane == "uint8"   ? Lane::Uint8ToInt16
+                    : r.lane == "int16" ? Lane::Int16
+                                        : Lane::Float32;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     h1.push_back(time_once([&] {
       model.hasher().hash_stream(train.features.data(), train.n_rows, 1,
@@ -78,7 +79,7 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.hash_1t = summarize_timing(h1);
   r.additions = static_cast<double>(train.n_rows) * config.m * config.s;
   r.hash_add_rate = r.additions / r.hash_1t.median;
-  r.peak_add_rate = simd::peak_add_rate(lane, o.peak_seconds);
+  r.peak_add_rate = detail::simd::peak_add_rate(lane, o.peak_seconds);
 
   // Prediction.
   std::vector<double> p1, pa;

@@ -44,7 +44,7 @@ double study_cost(std::size_t n, std::size_t d) {
   return N * D * (D + 16.0) + N * N * D / 200.0 + 1e5;
 }
 
-int threads_per_job(int threads, int jobs) { return std::max(1, resolve_threads(threads) / std::max(1, jobs)); }
+int threads_per_job(int threads, int jobs) { return std::max(1, detail::resolve_threads(threads) / std::max(1, jobs)); }
 
 void limit_blas_threads(int threads) {
   using SetThreads = void (*)(int);

@@ -7,7 +7,7 @@
 #include "flynn/error.hpp"
 #include "flynn/harness/report.hpp"
 #include "flynn/harness/synthetic.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 
 namespace flynn::experiments {
 

@@ -1,6 +1,8 @@
 """The library's table of settings (include/flynn/settings_table.hpp) seen from Python: the
 hyper-parameter keywords are its rows, each gives the model `flynn train` gives with the
-row's flag, and a resolved config reads back through HyperParams unchanged."""
+row's flag, and a resolved config reads back through HyperParams unchanged; the DP
+settings' table (flynn/federated/dp_settings.hpp) gives flynn.federated.simulate its DP
+keywords."""
 import subprocess
 
 import numpy as np
@@ -66,3 +68,35 @@ def test_bad_keywords_name_the_setting():
     # None is "not given", numpy scalars are numbers.
     assert _flynn.HyperParams(m=None).resolve(5) == _flynn.HyperParams().resolve(5)
     assert _flynn.HyperParams(m=np.int64(300), gamma=np.float64(0.5)).resolve(5)["m"] == 300
+
+
+# A non-default value of every DP row (the CLI's --dp-* flags); a row without one fails.
+DP_EXAMPLES = {"dp_epsilon": 5000.0, "dp_T": 300, "dp_exponent": "reference", "dp_unit": "record",
+               "dp_postprocess": "threshold"}
+
+
+def test_every_dp_row_is_a_simulate_keyword_reaching_the_federation():
+    names = [row["name"] for row in _flynn.federated.dp_param_fields()]
+    assert set(names) == set(DP_EXAMPLES), "give every DP row an example"
+    rng = np.random.default_rng(3)
+    X = (rng.normal(size=(60, 5)) + np.arange(60)[:, None] % 3).astype(np.float32)
+    y = np.arange(60) % 3
+    base = {"dp_epsilon": 1e4, "dp_T": 200}
+    default = flynn.federated.simulate(X, y, parties=2, m=256, seed=1, **base)
+    for name in names:
+        assert name in flynn.federated.simulate.__doc__, name
+        fed = flynn.federated.simulate(X, y, parties=2, m=256, seed=1,
+                                       **{**base, name: DP_EXAMPLES[name]})
+        used = fed.federation_report_["privacy"]["settings"]
+        assert used[name] == DP_EXAMPLES[name], name
+        assert default.federation_report_["privacy"]["settings"][name] != DP_EXAMPLES[name], name
+    # The rules are the flags' (dp_params_from_given), named as keywords.
+    with pytest.raises(ValueError, match="dp_epsilon and dp_T go together"):
+        flynn.federated.simulate(X, y, dp_epsilon=1.0)
+    with pytest.raises(ValueError, match="dp_exponent, dp_unit and dp_postprocess need dp_epsilon"):
+        flynn.federated.simulate(X, y, dp_unit="record")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dp_epsilom'; the DP settings "
+                                        "are dp_epsilon, dp_T"):
+        flynn.federated.simulate(X, y, dp_epsilom=1.0)
+    with pytest.raises(TypeError, match="dp_T=1.5: expected a non-negative integer"):
+        flynn.federated.simulate(X, y, dp_epsilon=1.0, dp_T=1.5)

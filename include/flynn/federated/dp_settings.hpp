@@ -6,6 +6,7 @@
 // federation's fingerprint (party.hpp, step 1) are all made from it.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,15 +35,23 @@ struct DpParamField {
 /// The rows, in DpParams' member order.
 const std::vector<DpParamField>& dp_param_fields();
 
+/// The row named `name` ("dp_epsilon"), or null.
+const DpParamField* find_dp_param(std::string_view name);
+
 /// One optional value per row of dp_param_fields (the flags a user gave).
 using DpGiven = std::vector<std::optional<SettingValue>>;
+
+/// How messages name the rows: by CLI flag ("--dp-epsilon") or by name ("dp_epsilon",
+/// Python's keyword).
+enum class DpSpelling { Flag, Name };
 
 /// The DP release a front-end asks for, or none when no DP flag was given. Unlike
 /// DpParams{}, the release is post-processed with noise-units unless told otherwise: the
 /// measured best, which never cost accuracy at the study's operating points
 /// (docs/federated.md, "Post-processing the release"). Throws flynn::Error when only one of
-/// dp_epsilon and dp_T is given, when another field comes without them, or on an invalid value.
-std::optional<DpParams> dp_params_from_given(const DpGiven& given);
+/// dp_epsilon and dp_T is given, when another field comes without them (naming the rows as
+/// `spelling` says), or on an invalid value.
+std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling spelling = DpSpelling::Flag);
 
 /// `base` (a coordinator's DP settings) with every given field replacing its own: a gRPC
 /// party's overrides, whose differences the agreement step names. Without `base`, both

@@ -37,4 +37,9 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
                          const FederationSettings& settings,
                          const std::vector<std::string>& errors = {});
 
+/// The worker threads each of `parties` simulated parties is given out of `threads`
+/// (0 = the machine's cores): an equal share, at least one. What `flynn federated
+/// simulate` and Python's flynn.federated.simulate give FederationSettings::threads.
+int threads_per_party(int threads, int parties);
+
 }  // namespace flynn::federated

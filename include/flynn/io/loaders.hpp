@@ -209,11 +209,11 @@ Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::
 /// date is accepted in the header but is an error when the attribute is a feature, and
 /// relational is refused. Feature columns are encoded as CSV columns are
 /// (table_columns.hpp, TableSchema): a nominal attribute is one-hot over its declared
-/// values in declared order (more than TableSchemaBuilder::kMaxCategories is an error;
+/// values in declared order (more than TableColumn::kMaxCategories is an error;
 /// a value not declared is an error naming the cell); a string attribute is a CSV text
 /// column (numeric when every value is a number, else one-hot over the sorted values
-/// found, learned in a first pass; streaming training throws TextInNumericColumn for it
-/// as for a CSV text column). At prediction the schema's columns decide (its categories;
+/// found, learned in a first pass; a RowStream reading for training without the schema
+/// throws a flynn::Error for it as for a CSV text column). At prediction the schema's columns decide (its categories;
 /// an unseen value is an all-zero block); a nominal attribute where the model has a
 /// numeric feature (or only LoadOptions::expected_features) is an error.
 /// The class attribute is chosen by LoadOptions::label_column over the attributes (Last

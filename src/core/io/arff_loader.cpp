@@ -9,6 +9,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "core/io/row_parser.hpp"
+#include "core/io/table_encoder.hpp"
 #include "core/io/column_number.hpp"
 #include "core/io/text_scanner.hpp"
 

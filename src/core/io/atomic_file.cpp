@@ -1,4 +1,4 @@
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

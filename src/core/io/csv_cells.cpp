@@ -1,6 +1,6 @@
 #include "flynn/detail/csv_cells.hpp"
 
-namespace flynn::io {
+namespace flynn::detail {
 
 std::string csv_field(std::string_view text) {
   if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
@@ -41,4 +41,4 @@ std::vector<std::string> csv_split(std::string_view line) {
   return out;
 }
 
-}  // namespace flynn::io
+}  // namespace flynn::detail

@@ -13,6 +13,7 @@
 #include "flynn/io/loaders.hpp"
 #include "core/io/header_decision.hpp"
 #include "core/io/row_parser.hpp"
+#include "core/io/table_encoder.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
-#include "flynn/detail/atomic_file.hpp"
+#include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/memory.hpp"
 #include "core/io/byte_codec.hpp"
 #include "core/io/counts_deflate.hpp"

@@ -10,6 +10,8 @@
 
 namespace flynn::io {
 
+using flynn::detail::csv_field;
+
 LoadOptions model_load_options(LoadOptions options, const FlyNN& model) {
   options.expected_features = model.config().input_dim;
   options.schema = &model.table_schema();

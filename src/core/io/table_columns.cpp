@@ -1,4 +1,5 @@
-// Column roles, categorical discovery and row encoding for tables (see table_columns.hpp).
+// Column lists, column roles, categorical discovery, row encoding and completion for tables
+// (table_columns.hpp; the internal table_encoder.hpp).
 #include "flynn/io/table_columns.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
 #include "core/io/column_number.hpp"
+#include "core/io/table_encoder.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -144,7 +146,9 @@ std::vector<std::size_t> ColumnSelector::resolve(const std::vector<std::string>&
   return out;
 }
 
-// ---- layout -------------------------------------------------------------------------------
+// ---- layout (the rest up to "completion" is table_encoder.hpp's) --------------------------
+
+namespace detail {
 
 TableLayout resolve_table_layout(const std::vector<std::string>& names, std::size_t ncols,
                                  const LoadOptions& options, const std::string& source,
@@ -395,6 +399,8 @@ void TableRowEncoder::encode(std::span<const std::string_view> cells, std::uint6
     throw_bad_number(source_, line, j + 1, t, st);
   }
 }
+
+}  // namespace detail
 
 // ---- completion -----------------------------------------------------------------------------
 

@@ -18,11 +18,13 @@
 #include "flynn/io/predict_file.hpp"
 #include "flynn/io/table_columns.hpp"
 
+#include "core/io/table_encoder.hpp"
+
 namespace flynn::io {
 
 namespace {
 
-using detail::seconds_since;
+using flynn::detail::seconds_since;
 
 // A phase of the training, from its construction to its end: the reporter hears of both
 // (options.progress, called with the phase's name, then with ""), so that what it shows
@@ -173,7 +175,7 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   try {
     // Public statistics make the rows' own sums unnecessary.
     s = survey(path, o, limits, /*want_sums=*/!o.public_stats);
-  } catch (const TextInNumericColumn&) {
+  } catch (const detail::TextInNumericColumn&) {
     // A text column to one-hot encode: its categories must be known before any row is
     // encoded, which whole-file loading learns in a pass of its own. Such tables are
     // trained in memory.

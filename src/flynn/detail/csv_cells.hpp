@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace flynn::io {
+namespace flynn::detail {
 
 /// The cell as CSV: quoted (quotes doubled) when it holds a comma, quote or line break.
 std::string csv_field(std::string_view text);
@@ -14,4 +14,4 @@ std::string csv_field(std::string_view text);
 /// is dropped.
 std::vector<std::string> csv_split(std::string_view line);
 
-}  // namespace flynn::io
+}  // namespace flynn::detail

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <functional>
 
-namespace flynn {
+namespace flynn::detail {
 
 /// Requests above max(kMaxThreadsFloor, 8 × cores) are capped there.
 inline constexpr int kMaxThreadsFloor = 64;
@@ -24,4 +24,4 @@ int resolve_threads(int requested);
 void parallel_for(std::size_t n_tasks, int threads,
                   const std::function<void(std::size_t task, int worker)>& task);
 
-}  // namespace flynn
+}  // namespace flynn::detail

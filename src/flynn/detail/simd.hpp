@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-namespace flynn::simd {
+namespace flynn::detail::simd {
 
 /// The Highway target the kernels run on (e.g. "AVX3_ZEN4", "AVX2", "EMU128").
 std::string target_name();
@@ -19,4 +19,4 @@ enum class Lane { Uint8ToInt16, Int16, Float32 };
 /// loop. Runs for about `seconds`.
 double peak_add_rate(Lane lane, double seconds = 0.5);
 
-}  // namespace flynn::simd
+}  // namespace flynn::detail::simd
