@@ -4,6 +4,8 @@
 Groups (fixed before any result was looked at):
   selection   rules are chosen on these only
     openml-sel   the OpenML selection half (scripts/heldout_split.py)
+    sel-binarized  each selection-half set with every column cut at its median (1 above,
+                 0 otherwise), rows subsampled to at most 3000: real binary data
     sel-subsets  k in {4, 8, 12, 16} random columns of each selection-half set (seeded by
                  the set and k), rows subsampled to at most 3000: real low-dimensional data
     tables       ../shared/data/tables (real tables with text columns and NA cells)
@@ -61,6 +63,9 @@ SETTINGS = {
     "anchor+paper_s8": ["--variant", "anchor+paper", "--s", "{min(8, d)}"],
     "r256": ["--rho", "256"],
     "r16": ["--rho", "16"],
+    "r128": ["--rho", "128"],
+    "scap32": ["--s", "{min(32, max(2, int(0.3 * d + 1e-9)))}"],
+    "scap16": ["--s", "{min(16, max(2, int(0.3 * d + 1e-9)))}"],
     "s0.1": ["--connection-sparsity", "0.1"],
     "paper_r256": ["--variant", "paper", "--rho", "256"],
     "paper_s0.1": ["--variant", "paper", "--connection-sparsity", "0.1"],
@@ -79,7 +84,7 @@ def expand(flags, d):
     """Flags with {expressions} of d (the number of features) evaluated."""
     return [str(eval(f[1:-1], {"d": d, "min": min, "max": max})) if f.startswith("{") else f for f in flags]
 
-GROUPS_SELECTION = ["openml-sel", "sel-subsets", "tables", "lowd", "binary", "onehot"]
+GROUPS_SELECTION = ["openml-sel", "sel-subsets", "sel-binarized", "tables", "lowd", "binary", "onehot"]
 GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val"]
 
 
@@ -188,6 +193,29 @@ def subset_sets(cache):
     return out
 
 
+def binarized_sets(cache):
+    """Each selection-half set with every column cut at its median, at most 3000 rows."""
+    import numpy as np
+    import pandas as pd
+    os.makedirs(cache, exist_ok=True)
+    out = []
+    for name, path, _ in openml_sets("selection"):
+        target = os.path.join(cache, f"{name}_bin.csv")
+        if not os.path.exists(target):
+            df = pd.read_csv(path, na_values=["?"])
+            X, y = df.iloc[:, :-1], df.iloc[:, -1]
+            rng = np.random.default_rng(int(name.split("_")[0]))
+            rows = np.arange(len(y)) if len(y) <= 3000 else np.sort(rng.choice(len(y), 3000, replace=False))
+            B = (X.iloc[rows] > X.median()).astype(int)
+            B = B.loc[:, B.nunique() > 1]
+            part = pd.concat([B, y.iloc[rows]], axis=1)
+            if part.iloc[:, -1].value_counts().min() < 5:
+                continue
+            part.to_csv(target, index=False)
+        out.append((f"{name}_bin", target, []))
+    return out
+
+
 def generated_sets(kind, seeds, cache):
     os.makedirs(cache, exist_ok=True)
     missing = [s for s in seeds if not os.path.exists(os.path.join(cache, f"{kind}_{s}.csv"))]
@@ -205,6 +233,8 @@ def group_sets(group, out_dir):
         return openml_sets("validation")
     if group == "tables":
         return table_sets()
+    if group == "sel-binarized":
+        return binarized_sets(os.path.join(cache, "binarized"))
     if group == "sel-subsets":
         return subset_sets(os.path.join(cache, "subsets"))
     if group == "sklearn":

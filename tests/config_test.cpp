@@ -59,12 +59,13 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
 }
 
 // The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
-// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper; for d ≤ 4
-// variant thermo-sign and ρ = ⌊m/4⌋.
+// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper; for d ≤ 10
+// variant anchor and s = max(8, d), at most half the 8·d anchor units.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
   struct Case { std::uint32_t d, m, s, rho; const char* variant; };
-  for (const Case& k : {Case{1, 4096, 2, 1024, "thermo-sign"}, Case{2, 4096, 2, 1024, "thermo-sign"},
-                        Case{4, 4096, 2, 1024, "thermo-sign"}, Case{5, 4096, 2, 204, "zsign-q+paper"},
+  for (const Case& k : {Case{1, 4096, 4, 1024, "anchor"}, Case{2, 4096, 8, 512, "anchor"},
+                        Case{4, 4096, 8, 256, "anchor"}, Case{5, 4096, 8, 204, "anchor"},
+                        Case{10, 4096, 10, 102, "anchor"}, Case{11, 4096, 3, 93, "zsign-q+paper"},
                         Case{13, 4096, 3, 78, "zsign-q+paper"}, Case{16, 4096, 4, 64, "zsign-q+paper"},
                         Case{40, 10240, 12, 64, "zsign-q+paper"}, Case{784, 131072, 64, 64, "zsign-q+paper"}}) {
     const FlyConfig c = HyperParams{}.resolve(k.d);
@@ -75,14 +76,15 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
   }
 }
 
-// The low-dimensional defaults are a package: a variant the user names keeps the ρ rule of
-// the other variants, and densify keeps the paper's method.
+// The low-dimensional default is the anchor variant; a variant the user names keeps its own
+// s rule (anchor variants: max(8, d)), and densify keeps the paper's method.
 TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
   HyperParams p;
   p.variant = Defaults::variant();
   FlyConfig c = p.resolve(4);
   EXPECT_EQ(variant_name(c.variant), "zsign-q+paper");
   EXPECT_EQ(c.rho, 256u);
+  EXPECT_EQ(c.s, 2u);
   p = {};
   p.preprocess = Preprocess::Densify;
   c = p.resolve(4);
@@ -91,8 +93,19 @@ TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
   p = {};
   p.rho = 100;
   c = p.resolve(3);
-  EXPECT_EQ(variant_name(c.variant), "thermo-sign");
+  EXPECT_EQ(variant_name(c.variant), "anchor");
   EXPECT_EQ(c.rho, 100u);
+  EXPECT_EQ(c.s, 8u);
+  p = {};
+  p.connection_sparsity = 0.5;
+  c = p.resolve(6);
+  EXPECT_EQ(variant_name(c.variant), "anchor");
+  EXPECT_EQ(c.s, 3u);
+  p = {};
+  p.variant = parse_variant("anchor");
+  c = p.resolve(20);
+  EXPECT_EQ(c.s, 20u);
+  EXPECT_EQ(c.rho, 64u);
 }
 
 TEST(HyperParams, InvalidValuesNameTheParameter) {

@@ -295,6 +295,7 @@ FlyNN train_on(const Dataset& data) {
   h.m = 256;
   h.rho = 8;
   h.s = 2;
+  h.variant = Defaults::variant();  // not the low-dimensional anchor default (format 5)
   FlyNN model(h.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size()),
               data.classes, 1);
   model.fit(data);

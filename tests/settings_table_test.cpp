@@ -89,7 +89,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"gamma", {"0.25", "gamma"}},
       {"seed", {"18446744073709551615", "seed"}},
       {"preprocess", {"none", "preprocess"}},
-      {"variant", {"thermo-sign", "variant"}},
+      {"variant", {"standardize+anchors=4", "variant"}},  // d = 6: the default is anchor, same s, ρ
       {"class_weight", {"yes=5,no=0.5", "class_weight"}},
   };
   return e;

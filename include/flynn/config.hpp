@@ -196,8 +196,7 @@ struct Defaults {
   static constexpr std::uint32_t max_s = 64;           ///< … at most 64 (hashing costs m·s)
   /// ρ = max(64, ⌊m/(4d)⌋), capped below m: 64 wherever m = 256·d; where m is held at its
   /// 4096 floor (d < 16) ρ keeps the ratio ρ/m = 1/(4d) of that rule, so low-dimensional
-  /// data, whose units repeat the few distinct column sets, gets enough winners (d ≤
-  /// low_dim_max: ρ = ⌊m/4⌋ with low_dim_variant(), below).
+  /// data, whose units repeat the few distinct column sets, gets enough winners.
   static constexpr std::uint32_t rho = 64;
   static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
   static constexpr double gamma = 0.8;                 ///< γ
@@ -211,12 +210,14 @@ struct Defaults {
   /// The variant used when none is given for d > low_dim_max features (defined in
   /// config.cpp; docs/defaults.md).
   static Variant variant();
-  /// Low-dimensional data (d ≤ low_dim_max, without a given variant or preprocess densify)
-  /// has too few distinct column sets for the hash of variant(): it gets
-  /// low_dim_variant() (thermo-sign: 8 thermometer units per feature) and, unless ρ is
-  /// given, ρ = ⌊m·low_dim_rho_ratio⌋.
-  static constexpr std::uint32_t low_dim_max = 4;
-  static constexpr double low_dim_rho_ratio = 0.25;
+  /// Low-dimensional data (d ≤ low_dim_max, without a given variant or preprocess densify):
+  /// FlyHash of the (standardised) row sees only which features are largest, which says
+  /// little where there are few features; it gets low_dim_variant() (anchor: 8 anchor
+  /// units per feature, a hash of where the row lies). Variants with anchor units take,
+  /// unless s is given, s = max(low_dim_min_s, d) (at most half the K·d anchor units, and
+  /// max_s). ρ keeps its rule.
+  static constexpr std::uint32_t low_dim_max = 10;
+  static constexpr std::uint32_t low_dim_min_s = 8;
   static Variant low_dim_variant();
 };
 
