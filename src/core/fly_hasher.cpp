@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "core/flyhash_kernels.hpp"
+#include "core/one_row_kernel.hpp"
+#include "core/one_row_plan.hpp"
 #include "core/sparse_hash.hpp"
-#include <fmt/format.h>
 
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
@@ -103,6 +104,8 @@ struct WorkerScratch {
   std::vector<std::uint32_t> nz_columns;
   std::vector<float> nz_f32;
   std::vector<std::int32_t> nz_int;
+  std::vector<std::uint8_t> byte_row;    // one row in the one-row plan's layout (+ alignment)
+  kernels::TopK<std::int32_t> one_topk;  // its top-ρ
 };
 
 // The row as floats: the row itself, or (for bytes) its values widened into `buffer`.
@@ -154,6 +157,62 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T*
                          sc.nz_columns.size(), offset, out + (i - first) * h.rho());
     }
   }
+}
+
+// The one-row path (fly_hasher.hpp). Writes the first plan.columns values of integer row
+// x into the plan's byte layout at `buf`, and how its bytes hold them; false when they do
+// not fit a byte (then the row stays with the block kernels).
+template <typename T>
+bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
+                 kernels::ByteValues& values) {
+  float lo = 0.0f, hi = 0.0f;
+  for (std::uint32_t c = 0; c < plan.columns; ++c) {
+    lo = std::min(lo, static_cast<float>(x[c]));
+    hi = std::max(hi, static_cast<float>(x[c]));
+  }
+  if (lo >= 0.0f && hi <= 255.0f && !plan.signed_lifting) {
+    values = kernels::ByteValues::Unsigned;
+  } else if (lo >= -127.0f && hi <= 127.0f) {
+    values = kernels::ByteValues::Signed;  // negating a value (signed lifting) stays in range
+  } else {
+    return false;
+  }
+  std::memset(buf, 0, plan.row_bytes());
+  constexpr std::uint32_t bc = kernels::OneRowPlan::kBlockColumns;
+  for (std::uint32_t c0 = 0; c0 < plan.columns; c0 += bc) {
+    std::uint8_t* block = buf + std::size_t(c0 / bc) * 64;
+    const std::uint32_t n = std::min(bc, plan.columns - c0);
+    for (std::uint32_t k = 0; k < n; ++k)
+      block[k] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c0 + k]));
+  }
+  return true;
+}
+
+// Hashes the rows ids[from..] (one integer path) that fit bytes through the one-row kernel,
+// and leaves the others at the end of `ids` for the block kernels.
+template <typename T>
+void hash_one_rows(const FlyHasher& h, const kernels::OneRowPlan& plan, const T* rows,
+                   std::size_t stride, std::size_t first, std::vector<std::size_t>& ids,
+                   std::size_t from, WorkerScratch& sc, std::uint32_t* out) {
+  const std::uint32_t d = h.row_width(), rho = h.rho(), m = h.m();
+  sc.byte_row.resize(plan.row_bytes() + 63);
+  auto* buf = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(sc.byte_row.data()) + 63) & ~std::uintptr_t{63});
+  std::size_t kept = from;
+  for (std::size_t j = from; j < ids.size(); ++j) {
+    const std::size_t i = ids[j];
+    const T* x = rows + i * stride;
+    kernels::ByteValues values{};
+    if (!to_byte_row(x, plan, buf, values)) {
+      ids[kept++] = i;
+      continue;
+    }
+    sc.one_topk.reset(1, rho, m);
+    sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d, sc.raw) % m));
+    kernels::project_one_row(plan, buf, values, sc.one_topk);
+    sc.one_topk.winners(0, out + (i - first) * rho);
+  }
+  ids.resize(kept);
 }
 
 // Cache tiling. A block's columns (d' × B elements) stay in L1 while the kernel sweeps the
@@ -236,7 +295,8 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       row_width_(kernel_row_width(config)),
       preprocessor_(config.preprocess, kernel_row_width(config), config.seed),
       lifting_(),
-      sparse_(std::make_unique<kernels::SparseLists>()) {
+      sparse_(std::make_unique<kernels::SparseLists>()),
+      one_row_(std::make_unique<kernels::OneRowPlanCache>()) {
   config_.validate();
   if (config_.variant.paper_half) {
     const std::array<FlyConfig, 2> parts = config_.halves();
@@ -377,9 +437,26 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
         const RowPath p = choose_path(krows + i * kstride, row_width_, rules);
         sc.by_path[static_cast<int>(p)].push_back(i);
       }
-      auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
+      auto ids = [&](RowPath p) -> std::vector<std::size_t>& {
         return sc.by_path[static_cast<int>(p)];
       };
+      // The one-row path: the rows of an integer path that would leave a partial block of
+      // at most half its rows (the plan is built on the first such row).
+      if (one_row_path_ && kernels::one_row_kernel_available()) {
+        const std::uint32_t width = preprocessor_.output_dim();
+        const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
+                                                           {RowPath::I16, kernels::Lane::I16},
+                                                           {RowPath::I32, kernels::Lane::I32}};
+        for (const auto& [path, lane] : paths) {
+          std::vector<std::size_t>& v = ids(path);
+          const std::size_t B = kernels::block_shape(lane, width).rows;
+          const std::size_t partial = v.size() % B;
+          if (partial == 0 || partial > B / 2) continue;
+          const kernels::OneRowPlan* plan = one_row_->get(lifting_, config_.variant.signed_lifting);
+          if (!plan) break;
+          hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
+        }
+      }
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
@@ -437,6 +514,12 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
   std::vector<std::uint32_t> out(n * config_.rho);
   hash(rows, n, out.data(), threads);
   return out;
+}
+
+bool FlyHasher::has_one_row_kernel() const {
+  if (halves_[0]) return halves_[0]->has_one_row_kernel() && halves_[1]->has_one_row_kernel();
+  return kernels::one_row_kernel_available() &&
+         one_row_->get(lifting_, config_.variant.signed_lifting) != nullptr;
 }
 
 const char* FlyHasher::row_path(const float* raw) const {

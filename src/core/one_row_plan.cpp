@@ -1,0 +1,185 @@
+#include "core/one_row_plan.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace flynn::kernels {
+
+namespace {
+
+using Plan = OneRowPlan;
+
+// The slot that orders units at split depth `depth`: s/2, then s/4 and 3s/4, then the
+// eighths, …: the points that pin a sorted column list down fastest, as in a Brownian
+// bridge's midpoint construction.
+std::uint32_t split_slot(std::uint32_t depth, std::uint32_t s) {
+  std::uint32_t level = 0;
+  while ((2u << level) - 1 <= depth) ++level;
+  const std::uint64_t index = depth - ((1u << level) - 1);
+  return static_cast<std::uint32_t>(((2 * index + 1) * s) >> (level + 1));
+}
+
+// Orders the units so that each run of kBatchUnits holds units with alike column lists:
+// ranges are halved (at a multiple of kBatchUnits) by the median of the column at slot
+// split_slot(depth), depth by depth, until every range is one batch.
+std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries,
+                                      std::uint32_t m, std::uint32_t s) {
+  constexpr std::size_t U = Plan::kBatchUnits;
+  std::vector<std::uint32_t> order(m);
+  std::iota(order.begin(), order.end(), 0u);
+  std::vector<std::pair<std::size_t, std::size_t>> ranges = {{0, m}}, next;
+  std::vector<std::uint64_t> keyed;
+  for (std::uint32_t depth = 0; !ranges.empty(); ++depth) {
+    const std::uint32_t k = split_slot(depth % 64, s);
+    next.clear();
+    for (const auto& [b, e] : ranges) {
+      const std::size_t n = e - b;
+      if (n <= U) continue;
+      keyed.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t u = order[b + i];
+        keyed[i] = (std::uint64_t(entries[std::size_t(u) * s + k]) << 32) | u;
+      }
+      const std::size_t half = std::max(U, n / U / 2 * U);
+      std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(half), keyed.end());
+      for (std::size_t i = 0; i < n; ++i) order[b + i] = static_cast<std::uint32_t>(keyed[i]);
+      next.emplace_back(b, b + half);
+      next.emplace_back(b + half, e);
+    }
+    ranges.swap(next);
+  }
+  return order;
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<std::uint64_t>::max() : out;
+}
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max()
+                                                             : a + b;
+}
+
+// Reorders the batches by their number of steps (stably): a kernel's loop over a batch's
+// steps then ends after the same count batch after batch, which the branch predictor
+// learns, instead of mispredicting the end of almost every batch (their counts vary by a
+// few steps around s/kSlots). Batches are independent, so their order changes no sum.
+void sort_batches_by_steps(OneRowPlan& p) {
+  const std::size_t batches = p.batch_steps.size() - 1;
+  std::vector<std::uint32_t> order(batches);
+  std::iota(order.begin(), order.end(), 0u);
+  auto steps = [&](std::uint32_t b) { return p.batch_steps[b + 1] - p.batch_steps[b]; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return steps(a) < steps(b); });
+  std::vector<std::uint32_t> batch_steps, units;
+  std::vector<std::uint16_t> windows;
+  std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> slots;
+  batch_steps.reserve(p.batch_steps.size());
+  units.reserve(p.units.size());
+  windows.reserve(p.windows.size());
+  slots.reserve(p.slots.size());
+  for (std::uint32_t b : order) {
+    batch_steps.push_back(static_cast<std::uint32_t>(windows.size()));
+    const auto u = p.units.begin() + std::ptrdiff_t(b) * Plan::kBatchUnits;
+    units.insert(units.end(), u, u + Plan::kBatchUnits);
+    const auto w = p.windows.begin() + p.batch_steps[b];
+    windows.insert(windows.end(), w, w + steps(b));
+    const auto sl = p.slots.begin() + std::ptrdiff_t(p.batch_steps[b]) * Plan::kStepBytes;
+    slots.insert(slots.end(), sl, sl + std::ptrdiff_t(steps(b)) * Plan::kStepBytes);
+  }
+  batch_steps.push_back(static_cast<std::uint32_t>(windows.size()));
+  p.batch_steps.swap(batch_steps);
+  p.units.swap(units);
+  p.windows.swap(windows);
+  p.slots.swap(slots);
+}
+
+}  // namespace
+
+std::size_t OneRowPlan::bytes() const {
+  return batch_steps.size() * sizeof(std::uint32_t) + windows.size() * sizeof(std::uint16_t) +
+         slots.size() + units.size() * sizeof(std::uint32_t);
+}
+
+std::uint64_t plan_steps_bound(std::uint64_t s) { return 2 * ((s + Plan::kSlots - 1) / Plan::kSlots) + 2; }
+
+std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s) {
+  const std::uint64_t batches = m / Plan::kBatchUnits + 1;
+  const std::uint64_t per_batch =
+      saturating_add(Plan::kBatchUnits * 4 + 4,
+                     saturating_mul(plan_steps_bound(s), Plan::kStepBytes + 2));
+  return saturating_mul(batches, per_batch);
+}
+
+std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool signed_lifting) {
+  const std::uint32_t m = M.rows(), s = M.ones_per_row();
+  const std::uint32_t w = signed_lifting ? M.columns() / 2 : M.columns();
+  if (m == 0 || s == 0 || w > Plan::kMaxColumns) return nullptr;
+  auto plan = std::make_unique<Plan>();
+  plan->m = m;
+  plan->columns = w;
+  plan->signed_lifting = signed_lifting;
+  // Blocks the columns need, plus a zero block so that the last block can start a window.
+  plan->blocks = (w + Plan::kBlockColumns - 1) / Plan::kBlockColumns + 1;
+
+  // Each unit's entries, column << 1 | negative, ascending by column (a signed row's
+  // columns are distinct among the first w, so folding keeps them distinct).
+  std::vector<std::uint32_t> entries(std::size_t(m) * s);
+  for (std::uint32_t u = 0; u < m; ++u) {
+    std::uint32_t* e = entries.data() + std::size_t(u) * s;
+    const std::uint32_t* c = M.row(u);
+    for (std::uint32_t k = 0; k < s; ++k) e[k] = c[k] >= w ? ((c[k] - w) << 1) | 1u : c[k] << 1;
+    if (signed_lifting) std::sort(e, e + s);
+  }
+  const std::vector<std::uint32_t> order = unit_order(entries, m, s);
+
+  constexpr std::uint32_t U = Plan::kBatchUnits;
+  const std::uint64_t steps_bound = plan_steps_bound(s);
+  const std::size_t batches = (std::size_t(m) + U - 1) / U;
+  plan->batch_steps.reserve(batches + 1);
+  plan->units.reserve(batches * U);
+  const std::size_t expected_steps = batches * ((s + Plan::kSlots - 1) / Plan::kSlots) * 5 / 4;
+  plan->windows.reserve(expected_steps);
+  plan->slots.reserve(expected_steps * Plan::kStepBytes);
+  std::uint32_t next[U];
+  const std::uint32_t* list[U];
+  for (std::size_t b = 0; b < batches; ++b) {
+    plan->batch_steps.push_back(static_cast<std::uint32_t>(plan->windows.size()));
+    for (std::uint32_t l = 0; l < U; ++l) {
+      const std::size_t i = b * U + l;
+      const bool real = i < m;
+      plan->units.push_back(real ? order[i] : Plan::kNoUnit);
+      list[l] = real ? entries.data() + std::size_t(order[i]) * s : nullptr;
+      next[l] = real ? 0 : s;  // a padding lane has nothing pending
+    }
+    for (std::uint64_t step = 0;; ++step) {
+      std::uint32_t lowest = std::numeric_limits<std::uint32_t>::max();
+      for (std::uint32_t l = 0; l < U; ++l)
+        if (next[l] < s) lowest = std::min(lowest, list[l][next[l]] >> 1);
+      if (lowest == std::numeric_limits<std::uint32_t>::max()) break;
+      if (step == steps_bound) return nullptr;
+      const std::uint32_t window = lowest / Plan::kBlockColumns;
+      const std::uint32_t end = (window + 2) * Plan::kBlockColumns;  // first column past it
+      plan->windows.push_back(static_cast<std::uint16_t>(window));
+      const std::size_t at = plan->slots.size();
+      plan->slots.resize(at + Plan::kStepBytes, Plan::kPad);
+      std::uint8_t* out = plan->slots.data() + at;
+      for (std::uint32_t l = 0; l < U; ++l) {
+        std::uint8_t* slot = out + l * Plan::kSlots;  // [group][lane][slot] = [l][slot]
+        for (std::uint32_t k = 0; k < Plan::kSlots && next[l] < s; ++k) {
+          const std::uint32_t e = list[l][next[l]], c = e >> 1;
+          if (c >= end) break;
+          const std::size_t byte = Plan::position(c) - std::size_t(window) * 64;
+          slot[k] = static_cast<std::uint8_t>(byte | ((e & 1u) ? Plan::kNegative : 0u));
+          ++next[l];
+        }
+      }
+    }
+  }
+  plan->batch_steps.push_back(static_cast<std::uint32_t>(plan->windows.size()));
+  sort_batches_by_steps(*plan);
+  return plan;
+}
+
+}  // namespace flynn::kernels

@@ -1,0 +1,109 @@
+#pragma once
+// The lifting matrix laid out for hashing ONE row at a time (issue 21): the block kernels
+// (flyhash_kernels.hpp) vectorise across a block of rows, so a lone row costs a whole
+// block; this layout lets a kernel vectorise across units instead.
+//
+// The row is held as bytes (integer rows with values in 0..255, or in −127..127) in 64-byte
+// blocks of 63 columns each, the 64th byte of every block being 0: column c sits at byte
+// 64·⌊c/63⌋ + c mod 63. A *window* is two consecutive blocks (128 bytes), which one
+// AVX-512 VBMI byte permute (vpermi2b) indexes with 7 bits.
+//
+// Units are processed in *batches* of kGroups × kLanes units. A batch is a sequence of
+// *steps*; a step names one window (shared by the batch) and gives every unit of the batch
+// kSlots bytes: each the position (bits 0–6) of one of the unit's columns in that window, or
+// of a block's zero byte (a pad), and with signed lifting the column's sign (bit 7: −1).
+// Every column of every unit appears in exactly one slot, so a unit's activation is the sum
+// over its slots, which a kernel adds in 32-bit integers: exact in any order, hence the
+// same winners as every other kernel (the integer paths compare exact sums).
+//
+// Building (once per hasher, on the first small call): units are ordered so that a batch
+// holds units whose ascending column lists are alike (recursive median splits on the
+// column at the middle slot, then at the quarter slots, …), then each batch is scheduled
+// greedily: the window starts at the block of the smallest column still pending, and every
+// unit takes up to kSlots of its next pending columns inside it. For random columns this
+// takes about 1.1 slots per column (Fashion-MNIST shapes), i.e. about 1.1 bytes per column
+// of the matrix, against 2 for the block kernels' 16-bit indices.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <mutex>
+#include <vector>
+
+#include "flynn/lifting_matrix.hpp"
+
+namespace flynn::kernels {
+
+/// Allocates on 64-byte boundaries: a kernel's 64-byte loads of slot bytes then never
+/// straddle two cache lines (which cost about a sixth of the one-row kernel's time).
+template <typename T>
+struct CacheLineAllocator {
+  using value_type = T;
+  CacheLineAllocator() = default;
+  template <typename U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64}));
+  }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <typename U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+
+struct OneRowPlan {
+  static constexpr std::uint32_t kLanes = 16;  ///< units of a group: one 32-bit lane each
+  static constexpr std::uint32_t kGroups = 2;  ///< groups of a batch, sharing its windows
+  static constexpr std::uint32_t kSlots = 4;   ///< bytes per unit and step (summed by vpdpbusd)
+  static constexpr std::uint32_t kBatchUnits = kGroups * kLanes;
+  static constexpr std::uint32_t kStepBytes = kBatchUnits * kSlots;
+  static constexpr std::uint32_t kBlockColumns = 63;  ///< columns per 64-byte block
+  static constexpr std::uint8_t kPad = 63;            ///< a slot reading its window's first zero byte
+  static constexpr std::uint8_t kNegative = 0x80;     ///< slot bit: the column counts −1
+  static constexpr std::uint32_t kNoUnit = 0xFFFFFFFFu;  ///< a lane past the last unit
+  /// Widest byte row: it stays in L1 (32 KiB) beside the streamed slots.
+  static constexpr std::uint32_t kMaxColumns = 500 * kBlockColumns;
+
+  std::uint32_t m = 0;        ///< units
+  std::uint32_t columns = 0;  ///< columns of the byte row (w for signed lifting, not 2w)
+  std::uint32_t blocks = 0;   ///< 64-byte blocks a row needs, one zero block included
+  bool signed_lifting = false;
+  std::vector<std::uint32_t> batch_steps;  ///< per batch its first step; one more at the end
+  std::vector<std::uint16_t> windows;      ///< per step the first block of its window
+  /// per step kStepBytes: [group][lane][slot], 64-byte aligned
+  std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> slots;
+  std::vector<std::uint32_t> units;        ///< per batch kBatchUnits unit indices (or kNoUnit)
+
+  /// Bytes held (the estimate in model_footprint.cpp bounds this).
+  std::size_t bytes() const;
+  /// Bytes of a row buffer in this layout (blocks × 64).
+  std::size_t row_bytes() const { return std::size_t(blocks) * 64; }
+  /// Byte of column c in a row buffer.
+  static std::size_t position(std::uint32_t c) {
+    return std::size_t(c / kBlockColumns) * 64 + c % kBlockColumns;
+  }
+};
+
+/// Builds the plan of `M`. With `signed_lifting`, M's columns are those of the mirrored row
+/// [e, −e] (2w of them) and fold to w byte columns with a sign. Returns null when the row is
+/// wider than kMaxColumns or the schedule would exceed plan_bytes_bound (random matrices
+/// never come near it): the caller then keeps the block kernels.
+std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool signed_lifting);
+
+/// Steps a batch may take: 2·⌈s/kSlots⌉ + 2, about twice what random columns need; a
+/// matrix that needs more gets no plan (so its size is bounded by plan_bytes_bound).
+std::uint64_t plan_steps_bound(std::uint64_t s);
+/// The most bytes a plan of m units × s columns may hold (saturating; for
+/// model_footprint).
+std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s);
+
+/// The plan of one FlyHasher, built once, on the first call that wants it.
+struct OneRowPlanCache {
+  std::once_flag once;
+  std::unique_ptr<OneRowPlan> plan;
+  const OneRowPlan* get(const LiftingMatrix& M, bool signed_lifting) {
+    std::call_once(once, [&] { plan = build_one_row_plan(M, signed_lifting); });
+    return plan.get();
+  }
+};
+
+}  // namespace flynn::kernels
