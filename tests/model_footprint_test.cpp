@@ -167,7 +167,8 @@ TEST(ModelFootprint, TheRefusalNamesTheEstimateItsPartsAndTheLimit) {
   const std::string by_default =
       test::error_of([&] { check_model_footprint(f, ModelUse::Predict, 0, 133120, "m.flynn"); });
   EXPECT_TRUE(test::contains(
-      by_default, {"m.flynn: the model (m = 67108864, s = 1, 2 classes) needs an estimated ", " GiB (counts 512.0 MiB, score table 1.00 GiB, "
+      by_default, {"m.flynn: the model (m = 67108864, s = 1, 2 classes) needs an estimated ",
+                   " GiB (counts 512.0 MiB, score table 1.00 GiB, "
                    "lifting matrix 384.0 MiB, sparse-row lists 256.0 MiB, one-row layout 1.27 GiB, "
                    "scratch of 2 threads",
                    "to load and predict, above the limit of 1.25 GiB",

@@ -61,8 +61,8 @@ TEST(OneRowPlan, EveryColumnOnceWithItsSign) {
     std::uint32_t w, m, s;
   };
   // One window, several, a row that ends mid-block, m not a multiple of a batch, s = 2.
-  const Shape shapes[] = {{20, 300, 4}, {126, 1000, 30}, {784, 3000, 82}, {200, 77, 2},
-                          {1000, 2048, 64}};
+  const Shape shapes[] = {
+      {20, 300, 4}, {126, 1000, 30}, {784, 3000, 82}, {200, 77, 2}, {1000, 2048, 64}};
   for (bool signed_lifting : {false, true}) {
     for (const Shape& sh : shapes) {
       const LiftingMatrix M(sh.m, sh.s, signed_lifting ? 2 * sh.w : sh.w, 17, 1, signed_lifting);
@@ -81,7 +81,8 @@ TEST(OneRowPlan, EveryColumnOnceWithItsSign) {
           const std::uint32_t c = M.row(u)[k];
           expected += c >= sh.w ? -x[c - sh.w] : x[c];
         }
-        ASSERT_EQ(sums[u], expected) << "unit " << u << ", w " << sh.w << ", signed " << signed_lifting;
+        ASSERT_EQ(sums[u], expected)
+            << "unit " << u << ", w " << sh.w << ", signed " << signed_lifting;
       }
     }
   }
@@ -125,9 +126,10 @@ std::vector<float> rows(std::size_t n, std::uint32_t d, std::uint64_t seed, int 
   SeededRng r(seed);
   std::vector<float> x(n * d);
   for (auto& v : x)
-    v = r.uniform01() < zeros ? 0.0f
-                              : static_cast<float>(lo + static_cast<int>(r.uniform_below(
-                                                            static_cast<std::uint64_t>(hi - lo + 1))));
+    v = r.uniform01() < zeros
+            ? 0.0f
+            : static_cast<float>(
+                  lo + static_cast<int>(r.uniform_below(static_cast<std::uint64_t>(hi - lo + 1))));
   return x;
 }
 std::vector<float> float_rows(std::size_t n, std::uint32_t d, std::uint64_t seed) {
@@ -178,21 +180,32 @@ std::vector<Case> cases() {
   // signed bytes), integers past a byte (int16, block kernels), a wide sum of signed bytes
   // (int32 path), floats and sparse rows (their own kernels), tie-heavy rows.
   out.push_back({"pixels", config(100, 1000, 10, 16), rows(kMaxRows, 100, 1, 0, 255), "uint8"});
-  out.push_back({"signed bytes", config(150, 1111, 20, 24), rows(kMaxRows, 150, 2, -127, 127), "int16"});
-  out.push_back({"past a byte", config(150, 700, 20, 24), rows(kMaxRows, 150, 3, -300, 300), "int16"});
-  out.push_back({"int32 sums", config(400, 500, 300, 20), rows(kMaxRows, 400, 4, -127, 127, 0.0), "int32"});
+  out.push_back(
+      {"signed bytes", config(150, 1111, 20, 24), rows(kMaxRows, 150, 2, -127, 127), "int16"});
+  out.push_back(
+      {"past a byte", config(150, 700, 20, 24), rows(kMaxRows, 150, 3, -300, 300), "int16"});
+  out.push_back(
+      {"int32 sums", config(400, 500, 300, 20), rows(kMaxRows, 400, 4, -127, 127, 0.0), "int32"});
   out.push_back({"floats", config(60, 900, 8, 16), float_rows(kMaxRows, 60, 5), "float"});
-  out.push_back({"sparse", config(400, 3000, 100, 24), rows(kMaxRows, 400, 6, 1, 5, 0.985), "sparse-int"});
-  out.push_back({"ties", config(64, 3000, 8, 16, "paper", Preprocess::None), rows(kMaxRows, 64, 7, 0, 3, 0.6), "uint8"});
-  out.push_back({"preprocess none", config(300, 2000, 30, 20, "paper", Preprocess::None), rows(kMaxRows, 300, 8, 0, 255), "uint8"});
+  out.push_back(
+      {"sparse", config(400, 3000, 100, 24), rows(kMaxRows, 400, 6, 1, 5, 0.985), "sparse-int"});
+  out.push_back({"ties", config(64, 3000, 8, 16, "paper", Preprocess::None),
+                 rows(kMaxRows, 64, 7, 0, 3, 0.6), "uint8"});
+  out.push_back({"preprocess none", config(300, 2000, 30, 20, "paper", Preprocess::None),
+                 rows(kMaxRows, 300, 8, 0, 255), "uint8"});
   // Variants: the Fashion-MNIST default's halves (zsign-q: signed lifting over quantised
   // z-scores), thermometer codes with signs (0/1 bytes), signed lifting of raw pixels (up
   // to 255: block kernels; up to 127: one-row), the joined paper half.
-  out.push_back({"zsign-q", config(200, 2000, 30, 32, "zsign-q"), rows(kMaxRows, 200, 9, 0, 255), "int16"});
-  out.push_back({"thermo-sign", config(50, 1500, 20, 16, "thermo-sign"), rows(kMaxRows, 50, 10, 0, 255), nullptr});
-  out.push_back({"sign, pixels", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 11, 0, 255), "int16"});
-  out.push_back({"sign, small", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 12, 0, 127), "int16"});
-  out.push_back({"zsign-q+paper", config(200, 4000, 40, 64, "zsign-q+paper"), rows(kMaxRows, 200, 13, 0, 255), nullptr});
+  out.push_back(
+      {"zsign-q", config(200, 2000, 30, 32, "zsign-q"), rows(kMaxRows, 200, 9, 0, 255), "int16"});
+  out.push_back({"thermo-sign", config(50, 1500, 20, 16, "thermo-sign"),
+                 rows(kMaxRows, 50, 10, 0, 255), nullptr});
+  out.push_back({"sign, pixels", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 11, 0, 255),
+                 "int16"});
+  out.push_back(
+      {"sign, small", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 12, 0, 127), "int16"});
+  out.push_back({"zsign-q+paper", config(200, 4000, 40, 64, "zsign-q+paper"),
+                 rows(kMaxRows, 200, 13, 0, 255), nullptr});
   return out;
 }
 
@@ -220,7 +233,8 @@ TEST(OneRowKernel, SameWinnersAsBlockKernelsAndReferenceOnEveryTarget) {
 }
 
 TEST(OneRowKernel, AvailableWhereTheCpuHasVbmiAndVnni) {
-  const bool dl = (hwy::SupportedTargets() & HWY_AVX3_DL) != 0 && __builtin_cpu_supports("avx512vnni");
+  const bool dl =
+      (hwy::SupportedTargets() & HWY_AVX3_DL) != 0 && __builtin_cpu_supports("avx512vnni");
   EXPECT_EQ(kernels::one_row_kernel_available(), dl);
   const FlyHasher h(config(784, 108192, 82, 8), 1);
   EXPECT_EQ(h.has_one_row_kernel(), dl);

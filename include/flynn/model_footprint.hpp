@@ -9,9 +9,9 @@
 //
 // The figures mirror the allocations of ClassCounts, FilterScorer (scoring.hpp),
 // LiftingMatrix, FlyHasher (its 16-bit column copy, the sparse path's inverted lists and
-// activations, the one-row path's layout, the kernels' blocks), Preprocessor and RowEncoder; when one of those
-// changes what it allocates, this estimate changes with it (model_footprint.cpp names
-// each). What the input rows themselves cost (the rows, one score per row and class) is
+// activations, the one-row path's layout, the kernels' blocks), Preprocessor and
+// RowEncoder; when one of those changes what it allocates, this estimate changes with it
+// (model_footprint.cpp names each). What the input rows themselves cost (the rows, one score per row and class) is
 // bounded by the data's own limit (--max-input-bytes), not here.
 #include <cstdint>
 #include <string>

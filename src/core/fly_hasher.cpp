@@ -56,7 +56,11 @@ RowPath choose_path(const T* x, std::uint32_t d, const PathRules& rules) {
     nnz += v != 0.0f;
     non_negative &= v >= 0.0f;
     const float a = std::fabs(v);
-    if (integral && (!(a <= kMaxExactInteger) || v != std::nearbyint(v))) integral = false;
+    // Integer test by truncation (exact for |v| ≤ 2^24, checked first; NaN fails it):
+    // nearbyint here was a library call per value, a visible share of a one-row call.
+    if (integral &&
+        (!(a <= kMaxExactInteger) || static_cast<float>(static_cast<std::int32_t>(v)) != v))
+      integral = false;
     max_abs = std::max(max_abs, a);
   }
   if (integral) {

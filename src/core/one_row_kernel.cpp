@@ -29,8 +29,8 @@ bool OneRowAvailable() { return __builtin_cpu_supports("avx512vnni"); }
 // says −1). After a batch, lanes at or above the admission threshold are offered.
 template <bool kSignedValues, bool kSignedLifting>
 __attribute__((target("avx512vnni"))) void SumRow(const OneRowPlan& plan,
-                                                   const std::uint8_t* HWY_RESTRICT row,
-                                                   TopK<std::int32_t>& topk) {
+                                                  const std::uint8_t* HWY_RESTRICT row,
+                                                  TopK<std::int32_t>& topk) {
   constexpr std::uint32_t G = OneRowPlan::kGroups;
   const __m512i ones = _mm512_set1_epi8(1);
   const __m512i zero = _mm512_setzero_si512();
@@ -53,7 +53,8 @@ __attribute__((target("avx512vnni"))) void SumRow(const OneRowPlan& plan,
       for (std::uint32_t g = 0; g < G; ++g) {
         const __m512i idx = _mm512_load_si512(slots + g * 64);
         __m512i v = _mm512_permutex2var_epi8(lo, idx, hi);
-        if constexpr (kSignedLifting) v = _mm512_mask_sub_epi8(v, _mm512_movepi8_mask(idx), zero, v);
+        if constexpr (kSignedLifting)
+          v = _mm512_mask_sub_epi8(v, _mm512_movepi8_mask(idx), zero, v);
         if constexpr (kSignedValues) {
           acc[g] = _mm512_dpbusd_epi32(acc[g], ones, v);
         } else {

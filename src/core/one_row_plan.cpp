@@ -23,8 +23,8 @@ std::uint32_t split_slot(std::uint32_t depth, std::uint32_t s) {
 // Orders the units so that each run of kBatchUnits holds units with alike column lists:
 // ranges are halved (at a multiple of kBatchUnits) by the median of the column at slot
 // split_slot(depth), depth by depth, until every range is one batch.
-std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries,
-                                      std::uint32_t m, std::uint32_t s) {
+std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries, std::uint32_t m,
+                                      std::uint32_t s) {
   constexpr std::size_t U = Plan::kBatchUnits;
   std::vector<std::uint32_t> order(m);
   std::iota(order.begin(), order.end(), 0u);
@@ -42,7 +42,8 @@ std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries,
         keyed[i] = (std::uint64_t(entries[std::size_t(u) * s + k]) << 32) | u;
       }
       const std::size_t half = std::max(U, n / U / 2 * U);
-      std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(half), keyed.end());
+      std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(half),
+                       keyed.end());
       for (std::size_t i = 0; i < n; ++i) order[b + i] = static_cast<std::uint32_t>(keyed[i]);
       next.emplace_back(b, b + half);
       next.emplace_back(b + half, e);
@@ -57,8 +58,9 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
   return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<std::uint64_t>::max() : out;
 }
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max()
-                                                             : a + b;
+  return a > std::numeric_limits<std::uint64_t>::max() - b
+             ? std::numeric_limits<std::uint64_t>::max()
+             : a + b;
 }
 
 // Reorders the batches by their number of steps (stably): a kernel's loop over a batch's
@@ -102,13 +104,14 @@ std::size_t OneRowPlan::bytes() const {
          slots.size() + units.size() * sizeof(std::uint32_t);
 }
 
-std::uint64_t plan_steps_bound(std::uint64_t s) { return 2 * ((s + Plan::kSlots - 1) / Plan::kSlots) + 2; }
+std::uint64_t plan_steps_bound(std::uint64_t s) {
+  return 2 * ((s + Plan::kSlots - 1) / Plan::kSlots) + 2;
+}
 
 std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s) {
   const std::uint64_t batches = m / Plan::kBatchUnits + 1;
-  const std::uint64_t per_batch =
-      saturating_add(Plan::kBatchUnits * 4 + 4,
-                     saturating_mul(plan_steps_bound(s), Plan::kStepBytes + 2));
+  const std::uint64_t per_batch = saturating_add(
+      Plan::kBatchUnits * 4 + 4, saturating_mul(plan_steps_bound(s), Plan::kStepBytes + 2));
   return saturating_mul(batches, per_batch);
 }
 

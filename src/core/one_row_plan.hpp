@@ -43,11 +43,13 @@ struct CacheLineAllocator {
   template <typename U>
   CacheLineAllocator(const CacheLineAllocator<U>&) {}
   T* allocate(std::size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64}));
+    return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
   }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
   template <typename U>
-  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+  bool operator==(const CacheLineAllocator<U>&) const {
+    return true;
+  }
 };
 
 struct OneRowPlan {
@@ -57,8 +59,8 @@ struct OneRowPlan {
   static constexpr std::uint32_t kBatchUnits = kGroups * kLanes;
   static constexpr std::uint32_t kStepBytes = kBatchUnits * kSlots;
   static constexpr std::uint32_t kBlockColumns = 63;  ///< columns per 64-byte block
-  static constexpr std::uint8_t kPad = 63;            ///< a slot reading its window's first zero byte
-  static constexpr std::uint8_t kNegative = 0x80;     ///< slot bit: the column counts −1
+  static constexpr std::uint8_t kPad = 63;         ///< a slot reading its window's first zero byte
+  static constexpr std::uint8_t kNegative = 0x80;  ///< slot bit: the column counts −1
   static constexpr std::uint32_t kNoUnit = 0xFFFFFFFFu;  ///< a lane past the last unit
   /// Widest byte row: it stays in L1 (32 KiB) beside the streamed slots.
   static constexpr std::uint32_t kMaxColumns = 500 * kBlockColumns;
@@ -71,7 +73,7 @@ struct OneRowPlan {
   std::vector<std::uint16_t> windows;      ///< per step the first block of its window
   /// per step kStepBytes: [group][lane][slot], 64-byte aligned
   std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> slots;
-  std::vector<std::uint32_t> units;        ///< per batch kBatchUnits unit indices (or kNoUnit)
+  std::vector<std::uint32_t> units;  ///< per batch kBatchUnits unit indices (or kNoUnit)
 
   /// Bytes held (the estimate in model_footprint.cpp bounds this).
   std::size_t bytes() const;
