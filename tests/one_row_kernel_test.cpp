@@ -28,19 +28,25 @@ using kernels::OneRowPlan;
 // Every unit's sum as the plan gives it for byte values `x` (w of them): each slot reads
 // its window's byte, negated when the slot says so.
 std::vector<std::int64_t> walk_plan(const OneRowPlan& p, const std::vector<std::int32_t>& x) {
-  std::vector<std::int32_t> row(p.row_bytes(), 0);
-  for (std::uint32_t c = 0; c < p.columns; ++c) row[OneRowPlan::position(c)] = x[c];
+  std::vector<std::uint8_t> bytes(p.row_bytes(), 0);
+  for (std::uint32_t c = 0; c < p.columns; ++c)
+    bytes[OneRowPlan::position(c)] = static_cast<std::uint8_t>(x[c]);
+  p.shift_row(bytes.data());
+  const bool is_signed = p.signed_lifting;  // values −127..127 then, else 0..255
   std::vector<std::int64_t> sums(p.m, 0);
   std::vector<int> seen(p.m, 0);
   for (std::size_t b = 0; b + 1 < p.batch_steps.size(); ++b) {
     const std::uint32_t* units = p.units.data() + b * OneRowPlan::kBatchUnits;
     for (std::uint32_t st = p.batch_steps[b]; st < p.batch_steps[b + 1]; ++st) {
-      const std::size_t base = std::size_t(p.windows[st]) * 64;
+      const std::size_t base = p.windows[st];
+      EXPECT_EQ(base % 64, 0u);
+      EXPECT_LE(base + 128, bytes.size());
       const std::uint8_t* slots = p.slots.data() + std::size_t(st) * OneRowPlan::kStepBytes;
       for (std::uint32_t l = 0; l < OneRowPlan::kBatchUnits; ++l) {
         for (std::uint32_t k = 0; k < OneRowPlan::kSlots; ++k) {
           const std::uint8_t byte = slots[l * OneRowPlan::kSlots + k];
-          const std::int32_t v = row[base + (byte & 0x7F)];
+          const std::uint8_t raw = bytes[base + (byte & 0x7F)];
+          const std::int32_t v = is_signed ? static_cast<std::int8_t>(raw) : raw;
           if (units[l] == OneRowPlan::kNoUnit) {
             EXPECT_EQ(byte, OneRowPlan::kPad);
             continue;
@@ -61,8 +67,8 @@ TEST(OneRowPlan, EveryColumnOnceWithItsSign) {
     std::uint32_t w, m, s;
   };
   // One window, several, a row that ends mid-block, m not a multiple of a batch, s = 2.
-  const Shape shapes[] = {
-      {20, 300, 4}, {126, 1000, 30}, {784, 3000, 82}, {200, 77, 2}, {1000, 2048, 64}};
+  const Shape shapes[] = {{20, 300, 4}, {126, 1000, 30},  {784, 3000, 82},
+                          {200, 77, 2}, {1000, 2048, 64}, {OneRowPlan::kMaxColumns, 64, 4000}};
   for (bool signed_lifting : {false, true}) {
     for (const Shape& sh : shapes) {
       const LiftingMatrix M(sh.m, sh.s, signed_lifting ? 2 * sh.w : sh.w, 17, 1, signed_lifting);

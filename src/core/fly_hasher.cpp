@@ -181,14 +181,15 @@ bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
   } else {
     return false;
   }
-  std::memset(buf, 0, plan.row_bytes());
+  std::memset(buf, 0, plan.shifted_offset());
   constexpr std::uint32_t bc = kernels::OneRowPlan::kBlockColumns;
   for (std::uint32_t c0 = 0; c0 < plan.columns; c0 += bc) {
-    std::uint8_t* block = buf + std::size_t(c0 / bc) * 64;
+    std::uint8_t* block = buf + std::size_t(c0 / bc) * kernels::OneRowPlan::kBlockBytes;
     const std::uint32_t n = std::min(bc, plan.columns - c0);
     for (std::uint32_t k = 0; k < n; ++k)
       block[k] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c0 + k]));
   }
+  plan.shift_row(buf);
   return true;
 }
 

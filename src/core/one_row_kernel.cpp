@@ -47,7 +47,7 @@ __attribute__((target("avx512vnni"))) void SumRow(const OneRowPlan& plan,
     for (std::uint32_t g = 0; g < G; ++g) acc[g] = zero;
     const std::uint16_t* HWY_RESTRICT end = plan.windows.data() + steps[b + 1];
     for (; window != end; ++window, slots += OneRowPlan::kStepBytes) {
-      const std::uint8_t* w = row + std::size_t(*window) * 64;
+      const std::uint8_t* w = row + *window;
       const __m512i lo = _mm512_load_si512(w);
       const __m512i hi = _mm512_load_si512(w + 64);
       for (std::uint32_t g = 0; g < G; ++g) {

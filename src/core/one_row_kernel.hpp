@@ -4,6 +4,8 @@
 // slot bytes, one AVX-512 VBMI permute that looks the 64 columns up in the row's 128-byte
 // window, (signed lifting: a masked negation) and one VNNI dot product with ±1 that adds
 // them into the units' int32 sums; the window's two 64-byte loads are shared by the batch.
+// It is bound by streaming the plan (about 1.1 bytes per entry of the matrix) from the
+// cache or memory, and the permutes and dot products about equally.
 // Exact integer sums, so the winners are those of every other kernel.
 //
 // Only CPUs with AVX-512 VBMI and VNNI (Highway's AVX3_DL target: Ice Lake, Zen 4 and
@@ -25,9 +27,9 @@ enum class ByteValues {
 /// True when this CPU's best target (as Highway dispatches it) runs the one-row kernel.
 bool one_row_kernel_available();
 
-/// Offers the activation of every unit of `plan` for the row in `row` (plan.row_bytes()
-/// bytes, 64-byte aligned, in the plan's layout, zero bytes at every block's end) to row 0
-/// of `topk`. Requires one_row_kernel_available().
+/// Offers the activation of every unit of `plan` for the row in `row` to row 0 of `topk`.
+/// `row` is a 64-byte aligned row buffer of plan.row_bytes() bytes in the plan's layout
+/// (both copies; zero bytes at every block's end). Requires one_row_kernel_available().
 void project_one_row(const OneRowPlan& plan, const std::uint8_t* row, ByteValues values,
                      TopK<std::int32_t>& topk);
 

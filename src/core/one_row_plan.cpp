@@ -1,6 +1,7 @@
 #include "core/one_row_plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -99,6 +100,12 @@ void sort_batches_by_steps(OneRowPlan& p) {
 
 }  // namespace
 
+void OneRowPlan::shift_row(std::uint8_t* buf) const {
+  const std::size_t half = shifted_offset();
+  std::memcpy(buf + half, buf + kBlockBytes, half - kBlockBytes);
+  std::memset(buf + 2 * half - kBlockBytes, 0, kBlockBytes);
+}
+
 std::size_t OneRowPlan::bytes() const {
   return batch_steps.size() * sizeof(std::uint32_t) + windows.size() * sizeof(std::uint16_t) +
          slots.size() + units.size() * sizeof(std::uint32_t);
@@ -123,8 +130,8 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
   plan->m = m;
   plan->columns = w;
   plan->signed_lifting = signed_lifting;
-  // Blocks the columns need, plus a zero block so that the last block can start a window.
-  plan->blocks = (w + Plan::kBlockColumns - 1) / Plan::kBlockColumns + 1;
+  // Blocks the columns need, plus zero blocks so that the last one can start a window.
+  plan->blocks = (w + Plan::kBlockColumns - 1) / Plan::kBlockColumns + Plan::kWindowBlocks - 1;
 
   // Each unit's entries, column << 1 | negative, ascending by column (a signed row's
   // columns are distinct among the first w, so folding keeps them distinct).
@@ -162,9 +169,13 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
         if (next[l] < s) lowest = std::min(lowest, list[l][next[l]] >> 1);
       if (lowest == std::numeric_limits<std::uint32_t>::max()) break;
       if (step == steps_bound) return nullptr;
-      const std::uint32_t window = lowest / Plan::kBlockColumns;
-      const std::uint32_t end = (window + 2) * Plan::kBlockColumns;  // first column past it
-      plan->windows.push_back(static_cast<std::uint16_t>(window));
+      const std::uint32_t window = lowest / Plan::kBlockColumns;  // its first block
+      const std::uint32_t end = (window + Plan::kWindowBlocks) * Plan::kBlockColumns;
+      // Its first byte, in the copy where that is 64-byte aligned.
+      const std::size_t at_byte = std::size_t(window) * Plan::kBlockBytes;
+      const std::size_t offset =
+          at_byte % 64 == 0 ? at_byte : plan->shifted_offset() + at_byte - Plan::kBlockBytes;
+      plan->windows.push_back(static_cast<std::uint16_t>(offset));
       const std::size_t at = plan->slots.size();
       plan->slots.resize(at + Plan::kStepBytes, Plan::kPad);
       std::uint8_t* out = plan->slots.data() + at;
@@ -173,7 +184,7 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
         for (std::uint32_t k = 0; k < Plan::kSlots && next[l] < s; ++k) {
           const std::uint32_t e = list[l][next[l]], c = e >> 1;
           if (c >= end) break;
-          const std::size_t byte = Plan::position(c) - std::size_t(window) * 64;
+          const std::size_t byte = Plan::position(c) - at_byte;
           slot[k] = static_cast<std::uint8_t>(byte | ((e & 1u) ? Plan::kNegative : 0u));
           ++next[l];
         }

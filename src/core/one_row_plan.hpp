@@ -3,10 +3,13 @@
 // (flyhash_kernels.hpp) vectorise across a block of rows, so a lone row costs a whole
 // block; this layout lets a kernel vectorise across units instead.
 //
-// The row is held as bytes (integer rows with values in 0..255, or in −127..127) in 64-byte
-// blocks of 63 columns each, the 64th byte of every block being 0: column c sits at byte
-// 64·⌊c/63⌋ + c mod 63. A *window* is two consecutive blocks (128 bytes), which one
-// AVX-512 VBMI byte permute (vpermi2b) indexes with 7 bits.
+// The row is held as bytes (integer rows with values in 0..255, or in −127..127) in 32-byte
+// blocks of 31 columns each, the 32nd byte of every block being 0: column c sits at byte
+// 32·⌊c/31⌋ + c mod 31. A *window* is four consecutive blocks (128 bytes), which one AVX-512
+// VBMI byte permute (vpermi2b) indexes with 7 bits, from two 64-byte loads. Windows start
+// at any block; so that those loads stay aligned, the row buffer holds the row twice: at
+// byte 0, and shifted by one block at byte shifted_offset() (a window at an odd block reads
+// the shifted copy). Each step stores its window's byte offset in that buffer.
 //
 // Units are processed in *batches* of kGroups × kLanes units. A batch is a sequence of
 // *steps*; a step names one window (shared by the batch) and gives every unit of the batch
@@ -21,8 +24,10 @@
 // column at the middle slot, then at the quarter slots, …), then each batch is scheduled
 // greedily: the window starts at the block of the smallest column still pending, and every
 // unit takes up to kSlots of its next pending columns inside it. For random columns this
-// takes about 1.1 slots per column (Fashion-MNIST shapes), i.e. about 1.1 bytes per column
-// of the matrix, against 2 for the block kernels' 16-bit indices.
+// takes about 1.07 slots per column at the Fashion-MNIST paper shape (1.11 at s = 64), i.e.
+// that many bytes per entry of the matrix, against 2 for the block kernels' 16-bit indices.
+// (Windows at 64-byte blocks took 1.10 and 1.16.) Finally the batches are ordered by their
+// number of steps, so that a kernel's loop over a batch's steps ends predictably.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -58,31 +63,38 @@ struct OneRowPlan {
   static constexpr std::uint32_t kSlots = 4;   ///< bytes per unit and step (summed by vpdpbusd)
   static constexpr std::uint32_t kBatchUnits = kGroups * kLanes;
   static constexpr std::uint32_t kStepBytes = kBatchUnits * kSlots;
-  static constexpr std::uint32_t kBlockColumns = 63;  ///< columns per 64-byte block
-  static constexpr std::uint8_t kPad = 63;         ///< a slot reading its window's first zero byte
-  static constexpr std::uint8_t kNegative = 0x80;  ///< slot bit: the column counts −1
+  static constexpr std::uint32_t kBlockBytes = 32;       ///< a block of the row buffer
+  static constexpr std::uint32_t kBlockColumns = 31;     ///< columns per block (then a 0)
+  static constexpr std::uint32_t kWindowBlocks = 4;      ///< 128 bytes
+  static constexpr std::uint8_t kPad = 31;               ///< a slot reading its window's first 0
+  static constexpr std::uint8_t kNegative = 0x80;        ///< slot bit: the column counts −1
   static constexpr std::uint32_t kNoUnit = 0xFFFFFFFFu;  ///< a lane past the last unit
-  /// Widest byte row: it stays in L1 (32 KiB) beside the streamed slots.
+  /// Widest byte row: both copies of it stay in L1 (2 × 16 KiB) beside the streamed slots.
   static constexpr std::uint32_t kMaxColumns = 500 * kBlockColumns;
 
   std::uint32_t m = 0;        ///< units
   std::uint32_t columns = 0;  ///< columns of the byte row (w for signed lifting, not 2w)
-  std::uint32_t blocks = 0;   ///< 64-byte blocks a row needs, one zero block included
+  std::uint32_t blocks = 0;   ///< blocks of one copy of the row, zero blocks included
   bool signed_lifting = false;
   std::vector<std::uint32_t> batch_steps;  ///< per batch its first step; one more at the end
-  std::vector<std::uint16_t> windows;      ///< per step the first block of its window
+  std::vector<std::uint16_t> windows;      ///< per step its window's byte offset in the buffer
   /// per step kStepBytes: [group][lane][slot], 64-byte aligned
   std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> slots;
   std::vector<std::uint32_t> units;  ///< per batch kBatchUnits unit indices (or kNoUnit)
 
   /// Bytes held (the estimate in model_footprint.cpp bounds this).
   std::size_t bytes() const;
-  /// Bytes of a row buffer in this layout (blocks × 64).
-  std::size_t row_bytes() const { return std::size_t(blocks) * 64; }
-  /// Byte of column c in a row buffer.
+  /// Byte offset of the shifted copy of the row in a row buffer (a multiple of 64).
+  std::size_t shifted_offset() const { return (std::size_t(blocks) * kBlockBytes + 63) / 64 * 64; }
+  /// Bytes of a row buffer: both copies.
+  std::size_t row_bytes() const { return 2 * shifted_offset(); }
+  /// Byte of column c in the (unshifted) copy.
   static std::size_t position(std::uint32_t c) {
-    return std::size_t(c / kBlockColumns) * 64 + c % kBlockColumns;
+    return std::size_t(c / kBlockColumns) * kBlockBytes + c % kBlockColumns;
   }
+  /// Writes the shifted copy of the row held at buf[0, shifted_offset()) (whose block-end
+  /// bytes are zero): buf[shifted_offset() + i] = buf[kBlockBytes + i].
+  void shift_row(std::uint8_t* buf) const;
 };
 
 /// Builds the plan of `M`. With `signed_lifting`, M's columns are those of the mirrored row
