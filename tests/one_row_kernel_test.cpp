@@ -67,14 +67,20 @@ TEST(OneRowPlan, EveryColumnOnceWithItsSign) {
     std::uint32_t w, m, s;
   };
   // One window, several, a row that ends mid-block, m not a multiple of a batch, s = 2.
-  const Shape shapes[] = {{20, 300, 4}, {126, 1000, 30},  {784, 3000, 82},
-                          {200, 77, 2}, {1000, 2048, 64}, {OneRowPlan::kMaxColumns, 64, 4000}};
+  const Shape shapes[] = {{20, 300, 4},
+                          {126, 1000, 30},
+                          {784, 3000, 82},
+                          {200, 77, 2},
+                          {1000, 2048, 64},
+                          {OneRowPlan::kMaxColumns, 64, 4000},
+                          {OneRowPlan::kMaxColumns, 100, 16},
+                          {3072, 700, 8}};
   for (bool signed_lifting : {false, true}) {
     for (const Shape& sh : shapes) {
       const LiftingMatrix M(sh.m, sh.s, signed_lifting ? 2 * sh.w : sh.w, 17, 1, signed_lifting);
       const auto plan = kernels::build_one_row_plan(M, signed_lifting);
       ASSERT_TRUE(plan) << sh.w << " " << sh.m << " " << sh.s;
-      EXPECT_LE(plan->bytes(), kernels::plan_bytes_bound(sh.m, sh.s));
+      EXPECT_LE(plan->bytes(), kernels::plan_bytes_bound(sh.m, sh.s, sh.w));
       SeededRng r(sh.w + sh.m);
       std::vector<std::int32_t> x(sh.w);
       for (auto& v : x)
@@ -107,7 +113,7 @@ TEST(OneRowPlan, FootprintCountsIt) {
   c.rho = 8;
   c.gamma = 0.8;
   const ModelFootprint f = model_footprint(c, 10, ModelUse::Predict, 1);
-  EXPECT_GE(f.one_row_plan, kernels::plan_bytes_bound(c.m, c.s));
+  EXPECT_GE(f.one_row_plan, kernels::plan_bytes_bound(c.m, c.s, c.input_dim));
   EXPECT_EQ(model_footprint(c, 10, ModelUse::Inspect, 1).one_row_plan, 0u);
 }
 
@@ -197,6 +203,8 @@ std::vector<Case> cases() {
       {"sparse", config(400, 3000, 100, 24), rows(kMaxRows, 400, 6, 1, 5, 0.985), "sparse-int"});
   out.push_back({"ties", config(64, 3000, 8, 16, "paper", Preprocess::None),
                  rows(kMaxRows, 64, 7, 0, 3, 0.6), "uint8"});
+  out.push_back({"few columns per window", config(3000, 1000, 8, 16),
+                 rows(kMaxRows, 3000, 14, 0, 255), "uint8"});
   out.push_back({"preprocess none", config(300, 2000, 30, 20, "paper", Preprocess::None),
                  rows(kMaxRows, 300, 8, 0, 255), "uint8"});
   // Variants: the Fashion-MNIST default's halves (zsign-q: signed lifting over quantised
@@ -230,6 +238,8 @@ TEST(OneRowKernel, SameWinnersAsBlockKernelsAndReferenceOnEveryTarget) {
     if (c.path) {
       ASSERT_STREQ(h.row_path(c.x.data()), c.path) << c.what;
     }
+    // Every one of these matrices has a one-row layout (where the CPU runs the kernel).
+    EXPECT_EQ(h.has_one_row_kernel(), kernels::one_row_kernel_available()) << c.what;
     for (std::int64_t t : targets()) {
       hwy::SetSupportedTargetsForTest(t);
       expect_one_row_exact(h, c.x, c.what + " on " + (t ? hwy::TargetName(t) : "the best target"));

@@ -111,7 +111,7 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
     if (sparse_path)
       f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
     if (sparse_path && byte_columns <= kernels::OneRowPlan::kMaxColumns)
-      f.one_row_plan = add(f.one_row_plan, kernels::plan_bytes_bound(units, s));
+      f.one_row_plan = add(f.one_row_plan, kernels::plan_bytes_bound(units, s, byte_columns));
     f.build_operations = add(f.build_operations, entries);
   }
   f.additions_per_row = mul(m, s);

@@ -111,14 +111,15 @@ std::size_t OneRowPlan::bytes() const {
          slots.size() + units.size() * sizeof(std::uint32_t);
 }
 
-std::uint64_t plan_steps_bound(std::uint64_t s) {
-  return 2 * ((s + Plan::kSlots - 1) / Plan::kSlots) + 2;
+std::uint64_t plan_steps_bound(std::uint64_t s, std::uint64_t w) {
+  return saturating_add(2 * ((s + Plan::kSlots - 1) / Plan::kSlots),
+                        (w + Plan::kBlockColumns - 1) / Plan::kBlockColumns + 2);
 }
 
-std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s) {
+std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s, std::uint64_t w) {
   const std::uint64_t batches = m / Plan::kBatchUnits + 1;
   const std::uint64_t per_batch = saturating_add(
-      Plan::kBatchUnits * 4 + 4, saturating_mul(plan_steps_bound(s), Plan::kStepBytes + 2));
+      Plan::kBatchUnits * 4 + 4, saturating_mul(plan_steps_bound(s, w), Plan::kStepBytes + 2));
   return saturating_mul(batches, per_batch);
 }
 
@@ -145,7 +146,7 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
   const std::vector<std::uint32_t> order = unit_order(entries, m, s);
 
   constexpr std::uint32_t U = Plan::kBatchUnits;
-  const std::uint64_t steps_bound = plan_steps_bound(s);
+  const std::uint64_t steps_bound = plan_steps_bound(s, w);
   const std::size_t batches = (std::size_t(m) + U - 1) / U;
   plan->batch_steps.reserve(batches + 1);
   plan->units.reserve(batches * U);

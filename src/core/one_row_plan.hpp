@@ -99,16 +99,18 @@ struct OneRowPlan {
 
 /// Builds the plan of `M`. With `signed_lifting`, M's columns are those of the mirrored row
 /// [e, −e] (2w of them) and fold to w byte columns with a sign. Returns null when the row is
-/// wider than kMaxColumns or the schedule would exceed plan_bytes_bound (random matrices
-/// never come near it): the caller then keeps the block kernels.
+/// wider than kMaxColumns or a batch would exceed plan_steps_bound (random matrices never
+/// come near it): the caller then keeps the block kernels.
 std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool signed_lifting);
 
-/// Steps a batch may take: 2·⌈s/kSlots⌉ + 2, about twice what random columns need; a
-/// matrix that needs more gets no plan (so its size is bounded by plan_bytes_bound).
-std::uint64_t plan_steps_bound(std::uint64_t s);
-/// The most bytes a plan of m units × s columns may hold (saturating; for
-/// model_footprint).
-std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s);
+/// Steps a batch may take, for s columns per unit among w byte columns: 2·⌈s/kSlots⌉ +
+/// ⌈w/kBlockColumns⌉ + 2. Dense rows (s ≫ w/31) need about s/kSlots steps, sparse ones
+/// (a unit's few columns spread over the row) about one per window of the row; this allows
+/// twice the first plus the second. A matrix that needs more gets no plan.
+std::uint64_t plan_steps_bound(std::uint64_t s, std::uint64_t w);
+/// The most bytes a plan of m units × s columns among w byte columns holds (saturating;
+/// for model_footprint).
+std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s, std::uint64_t w);
 
 /// The plan of one FlyHasher, built once, on the first call that wants it.
 struct OneRowPlanCache {
