@@ -188,12 +188,12 @@ struct Case {
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  // The paper's method: pixels (uint8 path, unsigned bytes), small signed integers (int16,
+  // The paper's method: pixels (uint8 path, unsigned bytes), small signed integers (int8,
   // signed bytes), integers past a byte (int16, block kernels), a wide sum of signed bytes
   // (int32 path), floats and sparse rows (their own kernels), tie-heavy rows.
   out.push_back({"pixels", config(100, 1000, 10, 16), rows(kMaxRows, 100, 1, 0, 255), "uint8"});
   out.push_back(
-      {"signed bytes", config(150, 1111, 20, 24), rows(kMaxRows, 150, 2, -127, 127), "int16"});
+      {"signed bytes", config(150, 1111, 20, 24), rows(kMaxRows, 150, 2, -127, 127), "int8"});
   out.push_back(
       {"past a byte", config(150, 700, 20, 24), rows(kMaxRows, 150, 3, -300, 300), "int16"});
   out.push_back(
@@ -211,13 +211,13 @@ std::vector<Case> cases() {
   // z-scores), thermometer codes with signs (0/1 bytes), signed lifting of raw pixels (up
   // to 255: block kernels; up to 127: one-row), the joined paper half.
   out.push_back(
-      {"zsign-q", config(200, 2000, 30, 32, "zsign-q"), rows(kMaxRows, 200, 9, 0, 255), "int16"});
+      {"zsign-q", config(200, 2000, 30, 32, "zsign-q"), rows(kMaxRows, 200, 9, 0, 255), "int8"});
   out.push_back({"thermo-sign", config(50, 1500, 20, 16, "thermo-sign"),
                  rows(kMaxRows, 50, 10, 0, 255), nullptr});
   out.push_back({"sign, pixels", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 11, 0, 255),
                  "int16"});
   out.push_back(
-      {"sign, small", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 12, 0, 127), "int16"});
+      {"sign, small", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 12, 0, 127), "int8"});
   out.push_back({"zsign-q+paper", config(200, 4000, 40, 64, "zsign-q+paper"),
                  rows(kMaxRows, 200, 13, 0, 255), nullptr});
   return out;

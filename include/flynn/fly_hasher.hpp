@@ -146,8 +146,9 @@ class FlyHasher {
   void hash(const DataView& rows, std::uint32_t* winners, int threads = 0,
             const ProgressFn& progress = {}) const;
 
-  /// Which kernel a row takes (for a paper-half variant: in the first half): "float", "uint8" (pixels: integers 0..255, summed in
-  /// int16), "int16", "int32", "sparse-float" or "sparse-int".
+  /// Which kernel a row takes (for a paper-half variant: in the first half): "float",
+  /// "uint8" (pixels: integers 0..255, summed in int16), "int8" (integers −127..127, summed
+  /// in int16), "int16", "int32", "sparse-float" or "sparse-int".
   const char* row_path(const float* row) const;
 
   /// A plain scalar implementation of the same function (full activation vector, sort):

@@ -35,7 +35,7 @@ bool sparse_is_cheaper(std::uint32_t nnz, std::uint32_t d, std::uint32_t s, doub
 }
 
 // One kernel per kind of row; by_path in WorkerScratch is indexed by it.
-enum class RowPath { F32, U8, I16, I32, SparseF32, SparseInt, Count };
+enum class RowPath { F32, U8, S8, I16, I32, SparseF32, SparseInt, Count };
 
 struct PathRules {
   bool integers = true;  // exact integer path allowed (not with densify)
@@ -70,6 +70,7 @@ RowPath choose_path(const T* x, std::uint32_t d, const PathRules& rules) {
       if (rules.sparse && sparse_is_cheaper(nnz, d, rules.s, narrow ? 12.0 : 6.0))
         return RowPath::SparseInt;
       if (narrow && non_negative && max_abs <= 255.0f) return RowPath::U8;
+      if (narrow && max_abs <= 127.0f) return RowPath::S8;
       return narrow ? RowPath::I16 : RowPath::I32;
     }
   }
@@ -99,6 +100,7 @@ struct WorkerScratch {
   std::vector<float> encoded;   // a task's rows, encoded (variants only)
   BlockScratch<float, float, kernels::Lane::F32> f32;
   BlockScratch<std::uint8_t, std::int16_t, kernels::Lane::U8> u8;
+  BlockScratch<std::int8_t, std::int16_t, kernels::Lane::S8> s8;
   BlockScratch<std::int16_t, std::int16_t, kernels::Lane::I16> i16;
   BlockScratch<std::int32_t, std::int32_t, kernels::Lane::I32> i32;
   std::vector<std::uint32_t> winners;  // kTaskRows × ρ
@@ -450,6 +452,7 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       if (one_row_path_ && kernels::one_row_kernel_available()) {
         const std::uint32_t width = preprocessor_.output_dim();
         const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
+                                                           {RowPath::S8, kernels::Lane::S8},
                                                            {RowPath::I16, kernels::Lane::I16},
                                                            {RowPath::I32, kernels::Lane::I32}};
         for (const auto& [path, lane] : paths) {
@@ -464,6 +467,7 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       }
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
       const auto& sparse_f32 = ids(RowPath::SparseF32);
@@ -539,6 +543,8 @@ const char* FlyHasher::row_path(const float* raw) const {
   switch (choose_path(row, row_width_, path_rules(config_, integer_path_, sparse_path_))) {
     case RowPath::F32: return "float";
     case RowPath::U8: return "uint8";
+    case RowPath::S8:
+      return "int8";
     case RowPath::I16: return "int16";
     case RowPath::I32: return "int32";
     case RowPath::SparseF32: return "sparse-float";

@@ -32,7 +32,7 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b 
 // The hashing code's buffer sizes (fly_hasher.cpp, topk.hpp), for the scratch estimate.
 constexpr std::uint64_t kTaskRows = 1024;         // rows per worker task (winners, encoded rows)
 constexpr std::uint64_t kGroupBytes = 512 * 1024;  // kernel blocks per lane
-constexpr std::uint64_t kKernelLanes = 4;          // f32, u8, i16, i32 block buffers
+constexpr std::uint64_t kKernelLanes = 5;          // f32, u8, s8, i16, i32 block buffers
 constexpr std::uint64_t kMaxBlockRows = 32;        // widest vector: 32 int16 lanes
 constexpr std::uint64_t kTopKEntryBytes = 8;       // value (≤ 4 bytes) + key
 constexpr std::uint64_t kNarrowColumnsMax = 65536;  // FlyHasher keeps 16-bit columns up to here
