@@ -259,20 +259,23 @@ TEST(OneRowKernel, AvailableWhereTheCpuHasVbmiAndVnni) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-// Threads and a batch's position do not matter with the one-row path either: a call of a
-// few rows, and a batch whose tail takes it, give each row the winners it has alone.
+// Threads and a batch's position do not matter with the one-row path either: the tail of
+// a batch (block kernels until a small call has built the one-row layout, the one-row
+// kernel after) and calls of one row give each row the winners of the block kernels.
 TEST(OneRowKernel, TailOfABatchAndThreads) {
   FlyHasher h(config(784, 20000, 64, 32, "zsign-q+paper"), 2);
   h.set_feature_stats(pixel_stats(784));
   const std::vector<float> x = rows(1024 + 5, 784, 21, 0, 255);
-  const std::vector<std::uint32_t> all = h.hash(x.data(), 1029, 2);
   h.set_one_row_path(false);
-  EXPECT_EQ(h.hash(x.data(), 1029, 1), all);
+  const std::vector<std::uint32_t> block = h.hash(x.data(), 1029, 1);
   h.set_one_row_path(true);
+  EXPECT_EQ(h.hash(x.data(), 1029, 2), block);  // before any small call
   for (std::size_t r : {std::size_t{0}, std::size_t{500}, std::size_t{1028}}) {
     const std::vector<std::uint32_t> alone = h.hash(x.data() + r * 784, 1, 3);
-    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), all.begin() + r * h.rho())) << r;
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), block.begin() + r * h.rho())) << r;
   }
+  EXPECT_EQ(h.hash(x.data(), 1029, 2), block);  // the tail through the one-row layout
+  EXPECT_EQ(h.hash(x.data(), 1029, 1), block);
 }
 
 }  // namespace

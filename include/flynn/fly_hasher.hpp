@@ -49,11 +49,13 @@ struct OneRowPlanCache;
 ///
 /// One-row path: a row of an integer path whose values fit a byte (0..255, or −127..127)
 /// that would otherwise fill a block of the block kernels mostly with padding (a path's
-/// rows in a call leave a partial block of at most half the block's rows: one row, a few
+/// rows in a call leave a partial block of at most 3/4 of the block's rows: one row, a few
 /// rows, the tail of a batch) is hashed alone by a kernel that vectorises across units
 /// (one_row_kernel.hpp), on CPUs with AVX-512 VBMI and VNNI. Its sums are exact integers,
 /// so its winners are exactly those of the block kernels. It reads a copy of the lifting
-/// matrix laid out for it (about 1.1 bytes per matrix entry), built on the first such row.
+/// matrix laid out for it (about 1.1 bytes per matrix entry, ~0.1 s to build at the
+/// Fashion-MNIST shapes), built by the first call of fewer rows than a block; until then
+/// larger calls hash their tails with the block kernels, so batch jobs never build it.
 ///
 /// Variants (config().variant not paper): each raw row is first encoded by a RowEncoder
 /// (standardise, thermometer, quantise, mirror for signed lifting) and everything above

@@ -447,8 +447,10 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       auto ids = [&](RowPath p) -> std::vector<std::size_t>& {
         return sc.by_path[static_cast<int>(p)];
       };
-      // The one-row path: the rows of an integer path that would leave a partial block of
-      // at most half its rows (the plan is built on the first such row).
+      // The one-row path (see the class comment): the rows of an integer path that would
+      // leave a partial block of at most 3/4 of its rows. A call of fewer rows than a
+      // block builds the one-row layout if it is not there yet; larger calls use it only
+      // once built, so batch jobs never pay for building it.
       if (one_row_path_ && kernels::one_row_kernel_available()) {
         const std::uint32_t width = preprocessor_.output_dim();
         const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
@@ -459,9 +461,11 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
           std::vector<std::size_t>& v = ids(path);
           const std::size_t B = kernels::block_shape(lane, width).rows;
           const std::size_t partial = v.size() % B;
-          if (partial == 0 || partial > B / 2) continue;
-          const kernels::OneRowPlan* plan = one_row_->get(lifting_, config_.variant.signed_lifting);
-          if (!plan) break;
+          if (partial == 0 || partial > B * 3 / 4) continue;
+          const kernels::OneRowPlan* plan =
+              n < B ? one_row_->get(lifting_, config_.variant.signed_lifting)
+                    : one_row_->built_plan();
+          if (!plan) continue;
           hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
         }
       }

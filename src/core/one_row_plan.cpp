@@ -5,6 +5,10 @@
 #include <limits>
 #include <numeric>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace flynn::kernels {
 
 namespace {
@@ -23,16 +27,24 @@ std::uint32_t split_slot(std::uint32_t depth, std::uint32_t s) {
 
 // Orders the units so that each run of kBatchUnits holds units with alike column lists:
 // ranges are halved (at a multiple of kBatchUnits) by the median of the column at slot
-// split_slot(depth), depth by depth, until every range is one batch.
-std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries, std::uint32_t m,
+// split_slot(depth), depth by depth, until every range is one batch. The keys of all depths
+// are gathered first, unit by unit (the entries are tens of MB; a gather per depth from
+// them was most of the build).
+std::vector<std::uint32_t> unit_order(const std::vector<std::uint16_t>& entries, std::uint32_t m,
                                       std::uint32_t s) {
   constexpr std::size_t U = Plan::kBatchUnits;
+  std::uint32_t depths = 1;
+  while ((std::size_t(U) << (depths - 1)) < m) ++depths;  // halvings until a batch, + 1
+  std::vector<std::uint16_t> keys(std::size_t(m) * depths);
+  for (std::uint32_t u = 0; u < m; ++u)
+    for (std::uint32_t d = 0; d < depths; ++d)
+      keys[std::size_t(u) * depths + d] = entries[std::size_t(u) * s + split_slot(d, s)];
   std::vector<std::uint32_t> order(m);
   std::iota(order.begin(), order.end(), 0u);
   std::vector<std::pair<std::size_t, std::size_t>> ranges = {{0, m}}, next;
   std::vector<std::uint64_t> keyed;
   for (std::uint32_t depth = 0; !ranges.empty(); ++depth) {
-    const std::uint32_t k = split_slot(depth % 64, s);
+    const std::uint32_t d = std::min(depth, depths - 1);
     next.clear();
     for (const auto& [b, e] : ranges) {
       const std::size_t n = e - b;
@@ -40,7 +52,7 @@ std::vector<std::uint32_t> unit_order(const std::vector<std::uint32_t>& entries,
       keyed.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         const std::uint32_t u = order[b + i];
-        keyed[i] = (std::uint64_t(entries[std::size_t(u) * s + k]) << 32) | u;
+        keyed[i] = (std::uint64_t(keys[std::size_t(u) * depths + d]) << 32) | u;
       }
       const std::size_t half = std::max(U, n / U / 2 * U);
       std::nth_element(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(half),
@@ -64,41 +76,52 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
              : a + b;
 }
 
-// Reorders the batches by their number of steps (stably): a kernel's loop over a batch's
-// steps then ends after the same count batch after batch, which the branch predictor
-// learns, instead of mispredicting the end of almost every batch (their counts vary by a
-// few steps around s/kSlots). Batches are independent, so their order changes no sum.
-void sort_batches_by_steps(OneRowPlan& p) {
-  const std::size_t batches = p.batch_steps.size() - 1;
-  std::vector<std::uint32_t> order(batches);
-  std::iota(order.begin(), order.end(), 0u);
-  auto steps = [&](std::uint32_t b) { return p.batch_steps[b + 1] - p.batch_steps[b]; };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return steps(a) < steps(b); });
+// The greedy schedule as it is built, batch after batch, in plain vectors (OneRowPlan's
+// fields of the same names).
+struct Schedule {
   std::vector<std::uint32_t> batch_steps, units;
   std::vector<std::uint16_t> windows;
-  std::vector<std::uint8_t, CacheLineAllocator<std::uint8_t>> slots;
-  batch_steps.reserve(p.batch_steps.size());
-  units.reserve(p.units.size());
-  windows.reserve(p.windows.size());
-  slots.reserve(p.slots.size());
+  std::vector<std::uint8_t> slots;
+};
+
+// Moves the schedule into the plan with the batches ordered by their number of steps
+// (stably): a kernel's loop over a batch's steps then ends after the same count batch after
+// batch, which the branch predictor learns, instead of mispredicting the end of almost
+// every batch (their counts vary by a few steps around s/kSlots). Batches are independent,
+// so their order changes no sum.
+void sort_batches_by_steps(const Schedule& raw, OneRowPlan& p) {
+  const std::size_t batches = raw.batch_steps.size() - 1;
+  std::vector<std::uint32_t> order(batches);
+  std::iota(order.begin(), order.end(), 0u);
+  auto steps = [&](std::uint32_t b) { return raw.batch_steps[b + 1] - raw.batch_steps[b]; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return steps(a) < steps(b); });
+  p.batch_steps.reserve(raw.batch_steps.size());
+  p.units.reserve(raw.units.size());
+  p.windows.reserve(raw.windows.size());
+  p.slots.reserve(raw.slots.size());
   for (std::uint32_t b : order) {
-    batch_steps.push_back(static_cast<std::uint32_t>(windows.size()));
-    const auto u = p.units.begin() + std::ptrdiff_t(b) * Plan::kBatchUnits;
-    units.insert(units.end(), u, u + Plan::kBatchUnits);
-    const auto w = p.windows.begin() + p.batch_steps[b];
-    windows.insert(windows.end(), w, w + steps(b));
-    const auto sl = p.slots.begin() + std::ptrdiff_t(p.batch_steps[b]) * Plan::kStepBytes;
-    slots.insert(slots.end(), sl, sl + std::ptrdiff_t(steps(b)) * Plan::kStepBytes);
+    p.batch_steps.push_back(static_cast<std::uint32_t>(p.windows.size()));
+    const auto u = raw.units.begin() + std::ptrdiff_t(b) * Plan::kBatchUnits;
+    p.units.insert(p.units.end(), u, u + Plan::kBatchUnits);
+    const auto w = raw.windows.begin() + raw.batch_steps[b];
+    p.windows.insert(p.windows.end(), w, w + steps(b));
+    const auto sl = raw.slots.begin() + std::ptrdiff_t(raw.batch_steps[b]) * Plan::kStepBytes;
+    p.slots.insert(p.slots.end(), sl, sl + std::ptrdiff_t(steps(b)) * Plan::kStepBytes);
   }
-  batch_steps.push_back(static_cast<std::uint32_t>(windows.size()));
-  p.batch_steps.swap(batch_steps);
-  p.units.swap(units);
-  p.windows.swap(windows);
-  p.slots.swap(slots);
+  p.batch_steps.push_back(static_cast<std::uint32_t>(p.windows.size()));
 }
 
 }  // namespace
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  ::madvise(p, bytes, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
 
 void OneRowPlan::shift_row(std::uint8_t* buf) const {
   const std::size_t half = shifted_offset();
@@ -120,7 +143,8 @@ std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s, std::uint64_t w
   const std::uint64_t batches = m / Plan::kBatchUnits + 1;
   const std::uint64_t per_batch = saturating_add(
       Plan::kBatchUnits * 4 + 4, saturating_mul(plan_steps_bound(s, w), Plan::kStepBytes + 2));
-  return saturating_mul(batches, per_batch);
+  // + the slots' rounding up to whole huge pages (CacheLineAllocator)
+  return saturating_add(saturating_mul(batches, per_batch), std::uint64_t{2} << 20);
 }
 
 std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool signed_lifting) {
@@ -134,13 +158,15 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
   // Blocks the columns need, plus zero blocks so that the last one can start a window.
   plan->blocks = (w + Plan::kBlockColumns - 1) / Plan::kBlockColumns + Plan::kWindowBlocks - 1;
 
-  // Each unit's entries, column << 1 | negative, ascending by column (a signed row's
-  // columns are distinct among the first w, so folding keeps them distinct).
-  std::vector<std::uint32_t> entries(std::size_t(m) * s);
+  // Each unit's entries, column << 1 | negative (16 bits: w ≤ kMaxColumns), ascending by
+  // column (a signed row's columns are distinct among the first w, so folding keeps them
+  // distinct).
+  std::vector<std::uint16_t> entries(std::size_t(m) * s);
   for (std::uint32_t u = 0; u < m; ++u) {
-    std::uint32_t* e = entries.data() + std::size_t(u) * s;
+    std::uint16_t* e = entries.data() + std::size_t(u) * s;
     const std::uint32_t* c = M.row(u);
-    for (std::uint32_t k = 0; k < s; ++k) e[k] = c[k] >= w ? ((c[k] - w) << 1) | 1u : c[k] << 1;
+    for (std::uint32_t k = 0; k < s; ++k)
+      e[k] = static_cast<std::uint16_t>(c[k] >= w ? ((c[k] - w) << 1) | 1u : c[k] << 1);
     if (signed_lifting) std::sort(e, e + s);
   }
   const std::vector<std::uint32_t> order = unit_order(entries, m, s);
@@ -148,26 +174,27 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
   constexpr std::uint32_t U = Plan::kBatchUnits;
   const std::uint64_t steps_bound = plan_steps_bound(s, w);
   const std::size_t batches = (std::size_t(m) + U - 1) / U;
-  plan->batch_steps.reserve(batches + 1);
-  plan->units.reserve(batches * U);
+  Schedule raw;
+  raw.batch_steps.reserve(batches + 1);
+  raw.units.reserve(batches * U);
   const std::size_t expected_steps = batches * ((s + Plan::kSlots - 1) / Plan::kSlots) * 5 / 4;
-  plan->windows.reserve(expected_steps);
-  plan->slots.reserve(expected_steps * Plan::kStepBytes);
+  raw.windows.reserve(expected_steps);
+  raw.slots.reserve(expected_steps * Plan::kStepBytes);
   std::uint32_t next[U];
-  const std::uint32_t* list[U];
+  const std::uint16_t* list[U];
   for (std::size_t b = 0; b < batches; ++b) {
-    plan->batch_steps.push_back(static_cast<std::uint32_t>(plan->windows.size()));
+    raw.batch_steps.push_back(static_cast<std::uint32_t>(raw.windows.size()));
     for (std::uint32_t l = 0; l < U; ++l) {
       const std::size_t i = b * U + l;
       const bool real = i < m;
-      plan->units.push_back(real ? order[i] : Plan::kNoUnit);
+      raw.units.push_back(real ? order[i] : Plan::kNoUnit);
       list[l] = real ? entries.data() + std::size_t(order[i]) * s : nullptr;
       next[l] = real ? 0 : s;  // a padding lane has nothing pending
     }
     for (std::uint64_t step = 0;; ++step) {
       std::uint32_t lowest = std::numeric_limits<std::uint32_t>::max();
       for (std::uint32_t l = 0; l < U; ++l)
-        if (next[l] < s) lowest = std::min(lowest, list[l][next[l]] >> 1);
+        if (next[l] < s) lowest = std::min<std::uint32_t>(lowest, list[l][next[l]] >> 1);
       if (lowest == std::numeric_limits<std::uint32_t>::max()) break;
       if (step == steps_bound) return nullptr;
       const std::uint32_t window = lowest / Plan::kBlockColumns;  // its first block
@@ -176,10 +203,10 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
       const std::size_t at_byte = std::size_t(window) * Plan::kBlockBytes;
       const std::size_t offset =
           at_byte % 64 == 0 ? at_byte : plan->shifted_offset() + at_byte - Plan::kBlockBytes;
-      plan->windows.push_back(static_cast<std::uint16_t>(offset));
-      const std::size_t at = plan->slots.size();
-      plan->slots.resize(at + Plan::kStepBytes, Plan::kPad);
-      std::uint8_t* out = plan->slots.data() + at;
+      raw.windows.push_back(static_cast<std::uint16_t>(offset));
+      const std::size_t at = raw.slots.size();
+      raw.slots.resize(at + Plan::kStepBytes, Plan::kPad);
+      std::uint8_t* out = raw.slots.data() + at;
       for (std::uint32_t l = 0; l < U; ++l) {
         std::uint8_t* slot = out + l * Plan::kSlots;  // [group][lane][slot] = [l][slot]
         for (std::uint32_t k = 0; k < Plan::kSlots && next[l] < s; ++k) {
@@ -192,8 +219,8 @@ std::unique_ptr<OneRowPlan> build_one_row_plan(const LiftingMatrix& M, bool sign
       }
     }
   }
-  plan->batch_steps.push_back(static_cast<std::uint32_t>(plan->windows.size()));
-  sort_batches_by_steps(*plan);
+  raw.batch_steps.push_back(static_cast<std::uint32_t>(raw.windows.size()));
+  sort_batches_by_steps(raw, *plan);
   return plan;
 }
 
