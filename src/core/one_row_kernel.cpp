@@ -94,8 +94,6 @@ void ProjectOneRow(const OneRowPlan&, const std::uint8_t*, ByteValues, TopK<std:
 
 #endif
 
-std::int64_t OneRowTargetId() { return HWY_TARGET; }
-
 }  // namespace HWY_NAMESPACE
 }  // namespace flynn::kernels
 HWY_AFTER_NAMESPACE();
@@ -105,17 +103,12 @@ namespace flynn::kernels {
 
 HWY_EXPORT(OneRowAvailable);
 HWY_EXPORT(ProjectOneRow);
-HWY_EXPORT(OneRowTargetId);
 
 bool one_row_kernel_available() { return HWY_DYNAMIC_DISPATCH(OneRowAvailable)(); }
 
 void project_one_row(const OneRowPlan& plan, const std::uint8_t* row, ByteValues values,
                      TopK<std::int32_t>& topk) {
   HWY_DYNAMIC_DISPATCH(ProjectOneRow)(plan, row, values, topk);
-}
-
-const char* one_row_kernel_target() {
-  return one_row_kernel_available() ? hwy::TargetName(HWY_DYNAMIC_DISPATCH(OneRowTargetId)()) : "";
 }
 
 }  // namespace flynn::kernels

@@ -33,7 +33,4 @@ bool one_row_kernel_available();
 void project_one_row(const OneRowPlan& plan, const std::uint8_t* row, ByteValues values,
                      TopK<std::int32_t>& topk);
 
-/// The Highway target that runs project_one_row ("AVX3_DL"), or "" without one.
-const char* one_row_kernel_target();
-
 }  // namespace flynn::kernels
