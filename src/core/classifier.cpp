@@ -20,6 +20,8 @@ FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, int threads)
 struct FlyNN::ScorerCache {
   std::mutex mutex;
   std::shared_ptr<const FilterScorer> scorer;  // none: not built since the counts changed
+  // The class priors of predict_proba (with class weights, an m·L pass over the counts).
+  std::shared_ptr<const std::vector<double>> priors;  // likewise
 };
 
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
@@ -55,6 +57,7 @@ std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
 void FlyNN::counts_changed() {
   const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
   scorer_cache_->scorer.reset();
+  scorer_cache_->priors.reset();
 }
 
 void FlyNN::set_counts(ClassCounts counts) {
@@ -401,10 +404,17 @@ void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   check_scores_shape(s.size(), n);
   std::vector<double> p(L);
-  const std::vector<double> priors = class_priors(counts_.rows_per_class(), class_weights());
+  std::shared_ptr<const std::vector<double>> priors;
+  {
+    const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
+    if (!scorer_cache_->priors)
+      scorer_cache_->priors = std::make_shared<const std::vector<double>>(
+          class_priors(counts_.rows_per_class(), class_weights()));
+    priors = scorer_cache_->priors;
+  }
   const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
-    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors.data(), p.data());
+    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors->data(), p.data());
     std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
   }
 }
