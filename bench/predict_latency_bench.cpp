@@ -1,9 +1,11 @@
 // Latency of small calls: predicting 1, 64 or 2048 rows, and learning one row, with a
 // trained Digits-sized model (d = 64, default m = 16384, 10 classes), at 1, 2 and 4
-// threads; and 1, 8 and 64 rows at the Fashion-MNIST shapes (d = 784, 10 classes) of the
-// defaults and of the paper's setting, one thread. These are the calls where fixed
-// per-call costs (threads, buffers, score tables) matter more than the hashing itself:
-// per row (items_per_second), one row should cost about what a row of a batch costs.
+// threads; and 1, 8, 64 and 1024 rows at the Fashion-MNIST shapes (d = 784, pixel-like
+// rows, 10 classes) of the defaults and of the paper's setting, one thread, with the one-row
+// path (fly_hasher.hpp) and without it (the block kernels only). These are the calls where
+// fixed per-call costs (threads, buffers, score tables) and the kernels' shape matter more
+// than the hashing itself: per row (items_per_second), one row should cost about what a
+// row of a large batch costs.
 //
 //   build/bench/flynn_bench --benchmark_filter=Latency
 #include <benchmark/benchmark.h>
@@ -62,6 +64,7 @@ void BM_PredictLatency(benchmark::State& state) {
   const FlyNN model = trained_model(threads);
   const Rows query = make_rows(n, 2);
   const DataView view(query.x.data(), n, kDim);
+  benchmark::DoNotOptimize(model.predict(view));  // the one-row layout, built on first use
   for (auto _ : state) benchmark::DoNotOptimize(model.predict(view));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
 }
@@ -86,8 +89,26 @@ BENCHMARK(BM_LearnOneRowLatency)->ArgNames({"threads"})->Arg(1)->Arg(2)->Arg(4)-
 // experiments::fashion_mnist_paper_params).
 constexpr std::uint32_t kFashionDim = 784;
 
-const FlyNN& fashion_model(bool paper) {
-  static const FlyNN* models[2] = {nullptr, nullptr};
+// Pixel-like rows: about half zeros, the rest 1..255, brighter where a column's index
+// matches the class (as make_rows does).
+Rows fashion_rows(std::size_t n, std::uint64_t seed) {
+  SeededRng r(seed);
+  Rows rows;
+  rows.x.resize(n * kFashionDim);
+  rows.y.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto cls = static_cast<std::uint32_t>(r.uniform_below(kClasses));
+    rows.y[i] = cls;
+    for (std::uint32_t j = 0; j < kFashionDim; ++j) {
+      const bool lit = r.uniform01() < (j % kClasses == cls ? 0.8 : 0.45);
+      rows.x[i * kFashionDim + j] = lit ? static_cast<float>(1 + r.uniform_below(255)) : 0.0f;
+    }
+  }
+  return rows;
+}
+
+FlyNN& fashion_model(bool paper) {
+  static FlyNN* models[2] = {nullptr, nullptr};
   if (!models[paper]) {
     HyperParams p;
     if (paper) {
@@ -98,21 +119,24 @@ const FlyNN& fashion_model(bool paper) {
       p.variant = Variant{};
     }
     auto* model = new FlyNN(p.resolve(kFashionDim, kClasses), class_names(), 1);
-    const Rows train = make_rows(1000, 4, kFashionDim);
+    const Rows train = fashion_rows(1000, 4);
     model->fit(DataView(train.x.data(), train.y.size(), kFashionDim), train.y);
     models[paper] = model;  // kept for the process: built once for every row count
   }
   return *models[paper];
 }
 
-// args: rows per call, setting (0 defaults, 1 paper).
+// args: rows per call, setting (0 defaults, 1 paper), one-row path (1 on, 0 off).
 void BM_FashionPredictLatency(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  const FlyNN& model = fashion_model(state.range(1) == 1);
-  const Rows query = make_rows(n, 5, kFashionDim);
+  FlyNN& model = fashion_model(state.range(1) == 1);
+  model.set_one_row_path(state.range(2) == 1);
+  const Rows query = fashion_rows(n, 5);
   const DataView view(query.x.data(), n, kFashionDim);
+  benchmark::DoNotOptimize(model.predict(view));  // the one-row layout, built on first use
   for (auto _ : state) benchmark::DoNotOptimize(model.predict(view));
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+  model.set_one_row_path(true);
 }
 // What every predict call paid before the scorer was kept with the model: building it
 // (the γ^count table or the seen bits, m·L) from the counts.
@@ -126,8 +150,10 @@ void BM_FilterScorerBuild(benchmark::State& state) {
 BENCHMARK(BM_FilterScorerBuild)->ArgNames({"paper"})->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_FashionPredictLatency)
-    ->ArgNames({"rows", "paper"})
-    ->ArgsProduct({{1, 8, 64}, {0, 1}})
+    ->ArgNames({"rows", "paper", "one_row"})
+    ->ArgsProduct({{1, 8, 64, 1024}, {0, 1}, {1}})
+    ->Args({1, 0, 0})
+    ->Args({1, 1, 0})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

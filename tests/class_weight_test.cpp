@@ -133,16 +133,20 @@ TEST(ClassWeight, MergeAndForgetAreExactWithBalancedWeights) {
       whole.fit(data);
       pa.fit(a);
       pb.fit(b);
+      const std::vector<double> before = pa.predict_proba(data);  // cached priors of a alone
       pa.merge(pb);
+      EXPECT_NE(pa.predict_proba(data), before);
       EXPECT_EQ(pa.scores(data), whole.scores(data));
       EXPECT_EQ(pa.predict_proba(data), whole.predict_proba(data));
       EXPECT_EQ(pa.class_weights(), whole.class_weights());
       FlyNN forgot(c, data.classes, 1);
       forgot.fit(data);
+      (void)forgot.predict_proba(data);  // priors cached, then the counts change
       forgot.forget(b);
       FlyNN only_a(c, data.classes, 4);
       only_a.fit(a);
       EXPECT_EQ(forgot.scores(data), only_a.scores(data));
+      EXPECT_EQ(forgot.predict_proba(data), only_a.predict_proba(data));
       EXPECT_EQ(forgot.class_weights(), only_a.class_weights());
       // Threads never change results.
       only_a.set_threads(1);

@@ -83,7 +83,8 @@ TEST(FlyHasher, DensifyKernelMatchesReference) {
 }
 
 TEST(FlyHasher, IntegerKernelsMatchReferenceWithManyTies) {
-  // uint8 path (0..255), int16 path (negative values), int32 path (s·max > 32767), and
+  // uint8 path (0..255), int8 path (−127..127), int16 path (negative values past a byte),
+  // int32 path (s·max > 32767), and
   // rows mixing them with float rows.
   const FlyHasher small(make_config(40, 700, 5, 31), 1);
   const auto pixels = tie_heavy_rows(200, 40, 4, 3);
@@ -91,8 +92,12 @@ TEST(FlyHasher, IntegerKernelsMatchReferenceWithManyTies) {
   expect_matches_reference(small, pixels, 200, 2);
   auto signed_rows = tie_heavy_rows(200, 40, 16, 6);
   for (auto& v : signed_rows) v -= 3.0f;
-  ASSERT_STREQ(small.row_path(signed_rows.data()), "int16");
+  ASSERT_STREQ(small.row_path(signed_rows.data()), "int8");
   expect_matches_reference(small, signed_rows, 200, 2);
+  auto wider = tie_heavy_rows(200, 40, 19, 600);
+  for (auto& v : wider) v -= 300.0f;
+  ASSERT_STREQ(small.row_path(wider.data()), "int16");
+  expect_matches_reference(small, wider, 200, 2);
   const FlyHasher big(make_config(40, 700, 5, 31), 1);
   const auto large = tie_heavy_rows(200, 40, 5, 60000);
   ASSERT_STREQ(big.row_path(large.data()), "int32");
@@ -111,10 +116,14 @@ TEST(FlyHasher, WideRowsUseHalfWidthBlocksWithTheSameWinners) {
   const FlyHasher h(make_config(1100, 800, 40, 10, Preprocess::None), 1);
   const auto floats = random_rows(40, 1100, 17);
   expect_matches_reference(h, floats, 40, 2);
-  auto ints = tie_heavy_rows(40, 1100, 18, 50);
+  auto ints = tie_heavy_rows(40, 1100, 18, 500);
   for (auto& v : ints) v -= 10.0f;
   ASSERT_STREQ(h.row_path(ints.data()), "int16");
   expect_matches_reference(h, ints, 40, 2);
+  auto bytes = tie_heavy_rows(40, 1100, 20, 50);
+  for (auto& v : bytes) v -= 10.0f;
+  ASSERT_STREQ(h.row_path(bytes.data()), "int8");
+  expect_matches_reference(h, bytes, 40, 2);
 }
 
 TEST(FlyHasher, OneRowAtATimeGivesTheBatchWinnersOnEveryPath) {
@@ -176,15 +185,19 @@ TEST(FlyHasher, SameWinnersOnEverySimdTarget) {
   auto x = random_rows(200, 50, 9);
   const auto ints = tie_heavy_rows(200, 50, 10, 20);
   x.insert(x.end(), ints.begin(), ints.end());
-  const auto baseline = h.hash(x.data(), 400, 1);
+  auto small_signed = tie_heavy_rows(200, 50, 11, 40);  // the int8 path
+  for (auto& v : small_signed) v -= 20.0f;
+  x.insert(x.end(), small_signed.begin(), small_signed.end());
+  const auto baseline = h.hash(x.data(), 600, 1);
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
   ASSERT_FALSE(targets.empty());
   for (std::int64_t t : targets) {
     hwy::SetSupportedTargetsForTest(t);
-    const auto w = h.hash(x.data(), 400, 1);
+    const auto w = h.hash(x.data(), 600, 1);
     EXPECT_EQ(w, baseline) << "target " << hwy::TargetName(t);
   }
   hwy::SetSupportedTargetsForTest(0);
+  expect_matches_reference(h, x, 600, 1);
 }
 
 TEST(FlyHasher, IntegerPathEqualsFloatPathOnSameValues) {
@@ -229,7 +242,7 @@ TEST(FlyHasher, SparsePathGivesTheDenseWinners) {
       x.insert(x.end(), one.begin(), one.end());
       const auto sparse = h.hash(x.data(), 302, 2);
       h.set_sparse_path(false);
-      ASSERT_STREQ(h.row_path(x.data()), ints ? "int16" : "float");  // sparse rows hold negatives
+      ASSERT_STREQ(h.row_path(x.data()), ints ? "int8" : "float");  // sparse rows hold negatives
       const auto dense = h.hash(x.data(), 302, 2);
       EXPECT_EQ(sparse, dense) << (ints ? "integer" : "float") << " rows, preprocess "
                                << preprocess_name(p);

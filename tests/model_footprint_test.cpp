@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "core/one_row_plan.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/detail/memory.hpp"
 #include "flynn/error.hpp"
@@ -53,8 +54,9 @@ TEST(ModelFootprint, PartsOfAPaperModel) {
   EXPECT_EQ(f.additions_per_row, 300u * 3);
   EXPECT_EQ(f.threads, 1);
   EXPECT_GT(f.thread_scratch, 300u * 4);  // at least the sparse path's activations
+  EXPECT_EQ(f.one_row_plan, kernels::plan_bytes_bound(300, 3, 6));
   EXPECT_EQ(f.total(), f.counts + f.score_table + f.lifting_matrix + f.sparse_lists +
-                           f.thread_scratch);
+                           f.one_row_plan + f.thread_scratch);
   // Scratch is per thread; the model's own parts are not.
   const ModelFootprint f4 = model_footprint(c, 3, ModelUse::Predict, 4);
   EXPECT_EQ(f4.thread_scratch, 4 * f.thread_scratch);
@@ -165,8 +167,10 @@ TEST(ModelFootprint, TheRefusalNamesTheEstimateItsPartsAndTheLimit) {
   const std::string by_default =
       test::error_of([&] { check_model_footprint(f, ModelUse::Predict, 0, 133120, "m.flynn"); });
   EXPECT_TRUE(test::contains(
-      by_default, {"m.flynn: the model (m = 67108864, s = 1, 2 classes) needs an estimated ", " GiB (counts 512.0 MiB, score table 1.00 GiB, "
-                   "lifting matrix 384.0 MiB, sparse-row lists 256.0 MiB, scratch of 2 threads",
+      by_default, {"m.flynn: the model (m = 67108864, s = 1, 2 classes) needs an estimated ",
+                   " GiB (counts 512.0 MiB, score table 1.00 GiB, "
+                   "lifting matrix 384.0 MiB, sparse-row lists 256.0 MiB, one-row layout 1.53 GiB, "
+                   "scratch of 2 threads",
                    "to load and predict, above the limit of 1.25 GiB",
                    "the default limit for a model file of 130.0 KiB: 1.00 GiB plus 2048 bytes per "
                    "byte of the file, at most this machine's 24.00 GiB; --max-model-memory SIZE "

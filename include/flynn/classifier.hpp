@@ -89,6 +89,9 @@ class FlyNN {
   const LabelSet& labels() const { return labels_; }
   const ClassCounts& counts() const { return counts_; }
   const FlyHasher& hasher() const { return *hasher_; }
+  /// FlyHasher::set_one_row_path on this model's hasher (for tests and benchmarks: the
+  /// winners, hence every prediction, are the same either way).
+  void set_one_row_path(bool enabled) { hasher_->set_one_row_path(enabled); }
   const Provenance& provenance() const { return provenance_; }
   /// The weight of each class when scoring: config().class_weight applied to the counts
   /// (ClassWeight::weights; "balanced" follows the counts, so it is that of the model

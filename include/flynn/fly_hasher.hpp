@@ -19,6 +19,7 @@ namespace flynn {
 
 namespace kernels {
 struct SparseLists;
+struct OneRowPlanCache;
 }
 
 /// Computes FlyHashes: the indices of the ρ largest entries of M·p(x), where p is the
@@ -45,6 +46,16 @@ struct SparseLists;
 /// d/12 non-zeros for large s) are hashed through inverted lists (column → units), with
 /// work proportional to their non-zeros; the winners are exactly those of the dense
 /// kernels (same sums in the same order, same tie rule).
+///
+/// One-row path: a row of an integer path whose values fit a byte (0..255, or −127..127)
+/// that would otherwise fill a block of the block kernels mostly with padding (a path's
+/// rows in a call leave a partial block of at most 3/4 of the block's rows: one row, a few
+/// rows, the tail of a batch) is hashed alone by a kernel that vectorises across units
+/// (one_row_kernel.hpp), on CPUs with AVX-512 VBMI and VNNI. Its sums are exact integers,
+/// so its winners are exactly those of the block kernels. It reads a copy of the lifting
+/// matrix laid out for it (about 1.1 bytes per matrix entry, ~0.1 s to build at the
+/// Fashion-MNIST shapes), built by the first call of fewer rows than a block; until then
+/// larger calls hash their tails with the block kernels, so batch jobs never build it.
 ///
 /// Variants (config().variant not paper): each raw row is first encoded by a RowEncoder
 /// (standardise, thermometer, quantise, mirror for signed lifting) and everything above
@@ -99,6 +110,18 @@ class FlyHasher {
       if (h) h->set_sparse_path(enabled);
   }
   bool sparse_path() const { return sparse_path_; }
+  /// Enables (default) or disables the one-row path; with it disabled, small calls take
+  /// the block kernels like large ones. For tests and benchmarks.
+  void set_one_row_path(bool enabled) {
+    one_row_path_ = enabled;
+    for (auto& h : halves_)
+      if (h) h->set_one_row_path(enabled);
+  }
+  bool one_row_path() const { return one_row_path_; }
+  /// Whether this machine runs the one-row kernel (AVX-512 VBMI and VNNI) and this
+  /// hasher's lifting matrix has a one-row layout (built now if it was not yet); false for
+  /// a paper-half variant unless both halves have one.
+  bool has_one_row_kernel() const;
 
   /// Receives consecutive rows' hashes: rows [first_row, first_row + count), winners is
   /// count × ρ ascending unit indices. Called concurrently from worker threads (`worker`
@@ -125,8 +148,9 @@ class FlyHasher {
   void hash(const DataView& rows, std::uint32_t* winners, int threads = 0,
             const ProgressFn& progress = {}) const;
 
-  /// Which kernel a row takes (for a paper-half variant: in the first half): "float", "uint8" (pixels: integers 0..255, summed in
-  /// int16), "int16", "int32", "sparse-float" or "sparse-int".
+  /// Which kernel a row takes (for a paper-half variant: in the first half): "float",
+  /// "uint8" (pixels: integers 0..255, summed in int16), "int8" (integers −127..127, summed
+  /// in int16), "int16", "int32", "sparse-float" or "sparse-int".
   const char* row_path(const float* row) const;
 
   /// A plain scalar implementation of the same function (full activation vector, sort):
@@ -154,8 +178,10 @@ class FlyHasher {
   LiftingMatrix lifting_;
   std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16
   std::unique_ptr<kernels::SparseLists> sparse_;  // inverted lists, built on first use
+  std::unique_ptr<kernels::OneRowPlanCache> one_row_;  // one-row layout, built on first use
   bool integer_path_ = true;
   bool sparse_path_ = true;
+  bool one_row_path_ = true;
   std::array<std::unique_ptr<FlyHasher>, 2> halves_;  // paper-half variants only
 };
 

@@ -9,9 +9,9 @@
 //
 // The figures mirror the allocations of ClassCounts, FilterScorer (scoring.hpp),
 // LiftingMatrix, FlyHasher (its 16-bit column copy, the sparse path's inverted lists and
-// activations, the kernels' blocks), Preprocessor and RowEncoder; when one of those
-// changes what it allocates, this estimate changes with it (model_footprint.cpp names
-// each). What the input rows themselves cost (the rows, one score per row and class) is
+// activations, the one-row path's layout, the kernels' blocks), Preprocessor and
+// RowEncoder; when one of those changes what it allocates, this estimate changes with it
+// (model_footprint.cpp names each). What the input rows themselves cost (the rows, one score per row and class) is
 // bounded by the data's own limit (--max-input-bytes), not here.
 #include <cstdint>
 #include <string>
@@ -33,6 +33,10 @@ struct ModelFootprint {
   std::uint64_t score_table = 0;     ///< m × L × 8 (γ^count), or m × 8 (binary filters, L ≤ 64)
   std::uint64_t lifting_matrix = 0;  ///< m × s × 4 column indices, + m × s × 2 (16-bit copy)
   std::uint64_t sparse_lists = 0;    ///< the sparse path's inverted lists: m × s × 4 + columns × 16
+  /// The one-row path's layout of the lifting matrix, built on the first small call: about
+  /// m × s × 1.1 bytes for dense rows; counted at its bound (one_row_plan.hpp), about
+  /// m × (2s + 4·w/31 + 12) for rows of w columns.
+  std::uint64_t one_row_plan = 0;
   std::uint64_t feature_state = 0;   ///< densify signs, standardisation, thermometer thresholds
   std::uint64_t thread_scratch = 0;  ///< hashing buffers of every thread (m × 4 each, + blocks)
   std::uint64_t training_counts = 0; ///< ModelUse::Train: one L × m × 4 accumulator per thread

@@ -21,6 +21,8 @@ struct FlyNN::ScorerCache {
   std::mutex mutex;
   std::shared_ptr<const FilterScorer> scorer;  // none: not built since the counts changed
   std::vector<double> weights;  // the scorer's class_weights() ("balanced" reads all L·m counts)
+  // The class priors of predict_proba, from those weights; likewise dropped with the counts.
+  std::shared_ptr<const std::vector<double>> priors;
 };
 
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
@@ -59,6 +61,7 @@ std::shared_ptr<const FilterScorer> FlyNN::scorer(std::vector<double>* weights) 
 void FlyNN::counts_changed() {
   const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
   scorer_cache_->scorer.reset();
+  scorer_cache_->priors.reset();
 }
 
 void FlyNN::set_counts(ClassCounts counts) {
@@ -406,10 +409,17 @@ void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   check_scores_shape(s.size(), n);
   std::vector<double> p(L), weights;
   scorer(&weights);  // built by the scores; its weights are the priors' too
-  const std::vector<double> priors = class_priors(counts_.rows_per_class(), weights);
+  std::shared_ptr<const std::vector<double>> priors;
+  {
+    const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
+    if (!scorer_cache_->priors)
+      scorer_cache_->priors =
+          std::make_shared<const std::vector<double>>(class_priors(counts_.rows_per_class(), weights));
+    priors = scorer_cache_->priors;
+  }
   const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
-    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors.data(), p.data());
+    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors->data(), p.data());
     std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
   }
 }

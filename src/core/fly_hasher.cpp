@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "core/flyhash_kernels.hpp"
+#include "core/one_row_kernel.hpp"
+#include "core/one_row_plan.hpp"
 #include "core/sparse_hash.hpp"
-#include <fmt/format.h>
 
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
@@ -34,7 +35,7 @@ bool sparse_is_cheaper(std::uint32_t nnz, std::uint32_t d, std::uint32_t s, doub
 }
 
 // One kernel per kind of row; by_path in WorkerScratch is indexed by it.
-enum class RowPath { F32, U8, I16, I32, SparseF32, SparseInt, Count };
+enum class RowPath { F32, U8, S8, I16, I32, SparseF32, SparseInt, Count };
 
 struct PathRules {
   bool integers = true;  // exact integer path allowed (not with densify)
@@ -55,7 +56,11 @@ RowPath choose_path(const T* x, std::uint32_t d, const PathRules& rules) {
     nnz += v != 0.0f;
     non_negative &= v >= 0.0f;
     const float a = std::fabs(v);
-    if (integral && (!(a <= kMaxExactInteger) || v != std::nearbyint(v))) integral = false;
+    // Integer test by truncation (exact for |v| ≤ 2^24, checked first; NaN fails it):
+    // nearbyint here was a library call per value, a visible share of a one-row call.
+    if (integral &&
+        (!(a <= kMaxExactInteger) || static_cast<float>(static_cast<std::int32_t>(v)) != v))
+      integral = false;
     max_abs = std::max(max_abs, a);
   }
   if (integral) {
@@ -65,6 +70,7 @@ RowPath choose_path(const T* x, std::uint32_t d, const PathRules& rules) {
       if (rules.sparse && sparse_is_cheaper(nnz, d, rules.s, narrow ? 12.0 : 6.0))
         return RowPath::SparseInt;
       if (narrow && non_negative && max_abs <= 255.0f) return RowPath::U8;
+      if (narrow && max_abs <= 127.0f) return RowPath::S8;
       return narrow ? RowPath::I16 : RowPath::I32;
     }
   }
@@ -94,6 +100,7 @@ struct WorkerScratch {
   std::vector<float> encoded;   // a task's rows, encoded (variants only)
   BlockScratch<float, float, kernels::Lane::F32> f32;
   BlockScratch<std::uint8_t, std::int16_t, kernels::Lane::U8> u8;
+  BlockScratch<std::int8_t, std::int16_t, kernels::Lane::S8> s8;
   BlockScratch<std::int16_t, std::int16_t, kernels::Lane::I16> i16;
   BlockScratch<std::int32_t, std::int32_t, kernels::Lane::I32> i32;
   std::vector<std::uint32_t> winners;  // kTaskRows × ρ
@@ -103,6 +110,8 @@ struct WorkerScratch {
   std::vector<std::uint32_t> nz_columns;
   std::vector<float> nz_f32;
   std::vector<std::int32_t> nz_int;
+  std::vector<std::uint8_t> byte_row;    // one row in the one-row plan's layout (+ alignment)
+  kernels::TopK<std::int32_t> one_topk;  // its top-ρ
 };
 
 // The row as floats: the row itself, or (for bytes) its values widened into `buffer`.
@@ -154,6 +163,63 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T*
                          sc.nz_columns.size(), offset, out + (i - first) * h.rho());
     }
   }
+}
+
+// The one-row path (fly_hasher.hpp). Writes the first plan.columns values of integer row
+// x into the plan's byte layout at `buf`, and how its bytes hold them; false when they do
+// not fit a byte (then the row stays with the block kernels).
+template <typename T>
+bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
+                 kernels::ByteValues& values) {
+  float lo = 0.0f, hi = 0.0f;
+  for (std::uint32_t c = 0; c < plan.columns; ++c) {
+    lo = std::min(lo, static_cast<float>(x[c]));
+    hi = std::max(hi, static_cast<float>(x[c]));
+  }
+  if (lo >= 0.0f && hi <= 255.0f && !plan.signed_lifting) {
+    values = kernels::ByteValues::Unsigned;
+  } else if (lo >= -127.0f && hi <= 127.0f) {
+    values = kernels::ByteValues::Signed;  // negating a value (signed lifting) stays in range
+  } else {
+    return false;
+  }
+  std::memset(buf, 0, plan.shifted_offset());
+  constexpr std::uint32_t bc = kernels::OneRowPlan::kBlockColumns;
+  for (std::uint32_t c0 = 0; c0 < plan.columns; c0 += bc) {
+    std::uint8_t* block = buf + std::size_t(c0 / bc) * kernels::OneRowPlan::kBlockBytes;
+    const std::uint32_t n = std::min(bc, plan.columns - c0);
+    for (std::uint32_t k = 0; k < n; ++k)
+      block[k] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c0 + k]));
+  }
+  plan.shift_row(buf);
+  return true;
+}
+
+// Hashes the rows ids[from..] (one integer path) that fit bytes through the one-row kernel,
+// and leaves the others at the end of `ids` for the block kernels.
+template <typename T>
+void hash_one_rows(const FlyHasher& h, const kernels::OneRowPlan& plan, const T* rows,
+                   std::size_t stride, std::size_t first, std::vector<std::size_t>& ids,
+                   std::size_t from, WorkerScratch& sc, std::uint32_t* out) {
+  const std::uint32_t d = h.row_width(), rho = h.rho(), m = h.m();
+  sc.byte_row.resize(plan.row_bytes() + 63);
+  auto* buf = reinterpret_cast<std::uint8_t*>(
+      (reinterpret_cast<std::uintptr_t>(sc.byte_row.data()) + 63) & ~std::uintptr_t{63});
+  std::size_t kept = from;
+  for (std::size_t j = from; j < ids.size(); ++j) {
+    const std::size_t i = ids[j];
+    const T* x = rows + i * stride;
+    kernels::ByteValues values{};
+    if (!to_byte_row(x, plan, buf, values)) {
+      ids[kept++] = i;
+      continue;
+    }
+    sc.one_topk.reset(1, rho, m);
+    sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d, sc.raw) % m));
+    kernels::project_one_row(plan, buf, values, sc.one_topk);
+    sc.one_topk.winners(0, out + (i - first) * rho);
+  }
+  ids.resize(kept);
 }
 
 // Cache tiling. A block's columns (d' × B elements) stay in L1 while the kernel sweeps the
@@ -236,7 +302,8 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       row_width_(kernel_row_width(config)),
       preprocessor_(config.preprocess, kernel_row_width(config), config.seed),
       lifting_(),
-      sparse_(std::make_unique<kernels::SparseLists>()) {
+      sparse_(std::make_unique<kernels::SparseLists>()),
+      one_row_(std::make_unique<kernels::OneRowPlanCache>()) {
   config_.validate();
   if (config_.variant.paper_half) {
     const std::array<FlyConfig, 2> parts = config_.halves();
@@ -377,11 +444,34 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
         const RowPath p = choose_path(krows + i * kstride, row_width_, rules);
         sc.by_path[static_cast<int>(p)].push_back(i);
       }
-      auto ids = [&](RowPath p) -> const std::vector<std::size_t>& {
+      auto ids = [&](RowPath p) -> std::vector<std::size_t>& {
         return sc.by_path[static_cast<int>(p)];
       };
+      // The one-row path (see the class comment): the rows of an integer path that would
+      // leave a partial block of at most 3/4 of its rows. A call of fewer rows than a
+      // block builds the one-row layout if it is not there yet; larger calls use it only
+      // once built, so batch jobs never pay for building it.
+      if (one_row_path_ && kernels::one_row_kernel_available()) {
+        const std::uint32_t width = preprocessor_.output_dim();
+        const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
+                                                           {RowPath::S8, kernels::Lane::S8},
+                                                           {RowPath::I16, kernels::Lane::I16},
+                                                           {RowPath::I32, kernels::Lane::I32}};
+        for (const auto& [path, lane] : paths) {
+          std::vector<std::size_t>& v = ids(path);
+          const std::size_t B = kernels::block_shape(lane, width).rows;
+          const std::size_t partial = v.size() % B;
+          if (partial == 0 || partial > B * 3 / 4) continue;
+          const kernels::OneRowPlan* plan =
+              n < B ? one_row_->get(lifting_, config_.variant.signed_lifting)
+                    : one_row_->built_plan();
+          if (!plan) continue;
+          hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
+        }
+      }
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
+      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
       const auto& sparse_f32 = ids(RowPath::SparseF32);
@@ -439,6 +529,12 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
   return out;
 }
 
+bool FlyHasher::has_one_row_kernel() const {
+  if (halves_[0]) return halves_[0]->has_one_row_kernel() && halves_[1]->has_one_row_kernel();
+  return kernels::one_row_kernel_available() &&
+         one_row_->get(lifting_, config_.variant.signed_lifting) != nullptr;
+}
+
 const char* FlyHasher::row_path(const float* raw) const {
   if (halves_[0]) return halves_[0]->row_path(raw);
   std::vector<float> encoded;
@@ -451,6 +547,8 @@ const char* FlyHasher::row_path(const float* raw) const {
   switch (choose_path(row, row_width_, path_rules(config_, integer_path_, sparse_path_))) {
     case RowPath::F32: return "float";
     case RowPath::U8: return "uint8";
+    case RowPath::S8:
+      return "int8";
     case RowPath::I16: return "int16";
     case RowPath::I32: return "int32";
     case RowPath::SparseF32: return "sparse-float";

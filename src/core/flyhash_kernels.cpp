@@ -25,6 +25,11 @@ HWY_INLINE hn::VFromD<D> LoadColumn(D d, const std::uint8_t* HWY_RESTRICT p) {
   const hn::RebindToUnsigned<D> du;
   return hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, p)));
 }
+template <class D>
+HWY_INLINE hn::VFromD<D> LoadColumn(D d, const std::int8_t* HWY_RESTRICT p) {
+  const hn::Rebind<std::int8_t, D> d8;
+  return hn::PromoteTo(d, hn::LoadU(d8, p));
+}
 
 // Four units at a time, one vector (= the block's rows) each. The sums are lane-wise
 // additions in the order of each unit's ascending columns, starting from the first
@@ -111,6 +116,8 @@ std::size_t HalfLanesF32() { return hn::Lanes(HalfTag<float>()); }
   }
 FLYNN_PROJECT_WTA(ProjectU8U16, std::uint8_t, std::int16_t, std::uint16_t)
 FLYNN_PROJECT_WTA(ProjectU8U32, std::uint8_t, std::int16_t, std::uint32_t)
+FLYNN_PROJECT_WTA(ProjectS8U16, std::int8_t, std::int16_t, std::uint16_t)
+FLYNN_PROJECT_WTA(ProjectS8U32, std::int8_t, std::int16_t, std::uint32_t)
 FLYNN_PROJECT_WTA(ProjectI16U16, std::int16_t, std::int16_t, std::uint16_t)
 FLYNN_PROJECT_WTA(ProjectI16U32, std::int16_t, std::int16_t, std::uint32_t)
 FLYNN_PROJECT_WTA(ProjectI32U16, std::int32_t, std::int32_t, std::uint16_t)
@@ -135,6 +142,8 @@ HWY_EXPORT(HalfLanesI32);
 HWY_EXPORT(HalfLanesF32);
 HWY_EXPORT(ProjectU8U16);
 HWY_EXPORT(ProjectU8U32);
+HWY_EXPORT(ProjectS8U16);
+HWY_EXPORT(ProjectS8U32);
 HWY_EXPORT(ProjectI16U16);
 HWY_EXPORT(ProjectI16U32);
 HWY_EXPORT(ProjectI32U16);
@@ -146,17 +155,20 @@ namespace {
 // A block larger than this falls out of a 32–48 KiB L1 data cache together with the
 // lifting-matrix columns streaming past it.
 constexpr std::size_t kL1BlockBytes = 32 * 1024;
-// int16 blocks may be twice as large: they are the mirrored rows [e, −e] of the signed
-// variants (zsign-q on Fashion-MNIST: 1568 columns, 50 KiB at full width), and halving
-// their lanes cost more than the cache misses: full width took 22% less CPU time to train
-// the default model on Fashion-MNIST (17.6 s vs 22.6 s, one thread), same winners.
-constexpr std::size_t kL1BlockBytesI16 = 64 * 1024;
+// Signed blocks may be twice as large: they are the mirrored rows [e, −e] of the signed
+// variants (zsign-q on Fashion-MNIST: 1568 columns, 50 KiB of int8 at full width), and
+// halving their lanes cost more than the cache misses: with int16 storage, full width took
+// 22% less CPU time to train the default model on Fashion-MNIST (17.6 s vs 22.6 s, one
+// thread); with int8 storage, a row of a 512-row batch of that model hashed in 166 µs at
+// full width against 188 µs at half width (medians, one thread, same winners).
+constexpr std::size_t kL1BlockBytesSigned = 64 * 1024;
 }  // namespace
 
 BlockShape block_shape(Lane lane, std::uint32_t columns) {
   std::size_t full = 0, half = 0, bytes = 0;
   switch (lane) {
     case Lane::U8:
+    case Lane::S8:
       full = HWY_DYNAMIC_DISPATCH(LanesI16)();
       half = HWY_DYNAMIC_DISPATCH(HalfLanesI16)();
       bytes = 1;
@@ -178,7 +190,8 @@ BlockShape block_shape(Lane lane, std::uint32_t columns) {
       break;
   }
   BlockShape shape;
-  const std::size_t limit = lane == Lane::I16 ? kL1BlockBytesI16 : kL1BlockBytes;
+  const std::size_t limit =
+      lane == Lane::I16 || lane == Lane::S8 ? kL1BlockBytesSigned : kL1BlockBytes;
   shape.half = half < full && std::size_t(columns) * full * bytes > limit;
   shape.rows = shape.half ? half : full;
   return shape;
@@ -191,6 +204,7 @@ BlockShape block_shape(Lane lane, std::uint32_t columns) {
     HWY_DYNAMIC_DISPATCH(U32)(xt, c.wide, c.s, shape.half, ub, ue, topk);                    \
   }
 FLYNN_DISPATCH(std::uint8_t, std::int16_t, ProjectU8U16, ProjectU8U32)
+FLYNN_DISPATCH(std::int8_t, std::int16_t, ProjectS8U16, ProjectS8U32)
 FLYNN_DISPATCH(std::int16_t, std::int16_t, ProjectI16U16, ProjectI16U32)
 FLYNN_DISPATCH(std::int32_t, std::int32_t, ProjectI32U16, ProjectI32U32)
 FLYNN_DISPATCH(float, float, ProjectF32U16, ProjectF32U32)

@@ -9,7 +9,8 @@
 //
 // Block width: the block must stay in L1 for the column loads to be cheap, so a kernel
 // uses half-width vectors when a full-width block of the data's columns would exceed
-// kL1BlockBytes. Pixel-like rows (integers 0..255) are stored as bytes and widened to
+// kL1BlockBytes. Pixel-like rows (integers 0..255) and small signed integers (−127..127,
+// e.g. the mirrored rows of the quantised variants) are stored as bytes and widened to
 // int16 on load, which halves the bytes per addition again.
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@ namespace flynn::kernels {
 /// How a block stores its values and what the kernel adds them in.
 enum class Lane {
   U8,   ///< stored uint8, summed in int16 (integers 0..255, s ≤ 128)
+  S8,   ///< stored int8, summed in int16 (integers −127..127 with s·max|x| ≤ 32767)
   I16,  ///< stored and summed in int16 (integers with s·max|x| ≤ 32767)
   I32,  ///< stored and summed in int32 (integers with s·max|x| < 2^31)
   F32,  ///< stored and summed in float
@@ -48,6 +50,8 @@ BlockShape block_shape(Lane lane, std::uint32_t columns);
 /// For units [unit_begin, unit_end): activation sums over the block, offered to `topk`
 /// (which holds shape.rows rows). `xt` is columns × shape.rows elements.
 void project_wta(const std::uint8_t* xt, const Columns& cols, BlockShape shape,
+                 std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int16_t>& topk);
+void project_wta(const std::int8_t* xt, const Columns& cols, BlockShape shape,
                  std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int16_t>& topk);
 void project_wta(const std::int16_t* xt, const Columns& cols, BlockShape shape,
                  std::uint32_t unit_begin, std::uint32_t unit_end, TopK<std::int16_t>& topk);

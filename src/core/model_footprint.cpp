@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/one_row_plan.hpp"
 #include "flynn/detail/memory.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
@@ -31,7 +32,7 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a > kSaturated - b 
 // The hashing code's buffer sizes (fly_hasher.cpp, topk.hpp), for the scratch estimate.
 constexpr std::uint64_t kTaskRows = 1024;         // rows per worker task (winners, encoded rows)
 constexpr std::uint64_t kGroupBytes = 512 * 1024;  // kernel blocks per lane
-constexpr std::uint64_t kKernelLanes = 4;          // f32, u8, i16, i32 block buffers
+constexpr std::uint64_t kKernelLanes = 5;          // f32, u8, s8, i16, i32 block buffers
 constexpr std::uint64_t kMaxBlockRows = 32;        // widest vector: 32 int16 lanes
 constexpr std::uint64_t kTopKEntryBytes = 8;       // value (≤ 4 bytes) + key
 constexpr std::uint64_t kNarrowColumnsMax = 65536;  // FlyHasher keeps 16-bit columns up to here
@@ -45,8 +46,8 @@ std::uint64_t topk_row_bytes(std::uint64_t rho) {
 
 std::uint64_t ModelFootprint::total() const {
   std::uint64_t t = 0;
-  for (std::uint64_t part : {counts, score_table, lifting_matrix, sparse_lists, feature_state,
-                             thread_scratch, training_counts})
+  for (std::uint64_t part : {counts, score_table, lifting_matrix, sparse_lists, one_row_plan,
+                             feature_state, thread_scratch, training_counts})
     t = add(t, part);
   return t;
 }
@@ -60,6 +61,7 @@ std::string ModelFootprint::describe() const {
   part(score_table, "score table");
   part(lifting_matrix, "lifting matrix");
   part(sparse_lists, "sparse-row lists");
+  part(one_row_plan, "one-row layout");
   part(feature_state, "feature state");
   part(thread_scratch, fmt::format("scratch of {} thread{}", threads, threads == 1 ? "" : "s"));
   part(training_counts, fmt::format("training counts of {} thread{}", threads, threads == 1 ? "" : "s"));
@@ -87,22 +89,29 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   // The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
   // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits, and the
   // sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
-  // building, columns cursors, 8 bytes each), which densify never uses.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> hashes;  // (units, columns)
+  // building, columns cursors, 8 bytes each) and the one-row path's layout (OneRowPlan, at
+  // most plan_bytes_bound; rows no wider than its kMaxColumns), which densify never uses.
+  // (units, columns, columns of the one-row byte row: w, not 2w, with signed lifting)
+  std::vector<std::array<std::uint64_t, 3>> hashes;
+  auto add_hash = [&](const FlyConfig& part) {
+    const std::uint64_t columns = part.hash_input_dim();
+    hashes.push_back({part.m, columns, part.variant.signed_lifting ? columns / 2 : columns});
+  };
   if (c.variant.paper_half) {
-    const std::array<FlyConfig, 2> h = c.halves();
-    for (const FlyConfig& part : h) hashes.emplace_back(part.m, part.hash_input_dim());
+    for (const FlyConfig& part : c.halves()) add_hash(part);
   } else {
-    hashes.emplace_back(m, c.hash_input_dim());
+    add_hash(c);
   }
   const bool sparse_path = c.preprocess != Preprocess::Densify;
   std::uint64_t widest = 0;
-  for (const auto& [units, columns] : hashes) {
+  for (const auto& [units, columns, byte_columns] : hashes) {
     widest = std::max(widest, columns);
     const std::uint64_t entries = mul(units, s);
     f.lifting_matrix = add(f.lifting_matrix, mul(entries, columns <= kNarrowColumnsMax ? 6 : 4));
     if (sparse_path)
       f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
+    if (sparse_path && byte_columns <= kernels::OneRowPlan::kMaxColumns)
+      f.one_row_plan = add(f.one_row_plan, kernels::plan_bytes_bound(units, s, byte_columns));
     f.build_operations = add(f.build_operations, entries);
   }
   f.additions_per_row = mul(m, s);

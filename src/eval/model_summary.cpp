@@ -47,6 +47,7 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
                         {"score_table_bytes", use.score_table},
                         {"lifting_matrix_bytes", use.lifting_matrix},
                         {"sparse_lists_bytes", use.sparse_lists},
+                        {"one_row_plan_bytes", use.one_row_plan},
                         {"feature_state_bytes", use.feature_state},
                         {"thread_scratch_bytes", use.thread_scratch},
                         {"limit_bytes", memory_limit},

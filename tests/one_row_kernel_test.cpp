@@ -1,0 +1,282 @@
+// The one-row path (issue 21): the plan's layout holds every column of every unit exactly
+// once with its sign (checked by walking it in scalar code, on any machine), and the
+// one-row kernel gives exactly the winners of the block kernels and of the scalar reference
+// for every kind of row and model, for every batch size up to past a block, on every SIMD
+// target (targets without AVX-512 VBMI take the block kernels).
+#include <gtest/gtest.h>
+
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/one_row_kernel.hpp"
+#include "core/one_row_plan.hpp"
+#include "flynn/config.hpp"
+#include "flynn/fly_hasher.hpp"
+#include "flynn/lifting_matrix.hpp"
+#include "flynn/model_footprint.hpp"
+#include "flynn/random.hpp"
+
+namespace flynn {
+namespace {
+
+using kernels::OneRowPlan;
+
+// Every unit's sum as the plan gives it for byte values `x` (w of them): each slot reads
+// its window's byte, negated when the slot says so.
+std::vector<std::int64_t> walk_plan(const OneRowPlan& p, const std::vector<std::int32_t>& x) {
+  std::vector<std::uint8_t> bytes(p.row_bytes(), 0);
+  for (std::uint32_t c = 0; c < p.columns; ++c)
+    bytes[OneRowPlan::position(c)] = static_cast<std::uint8_t>(x[c]);
+  p.shift_row(bytes.data());
+  const bool is_signed = p.signed_lifting;  // values −127..127 then, else 0..255
+  std::vector<std::int64_t> sums(p.m, 0);
+  std::vector<int> seen(p.m, 0);
+  for (std::size_t b = 0; b + 1 < p.batch_steps.size(); ++b) {
+    const std::uint32_t* units = p.units.data() + b * OneRowPlan::kBatchUnits;
+    for (std::uint32_t st = p.batch_steps[b]; st < p.batch_steps[b + 1]; ++st) {
+      const std::size_t base = p.windows[st];
+      EXPECT_EQ(base % 64, 0u);
+      EXPECT_LE(base + 128, bytes.size());
+      const std::uint8_t* slots = p.slots.data() + std::size_t(st) * OneRowPlan::kStepBytes;
+      for (std::uint32_t l = 0; l < OneRowPlan::kBatchUnits; ++l) {
+        for (std::uint32_t k = 0; k < OneRowPlan::kSlots; ++k) {
+          const std::uint8_t byte = slots[l * OneRowPlan::kSlots + k];
+          const std::uint8_t raw = bytes[base + (byte & 0x7F)];
+          const std::int32_t v = is_signed ? static_cast<std::int8_t>(raw) : raw;
+          if (units[l] == OneRowPlan::kNoUnit) {
+            EXPECT_EQ(byte, OneRowPlan::kPad);
+            continue;
+          }
+          sums[units[l]] += (byte & OneRowPlan::kNegative) ? -v : v;
+        }
+      }
+    }
+    for (std::uint32_t l = 0; l < OneRowPlan::kBatchUnits; ++l)
+      if (units[l] != OneRowPlan::kNoUnit) ++seen[units[l]];
+  }
+  for (std::uint32_t u = 0; u < p.m; ++u) EXPECT_EQ(seen[u], 1) << "unit " << u;
+  return sums;
+}
+
+TEST(OneRowPlan, EveryColumnOnceWithItsSign) {
+  struct Shape {
+    std::uint32_t w, m, s;
+  };
+  // One window, several, a row that ends mid-block, m not a multiple of a batch, s = 2.
+  const Shape shapes[] = {{20, 300, 4},
+                          {126, 1000, 30},
+                          {784, 3000, 82},
+                          {200, 77, 2},
+                          {1000, 2048, 64},
+                          {OneRowPlan::kMaxColumns, 64, 4000},
+                          {OneRowPlan::kMaxColumns, 100, 16},
+                          {3072, 700, 8}};
+  for (bool signed_lifting : {false, true}) {
+    for (const Shape& sh : shapes) {
+      const LiftingMatrix M(sh.m, sh.s, signed_lifting ? 2 * sh.w : sh.w, 17, 1, signed_lifting);
+      const auto plan = kernels::build_one_row_plan(M, signed_lifting);
+      ASSERT_TRUE(plan) << sh.w << " " << sh.m << " " << sh.s;
+      EXPECT_LE(plan->bytes(), kernels::plan_bytes_bound(sh.m, sh.s, sh.w));
+      SeededRng r(sh.w + sh.m);
+      std::vector<std::int32_t> x(sh.w);
+      for (auto& v : x)
+        v = signed_lifting ? static_cast<std::int32_t>(r.uniform_below(255)) - 127
+                           : static_cast<std::int32_t>(r.uniform_below(256));
+      const std::vector<std::int64_t> sums = walk_plan(*plan, x);
+      for (std::uint32_t u = 0; u < sh.m; ++u) {
+        std::int64_t expected = 0;
+        for (std::uint32_t k = 0; k < sh.s; ++k) {
+          const std::uint32_t c = M.row(u)[k];
+          expected += c >= sh.w ? -x[c - sh.w] : x[c];
+        }
+        ASSERT_EQ(sums[u], expected)
+            << "unit " << u << ", w " << sh.w << ", signed " << signed_lifting;
+      }
+    }
+  }
+}
+
+TEST(OneRowPlan, NoneForRowsWiderThanL1) {
+  const LiftingMatrix M(64, 2, OneRowPlan::kMaxColumns + 1, 3, 1);
+  EXPECT_EQ(kernels::build_one_row_plan(M, false), nullptr);
+}
+
+TEST(OneRowPlan, FootprintCountsIt) {
+  FlyConfig c;
+  c.input_dim = 784;
+  c.m = 108192;
+  c.s = 82;
+  c.rho = 8;
+  c.gamma = 0.8;
+  const ModelFootprint f = model_footprint(c, 10, ModelUse::Predict, 1);
+  EXPECT_GE(f.one_row_plan, kernels::plan_bytes_bound(c.m, c.s, c.input_dim));
+  EXPECT_EQ(model_footprint(c, 10, ModelUse::Inspect, 1).one_row_plan, 0u);
+}
+
+FlyConfig config(std::uint32_t d, std::uint32_t m, std::uint32_t s, std::uint32_t rho,
+                 const std::string& variant = "paper", Preprocess p = Preprocess::Normalize) {
+  FlyConfig c;
+  c.input_dim = d;
+  c.m = m;
+  c.s = s;
+  c.rho = rho;
+  c.gamma = 0.5;
+  c.seed = 5489;
+  c.preprocess = p;
+  c.variant = parse_variant(variant);
+  c.validate();
+  return c;
+}
+
+// n rows of integers in [lo, hi] (zeros with probability `zeros`), or normal floats.
+std::vector<float> rows(std::size_t n, std::uint32_t d, std::uint64_t seed, int lo, int hi,
+                        double zeros = 0.2) {
+  SeededRng r(seed);
+  std::vector<float> x(n * d);
+  for (auto& v : x)
+    v = r.uniform01() < zeros
+            ? 0.0f
+            : static_cast<float>(
+                  lo + static_cast<int>(r.uniform_below(static_cast<std::uint64_t>(hi - lo + 1))));
+  return x;
+}
+std::vector<float> float_rows(std::size_t n, std::uint32_t d, std::uint64_t seed) {
+  SeededRng r(seed);
+  std::vector<float> x(n * d);
+  for (auto& v : x) v = static_cast<float>(r.normal());
+  return x;
+}
+
+// Pixel-like statistics for the standardising variants: z = (x − 100) / 40.
+FeatureStats pixel_stats(std::uint32_t d) {
+  return FeatureStats{std::vector<float>(d, 100.0f), std::vector<float>(d, 40.0f)};
+}
+
+constexpr std::size_t kMaxRows = 40;  // past a full block (32 int16 lanes) and a half one
+
+// For every batch size n = 1..kMaxRows: the one-row path gives the block kernels' winners,
+// and both give the reference's.
+void expect_one_row_exact(FlyHasher& h, const std::vector<float>& x, const std::string& what) {
+  const std::size_t n_rows = x.size() / h.input_dim();
+  ASSERT_GE(n_rows, kMaxRows);
+  h.set_one_row_path(false);
+  const std::vector<std::uint32_t> block = h.hash(x.data(), kMaxRows, 1);
+  std::vector<std::uint32_t> ref(h.rho());
+  for (std::size_t r = 0; r < kMaxRows; ++r) {
+    h.hash_row_reference(x.data() + r * h.input_dim(), ref.data());
+    ASSERT_TRUE(std::equal(ref.begin(), ref.end(), block.begin() + r * h.rho()))
+        << what << ": block kernels differ from the reference at row " << r;
+  }
+  h.set_one_row_path(true);
+  for (std::size_t n = 1; n <= kMaxRows; ++n) {
+    const std::vector<std::uint32_t> w = h.hash(x.data() + (kMaxRows - n) * h.input_dim(), n, 1);
+    ASSERT_TRUE(std::equal(w.begin(), w.end(), block.begin() + (kMaxRows - n) * h.rho()))
+        << what << ": " << n << " rows (path " << h.row_path(x.data()) << ")";
+  }
+}
+
+struct Case {
+  std::string what;
+  FlyConfig config;
+  std::vector<float> x;
+  const char* path;  // the kernel the first row takes (nullptr: not checked)
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  // The paper's method: pixels (uint8 path, unsigned bytes), small signed integers (int8,
+  // signed bytes), integers past a byte (int16, block kernels), a wide sum of signed bytes
+  // (int32 path), floats and sparse rows (their own kernels), tie-heavy rows.
+  out.push_back({"pixels", config(100, 1000, 10, 16), rows(kMaxRows, 100, 1, 0, 255), "uint8"});
+  out.push_back(
+      {"signed bytes", config(150, 1111, 20, 24), rows(kMaxRows, 150, 2, -127, 127), "int8"});
+  out.push_back(
+      {"past a byte", config(150, 700, 20, 24), rows(kMaxRows, 150, 3, -300, 300), "int16"});
+  out.push_back(
+      {"int32 sums", config(400, 500, 300, 20), rows(kMaxRows, 400, 4, -127, 127, 0.0), "int32"});
+  out.push_back({"floats", config(60, 900, 8, 16), float_rows(kMaxRows, 60, 5), "float"});
+  out.push_back(
+      {"sparse", config(400, 3000, 100, 24), rows(kMaxRows, 400, 6, 1, 5, 0.985), "sparse-int"});
+  out.push_back({"ties", config(64, 3000, 8, 16, "paper", Preprocess::None),
+                 rows(kMaxRows, 64, 7, 0, 3, 0.6), "uint8"});
+  out.push_back({"few columns per window", config(3000, 1000, 8, 16),
+                 rows(kMaxRows, 3000, 14, 0, 255), "uint8"});
+  out.push_back({"preprocess none", config(300, 2000, 30, 20, "paper", Preprocess::None),
+                 rows(kMaxRows, 300, 8, 0, 255), "uint8"});
+  // Variants: the Fashion-MNIST default's halves (zsign-q: signed lifting over quantised
+  // z-scores), thermometer codes with signs (0/1 bytes), signed lifting of raw pixels (up
+  // to 255: block kernels; up to 127: one-row), the joined paper half.
+  out.push_back(
+      {"zsign-q", config(200, 2000, 30, 32, "zsign-q"), rows(kMaxRows, 200, 9, 0, 255), "int8"});
+  out.push_back({"thermo-sign", config(50, 1500, 20, 16, "thermo-sign"),
+                 rows(kMaxRows, 50, 10, 0, 255), nullptr});
+  out.push_back({"sign, pixels", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 11, 0, 255),
+                 "int16"});
+  out.push_back(
+      {"sign, small", config(120, 1000, 20, 16, "sign"), rows(kMaxRows, 120, 12, 0, 127), "int8"});
+  out.push_back({"zsign-q+paper", config(200, 4000, 40, 64, "zsign-q+paper"),
+                 rows(kMaxRows, 200, 13, 0, 255), nullptr});
+  return out;
+}
+
+// The targets to run on: each Highway target of this machine that the block kernels are
+// built for, and all of them at once (0: the one-row kernel's AVX3_DL where there is one).
+std::vector<std::int64_t> targets() {
+  std::vector<std::int64_t> t = hwy::SupportedAndGeneratedTargets();
+  t.push_back(0);
+  return t;
+}
+
+TEST(OneRowKernel, SameWinnersAsBlockKernelsAndReferenceOnEveryTarget) {
+  for (Case& c : cases()) {
+    FlyHasher h(c.config, 1);
+    if (c.config.variant.standardize) h.set_feature_stats(pixel_stats(c.config.input_dim));
+    if (c.path) {
+      ASSERT_STREQ(h.row_path(c.x.data()), c.path) << c.what;
+    }
+    // Every one of these matrices has a one-row layout (where the CPU runs the kernel).
+    EXPECT_EQ(h.has_one_row_kernel(), kernels::one_row_kernel_available()) << c.what;
+    for (std::int64_t t : targets()) {
+      hwy::SetSupportedTargetsForTest(t);
+      expect_one_row_exact(h, c.x, c.what + " on " + (t ? hwy::TargetName(t) : "the best target"));
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+}
+
+TEST(OneRowKernel, AvailableWhereTheCpuHasVbmiAndVnni) {
+  const bool dl =
+      (hwy::SupportedTargets() & HWY_AVX3_DL) != 0 && __builtin_cpu_supports("avx512vnni");
+  EXPECT_EQ(kernels::one_row_kernel_available(), dl);
+  const FlyHasher h(config(784, 108192, 82, 8), 1);
+  EXPECT_EQ(h.has_one_row_kernel(), dl);
+  hwy::SetSupportedTargetsForTest(HWY_AVX3);
+  EXPECT_FALSE(kernels::one_row_kernel_available());
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Threads and a batch's position do not matter with the one-row path either: the tail of
+// a batch (block kernels until a small call has built the one-row layout, the one-row
+// kernel after) and calls of one row give each row the winners of the block kernels.
+TEST(OneRowKernel, TailOfABatchAndThreads) {
+  FlyHasher h(config(784, 20000, 64, 32, "zsign-q+paper"), 2);
+  h.set_feature_stats(pixel_stats(784));
+  const std::vector<float> x = rows(1024 + 5, 784, 21, 0, 255);
+  h.set_one_row_path(false);
+  const std::vector<std::uint32_t> block = h.hash(x.data(), 1029, 1);
+  h.set_one_row_path(true);
+  EXPECT_EQ(h.hash(x.data(), 1029, 2), block);  // before any small call
+  for (std::size_t r : {std::size_t{0}, std::size_t{500}, std::size_t{1028}}) {
+    const std::vector<std::uint32_t> alone = h.hash(x.data() + r * 784, 1, 3);
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), block.begin() + r * h.rho())) << r;
+  }
+  EXPECT_EQ(h.hash(x.data(), 1029, 2), block);  // the tail through the one-row layout
+  EXPECT_EQ(h.hash(x.data(), 1029, 1), block);
+}
+
+}  // namespace
+}  // namespace flynn
