@@ -24,19 +24,29 @@ namespace {
 
 using detail::seconds_since;
 
+// Wall and CPU seconds (this process, all threads) of a call.
+struct Seconds {
+  double wall = 0, cpu = 0;
+};
+
 template <typename Fn>
-double time_once(Fn&& fn) {
+Seconds time_once(Fn&& fn) {
+  const double cpu0 = cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
   fn();
-  return seconds_since(t0);
+  return {seconds_since(t0), cpu_seconds() - cpu0};
 }
 
-// The median of `repeats` timings of fn.
+// The medians of `repeats` timings of fn.
 template <typename Fn>
-double median_time(std::uint32_t repeats, Fn&& fn) {
-  std::vector<double> runs;
-  for (std::uint32_t i = 0; i < std::max<std::uint32_t>(repeats, 1); ++i) runs.push_back(time_once(fn));
-  return summarize_timing(runs).median;
+Seconds median_time(std::uint32_t repeats, Fn&& fn) {
+  std::vector<double> wall, cpu;
+  for (std::uint32_t i = 0; i < std::max<std::uint32_t>(repeats, 1); ++i) {
+    const Seconds s = time_once(fn);
+    wall.push_back(s.wall);
+    cpu.push_back(s.cpu);
+  }
+  return {summarize_timing(wall).median, summarize_timing(cpu).median};
 }
 
 // `p` with m and s given explicitly (0: as p has them).
@@ -72,7 +82,7 @@ void run_index(const PeerSpec& spec, const std::vector<float>& train_rows, const
                                           ? make_hnswlib_index(spec.m_links, spec.ef_construction)
                                           : make_faiss_index(spec.factory);
     log_line(o, fmt::format("building {} on {} thread{}", index->name(), threads, threads == 1 ? "" : "s"));
-    const double build = time_once([&] { index->build(train_rows.data(), train.n_rows, d, threads); });
+    const Seconds build = time_once([&] { index->build(train_rows.data(), train.n_rows, d, threads); });
     for (std::size_t b = 0; b < spec.breadths.size(); ++b) {
       const std::uint32_t breadth = spec.breadths[b];
       if (threads == 1) {
@@ -86,17 +96,19 @@ void run_index(const PeerSpec& spec, const std::vector<float>& train_rows, const
       index->set_breadth(breadth);
       log_line(o, fmt::format("searching {} {} on {} thread{}", r.method, r.setting, threads, threads == 1 ? "" : "s"));
       double acc = 0;
-      const double t = median_time(o.repeats, [&] {
+      const Seconds t = median_time(o.repeats, [&] {
         const Neighbours nb = index->search(test_rows.data(), test.n_rows, o.knn_k, threads);
         acc = vote_accuracy(nb, o.knn_k, train, test);
       });
       if (threads == 1) {
-        r.build_1t = build;
-        r.predict_1t = t;
+        r.build_1t = build.wall;
+        r.build_cpu_1t = build.cpu;
+        r.predict_1t = t.wall;
+        r.predict_cpu_1t = t.cpu;
         r.accuracy = acc;
       } else {
-        r.build_all = build;
-        r.predict_all = t;
+        r.build_all = build.wall;
+        r.predict_all = t.wall;
         r.accuracy_all = acc;
       }
     }
@@ -113,18 +125,21 @@ void run_flynn(const FlySetting& setting, const Dataset& train, const Dataset& t
   r.setting = fmt::format("{} ({})", setting.name, config.describe());
   FlyNN model(config, train.classes, 1);
   log_line(o, fmt::format("training FlyNN {} on 1 thread", setting.name));
-  r.build_1t = time_once([&] { model.fit(train); });
+  const Seconds build = time_once([&] { model.fit(train); });
+  r.build_1t = build.wall;
+  r.build_cpu_1t = build.cpu;
   model.set_threads(threads_all);
   log_line(o, fmt::format("training FlyNN {} on {} threads", setting.name, threads_all));
-  r.build_all = time_once([&] { model.fit(train); });
+  r.build_all = time_once([&] { model.fit(train); }).wall;
   r.size_bytes = io::serialize_model(model).size();
   std::vector<std::uint32_t> pred;
   PredictOptions po;
   for (const int threads : {1, threads_all}) {
     po.threads = threads;
     log_line(o, fmt::format("predicting FlyNN {} on {} thread{}", setting.name, threads, threads == 1 ? "" : "s"));
-    const double t = median_time(o.repeats, [&] { pred = model.predict(test, po); });
-    (threads == 1 ? r.predict_1t : r.predict_all) = t;
+    const Seconds t = median_time(o.repeats, [&] { pred = model.predict(test, po); });
+    (threads == 1 ? r.predict_1t : r.predict_all) = t.wall;
+    if (threads == 1) r.predict_cpu_1t = t.cpu;
   }
   r.accuracy = r.accuracy_all = accuracy(test.labels, pred);  // thread-independent
   out.push_back(r);
@@ -231,6 +246,8 @@ nlohmann::json to_json(const PeerBenchmarkReport& rep) {
                        {"build_seconds_all", r.build_all},
                        {"predict_seconds_1t", r.predict_1t},
                        {"predict_seconds_all", r.predict_all},
+                       {"build_cpu_seconds_1t", r.build_cpu_1t},
+                       {"predict_cpu_seconds_1t", r.predict_cpu_1t},
                        {"accuracy", r.accuracy},
                        {"accuracy_all_threads_build", r.accuracy_all},
                        {"size_bytes", r.size_bytes},
@@ -249,16 +266,16 @@ nlohmann::json to_json(const PeerBenchmarkReport& rep) {
 std::string to_csv(const PeerBenchmarkReport& rep) {
   std::string csv =
       "label,method,setting,flynn,build_seconds_1t,build_seconds_all,predict_seconds_1t,predict_seconds_all,"
-      "accuracy,size_bytes,pareto\n";
+      "build_cpu_seconds_1t,predict_cpu_seconds_1t,accuracy,size_bytes,pareto\n";
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
   for (const PeerResult& r : rep.results)
-    csv += fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{}\n", quoted(label(r)), quoted(r.method),
-                       quoted(r.setting), r.flynn ? 1 : 0, r.build_1t, r.build_all, r.predict_1t, r.predict_all,
-                       r.accuracy, r.size_bytes, r.pareto ? 1 : 0);
+    csv += fmt::format("{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{}\n", quoted(label(r)),
+                       quoted(r.method), quoted(r.setting), r.flynn ? 1 : 0, r.build_1t, r.build_all, r.predict_1t,
+                       r.predict_all, r.build_cpu_1t, r.predict_cpu_1t, r.accuracy, r.size_bytes, r.pareto ? 1 : 0);
   return csv;
 }
 
@@ -268,13 +285,15 @@ std::string to_text(const PeerBenchmarkReport& rep) {
       "{}; SIMD target {}; FAISS BLAS: {}; prediction times: median of {} run{}\n\n",
       rep.train_rows, rep.test_rows, rep.features, rep.knn_k, rep.machine, rep.simd_target, rep.blas, rep.repeats,
       rep.repeats == 1 ? "" : "s");
-  t += fmt::format("| method | build / train 1 thread | {} threads | predict 1 thread | {} threads | accuracy | size | Pareto |\n",
-                   rep.threads_all, rep.threads_all);
+  t += fmt::format(
+      "| method | build / train 1 thread (CPU) | {} threads | predict 1 thread (CPU) | {} threads | accuracy | size | "
+      "Pareto |\n",
+      rep.threads_all, rep.threads_all);
   t += "|---|---|---|---|---|---|---|---|\n";
   for (const PeerResult& r : rep.results)
-    t += fmt::format("| {} | {} | {} | {} | {} | {:.4f} | {} | {} |\n", label(r), secs(r.build_1t),
-                     secs(r.build_all), secs(r.predict_1t), secs(r.predict_all), r.accuracy,
-                     human_bytes(r.size_bytes), r.pareto ? "✓" : "");
+    t += fmt::format("| {} | {} ({}) | {} | {} ({}) | {} | {:.4f} | {} | {} |\n", label(r), secs(r.build_1t),
+                     secs(r.build_cpu_1t), secs(r.build_all), secs(r.predict_1t), secs(r.predict_cpu_1t),
+                     secs(r.predict_all), r.accuracy, human_bytes(r.size_bytes), r.pareto ? "✓" : "");
   t += "\nFlyNN settings:\n";
   for (const PeerResult& r : rep.results)
     if (r.flynn) t += "  " + r.setting + "\n";

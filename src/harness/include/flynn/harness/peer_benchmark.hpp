@@ -58,6 +58,9 @@ struct PeerResult {
   bool flynn = false;
   double build_1t = 0, build_all = 0;      ///< training / index build, seconds
   double predict_1t = 0, predict_all = 0;  ///< the test rows (search + vote), seconds (median)
+  /// CPU seconds of the one-thread build and prediction (median): on a busy machine, what
+  /// the wall times would be on an idle one.
+  double build_cpu_1t = 0, predict_cpu_1t = 0;
   double accuracy = 0;                     ///< with the one-thread build
   double accuracy_all = 0;                 ///< with the all-threads build (HNSW graphs differ)
   std::uint64_t size_bytes = 0;            ///< model file / index as its library writes it
