@@ -38,7 +38,8 @@ class AnnIndex {
 
 /// A FAISS index of squared L2 distance from its factory string: "Flat" (exact),
 /// "IVF1024,Flat" (k-means into 1024 lists, breadth = nprobe), "HNSW32" (breadth =
-/// efSearch). Throws flynn::Error naming the string when FAISS does not know it.
+/// efSearch). Throws flynn::Error on an empty string; build() throws one naming the string
+/// when FAISS does not know it.
 std::unique_ptr<AnnIndex> make_faiss_index(const std::string& factory);
 
 /// Whether this build has hnswlib (Debian libhnswlib-dev, header-only).
