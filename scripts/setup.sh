@@ -8,7 +8,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev
   libhwy-dev libboost-math-dev
-  libfaiss-dev libopenblas-dev libopenblas0-pthread
+  libfaiss-dev libopenblas-dev libopenblas0-pthread libhnswlib-dev
   libopenmpi-dev openmpi-bin
   libssl-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

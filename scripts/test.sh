@@ -45,6 +45,9 @@ if has bench; then
   stage "benchmark smoke runs"
   ./build/bench/flynn_bench --benchmark_min_time=0.01 --benchmark_filter='BM_(TopK|Score)|BM_Hash/d:20/' >/dev/null
   ./build/flynn bench --smoke --quiet
+  # The peer comparison and the file-vs-in-process figure on 3000 rows (about a minute).
+  ./build/flynn bench --smoke --peers --quiet --out build/bench-peers-smoke >/dev/null
+  ./build/flynn bench --smoke --file-path --quiet >/dev/null
 fi
 
 if has sanitize; then

@@ -182,6 +182,31 @@ TEST(RowStream, IdxIsHandedOutInChunks) {
   std::size_t chunks = 0;
   EXPECT_EQ(streamed(path, {}, {2, 1 << 22, 1 << 20}, &chunks), whole(path, {}));
   EXPECT_EQ(chunks, 3u);
+
+  // The stream holds the file whole: every row as the file's bytes, with the labels.
+  const RowStream stream(path);
+  const auto all = stream.whole_file();
+  ASSERT_TRUE(all.has_value());
+  ASSERT_NE(all->rows.bytes(), nullptr);
+  EXPECT_EQ(all->rows.n_rows(), 5u);
+  EXPECT_EQ(all->rows.n_cols(), 4u);
+  EXPECT_EQ(all->rows.bytes()[19], 19);
+  EXPECT_EQ(all->records->n_features, 0u);
+  EXPECT_EQ(all->records->labels, (std::vector<std::uint32_t>{0, 1, 2, 0, 1}));
+  EXPECT_EQ(all->records->row_origin.back(), 5u);
+
+  // Other element types are held as floats; text formats are never held whole.
+  std::string wide = flynn::test::idx_header(0x0B, {2, 1});
+  wide += std::string("\x01\x02\xFF\xFE", 4);
+  write_text(dir.file("w.idx"), wide);
+  flynn::io::LoadOptions unlabelled;
+  unlabelled.require_labels = false;
+  const RowStream words(dir.file("w.idx"), unlabelled);
+  ASSERT_TRUE(words.whole_file().has_value());
+  ASSERT_NE(words.whole_file()->rows.floats(), nullptr);
+  EXPECT_EQ(words.whole_file()->rows.floats()[1], -2.0f);
+  write_text(dir.file("t.csv"), "1,2,a\n3,4,b\n");
+  EXPECT_FALSE(RowStream(dir.file("t.csv")).whole_file().has_value());
 }
 
 TEST(RowStream, ErrorsMatchTheWholeFileLoader) {

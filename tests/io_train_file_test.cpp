@@ -14,6 +14,7 @@
 #include "flynn/io/predict_file.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/io/train_file.hpp"
+#include "io_test_helpers.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -121,6 +122,122 @@ TEST(TrainFromFile, FixedLabelsMustNameEveryClass) {
   o.labels = LabelSet::parse_list("k2,k1,k0");  // a superset in another order fixes the ids
   EXPECT_EQ(io::train_from_file(csv, o).model.labels().names(),
             (std::vector<std::string>{"k2", "k1", "k0"}));
+}
+
+// An MNIST-style IDX pair of 120 "pixel" rows (values 0..255, mostly small, some zeros)
+// of 3 × 4 and labels 3, 5, 8 under `dir`; returns the images file's path and fills the
+// pixels and labels as an in-process caller would hold them.
+std::string write_pixel_idx(const TempDir& dir, std::vector<std::uint8_t>& pixels,
+                            std::vector<std::string>& labels) {
+  const std::uint32_t n = 120, d = 12;
+  pixels.clear();
+  labels.clear();
+  std::string lbl;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const int c = static_cast<int>(r % 3);
+    for (std::uint32_t j = 0; j < d; ++j)
+      pixels.push_back(static_cast<std::uint8_t>((r * 31 + j * 17 + c * 90) % 7 == 0 ? 0 : (r * 13 + j * (c + 3) * 29) % 256));
+    lbl += static_cast<char>(c == 0 ? 3 : c == 1 ? 5 : 8);
+    labels.push_back(c == 0 ? "3" : c == 1 ? "5" : "8");
+  }
+  const std::string images = dir.file("px-images-idx3-ubyte");
+  write_text(images, test::idx_u8({n, 3, 4}, pixels));
+  write_text(dir.file("px-labels-idx1-ubyte"), test::idx_header(0x08, {n}) + lbl);
+  return images;
+}
+
+// IDX, binary, is held whole: `flynn train` fits its rows where they lie, uint8 pixels as
+// bytes, exactly as in-process training on a uint8 array does: the same kernel, the same
+// model bytes (for the paper's method and for the standardising default).
+TEST(TrainFromFile, IdxPixelsTakeTheInProcessUint8PathAndGiveItsModel) {
+  TempDir dir;
+  std::vector<std::uint8_t> pixels;
+  std::vector<std::string> names;
+  const std::string images = write_pixel_idx(dir, pixels, names);
+  const LabelSet classes = LabelSet::parse_list("3,5,8");
+  std::vector<std::uint32_t> ids;
+  for (const std::string& n : names) ids.push_back(static_cast<std::uint32_t>(classes.find(n)));
+  const DataView view(pixels.data(), names.size(), 12);
+  HyperParams paper;
+  paper.variant = Variant{};
+  paper.m = 600;
+  paper.rho = 8;
+  for (const HyperParams& hyper : {paper, HyperParams{}}) {
+    io::FileTrainingOptions o;
+    o.hyper = hyper;
+    o.chunk_rows = 7;  // chunks do not apply: the file is fitted at once
+    const io::FileTrainingResult t = io::train_from_file(images, o);
+    FlyNN in_process(hyper.resolve(12, 3), classes);
+    in_process.fit(view, ids);
+    EXPECT_EQ(io::serialize_model(t.model), io::serialize_model(in_process));
+    EXPECT_EQ(io::serialize_model(t.model), whole_file_model(images, o.load, hyper));
+    EXPECT_EQ(t.rows, 120u);
+    EXPECT_EQ(t.n_features, 12u);
+    EXPECT_EQ(t.row_elements, "uint8");
+    const std::vector<float> first(pixels.begin(), pixels.begin() + 12);
+    EXPECT_EQ(t.row_path, in_process.hasher().row_path(first.data()));
+  }
+  const io::FileTrainingResult t = io::train_from_file(images, [&] {
+    io::FileTrainingOptions o;
+    o.hyper = paper;
+    return o;
+  }());
+  EXPECT_EQ(t.row_path, "uint8");  // the paper's method hashes the raw pixels
+}
+
+TEST(TrainFromFile, IdxKeepsTheStreamingChecksAndMessages) {
+  TempDir dir;
+  std::vector<std::uint8_t> pixels;
+  std::vector<std::string> names;
+  const std::string images = write_pixel_idx(dir, pixels, names);
+  io::FileTrainingOptions o;
+  o.labels = LabelSet::parse_list("3,5");
+  EXPECT_TRUE(test::contains(test::error_of([&] { io::train_from_file(images, o); }),
+                             {"px-images-idx3-ubyte:3: label '8'"}));
+  o.labels = LabelSet::parse_list("8,5,3,1");  // a superset in another order fixes the ids
+  EXPECT_EQ(io::train_from_file(images, o).model.labels().names(),
+            (std::vector<std::string>{"8", "5", "3", "1"}));
+  // One class only.
+  const io::FileTrainingOptions plain;
+  write_text(dir.file("one-images-idx3-ubyte"), test::idx_u8({2, 2}, {1, 2, 3, 4}));
+  write_text(dir.file("one-labels-idx1-ubyte"), test::idx_u8({2}, {4, 4}));
+  EXPECT_TRUE(test::contains(test::error_of([&] { io::train_from_file(dir.file("one-images-idx3-ubyte"), plain); }),
+                             {"one-images-idx3-ubyte", "all 2 rows have the class"}));
+  // No labels file: refused as before, naming the file.
+  write_text(dir.file("lone.idx"), test::idx_u8({2, 2}, {1, 2, 3, 4}));
+  EXPECT_NE(test::error_of([&] { io::train_from_file(dir.file("lone.idx"), plain); }), "<no error>");
+}
+
+// Parsed text reaches the kernels as floats, but integer pixel values take the same uint8
+// kernel as in-process bytes do, and give the same model.
+TEST(TrainFromFile, IntegerCsvTakesTheUint8KernelAndGivesTheInProcessModel) {
+  TempDir dir;
+  std::vector<std::uint8_t> pixels;
+  std::vector<std::string> names;
+  write_pixel_idx(dir, pixels, names);
+  std::string csv;
+  for (std::size_t r = 0; r < names.size(); ++r) {
+    for (std::size_t j = 0; j < 12; ++j) csv += fmt::format("{},", pixels[r * 12 + j]);
+    csv += names[r] + "\n";
+  }
+  write_text(dir.file("px.csv"), csv);
+  HyperParams paper;
+  paper.variant = Variant{};
+  paper.m = 600;
+  paper.rho = 8;
+  io::FileTrainingOptions o;
+  o.hyper = paper;
+  o.chunk_rows = 7;
+  const io::FileTrainingResult t = io::train_from_file(dir.file("px.csv"), o);
+  EXPECT_EQ(t.row_elements, "float32");
+  EXPECT_EQ(t.row_path, "uint8");
+  const LabelSet classes = LabelSet::parse_list("3,5,8");
+  std::vector<std::uint32_t> ids;
+  for (const std::string& n : names) ids.push_back(static_cast<std::uint32_t>(classes.find(n)));
+  FlyNN in_process(paper.resolve(12, 3), classes);
+  in_process.fit(DataView(pixels.data(), names.size(), 12), ids);
+  in_process.set_table_schema(t.model.table_schema());  // the CSV's columns
+  EXPECT_EQ(io::serialize_model(t.model), io::serialize_model(in_process));
 }
 
 // learn_file and forget_file (flynn update / forget): chunk by chunk, the model of the

@@ -3,6 +3,9 @@
 //   bench  the speed benchmark, peers measured in the same run
 #include <memory>
 #include <optional>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "bind_options.hpp"
 #include "cli_common.hpp"
@@ -42,8 +45,13 @@ void add_demo_command(CLI::App& app) {
 void add_bench_command(CLI::App& app) {
   add_report_command(
       app, "bench", "Speed benchmark on Fashion-MNIST: FlyNN vs FAISS exact kNN in one run, kernel vs peak add rate",
-      bench_fields(),
-      [](const BenchRequest& request, const CommonOptions& common) { return run_bench_command(request, common.threads); });
+      bench_fields(), [](const BenchRequest& request, const CommonOptions& common) {
+        // The long comparisons (--peers, --file-path) say on stderr what they are timing.
+        auto log = [quiet = common.quiet](const std::string& line) {
+          if (!quiet) fmt::print(stderr, "flynn bench: {}\n", line);
+        };
+        return run_bench_command(request, common.threads, log);
+      });
 }
 
 const RegisterCommand demo(5, add_demo_command);

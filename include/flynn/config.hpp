@@ -249,6 +249,9 @@ struct HyperParams {
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).
   FlyConfig resolve(std::uint32_t input_dim, std::size_t n_classes = 0) const;
+  /// The variant resolve() chooses for d-dimensional inputs (not validated), e.g. for a
+  /// reader that must know, before it has read the data, whether the model standardises.
+  Variant resolve_variant(std::uint32_t input_dim) const;
 };
 
 /// Bytes a model with this config and class count needs in memory (counts, score table,

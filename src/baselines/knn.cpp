@@ -11,6 +11,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/detail/parallel.hpp"
+#include "baselines/faiss_threads.hpp"
 
 // FAISS parallelises with OpenMP; its shared library brings libgomp, whose entry point we
 // declare here rather than include <omp.h>, so flynn itself needs no OpenMP compiler flag.
@@ -18,18 +19,14 @@ extern "C" void omp_set_num_threads(int);
 
 namespace flynn::experiments {
 
-namespace {
-
 // FAISS runs its own OpenMP threads and calls a BLAS that may run its own (OpenBLAS's
-// pthread build does): both are bounded, or a "1-thread" search would use every core.
-void set_faiss_threads(int threads) {
+// pthread build does): both are bounded.
+void detail::set_faiss_threads(int threads) {
   omp_set_num_threads(threads);
   using SetThreads = void (*)(int);
   if (auto fn = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
     fn(threads);
 }
-
-}  // namespace
 
 struct ExactKnnIndex::Impl {
   explicit Impl(std::size_t d) : index(static_cast<faiss::Index::idx_t>(d)) {}
@@ -101,7 +98,7 @@ Neighbours ExactKnnIndex::search(const float* rows, std::size_t n, std::uint32_t
   out.distances.resize(n * out.k);
   std::vector<float> normalized(n * dim_);
   scale_rows(rows, n, normalized.data());
-  set_faiss_threads(detail::resolve_threads(threads_));
+  detail::set_faiss_threads(flynn::detail::resolve_threads(threads_));
   // Bounded batches keep FAISS's distance blocks small for large query sets.
   constexpr std::size_t kBatch = 4096;
   for (std::size_t start = 0; start < n; start += kBatch) {

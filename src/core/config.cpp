@@ -304,6 +304,15 @@ std::string FlyConfig::first_difference(const FlyConfig& o) const {
   return "";
 }
 
+Variant HyperParams::resolve_variant(std::uint32_t d) const {
+  if (variant) return *variant;
+  // Densify is the paper's preprocessing and excludes the variants: asking for it without
+  // a variant means the paper's method, not an error.
+  const Preprocess p = preprocess.value_or(Defaults::preprocess);
+  if (p == Preprocess::Densify) return Variant{};
+  return d <= Defaults::low_dim_max ? Defaults::low_dim_variant() : Defaults::variant();
+}
+
 FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (d == 0) throw Error("d (input dimension): the data has no feature columns");
   if (m && expansion_factor) throw Error("give either m or expansion_factor, not both");
@@ -317,13 +326,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   c.preprocess = preprocess.value_or(Defaults::preprocess);
   c.seed = seed.value_or(Defaults::seed);
   c.gamma = gamma.value_or(Defaults::gamma);
-  // Densify is the paper's preprocessing and excludes the variants: asking for it without
-  // a variant means the paper's method, not an error.
-  const bool low_dim_defaults =
-      !variant && c.preprocess != Preprocess::Densify && d <= Defaults::low_dim_max;
-  c.variant = variant.value_or(c.preprocess == Preprocess::Densify ? Variant{}
-                               : low_dim_defaults                  ? Defaults::low_dim_variant()
-                                                                   : Defaults::variant());
+  c.variant = resolve_variant(d);
   c.variant.validate();
   c.class_weight = class_weight.value_or(ClassWeight{});
   c.class_weight.validate();  // names are checked against a model's classes by FlyNN

@@ -51,6 +51,8 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
        {"config", config_json(model.config())},
        {"load_seconds", t.load_seconds},
        {"train_seconds", t.train_seconds},
+       {"row_elements", t.row_elements},
+       {"row_path", t.row_path},
        {"model", o.model},
        {"model_bytes", model_bytes},
        {"save_seconds", save_seconds}};
@@ -62,8 +64,9 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
     j["table"]["categorical_columns"] = categorical;
     if (!schema.id_name.empty()) j["table"]["id_column"] = schema.id_name;
   }
-  out.text = fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s\n", t.rows, t.n_features,
-                         model.labels().size(), t.train_seconds);
+  out.text = fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s (read in {:.3f} s; {} rows, {} kernel)\n",
+                         t.rows, t.n_features, model.labels().size(), t.train_seconds, t.load_seconds,
+                         t.row_elements, t.row_path);
   out.text += fmt::format("config: {}\n", model.config().describe());
   out.text += fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
   if (!o.test.empty()) {

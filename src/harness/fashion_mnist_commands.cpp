@@ -1,11 +1,20 @@
 #include "flynn/harness/fashion_mnist_commands.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "flynn/error.hpp"
 #include "flynn/harness/fashion_mnist_demo.hpp"
+#include "flynn/harness/file_path_benchmark.hpp"
+#include "flynn/harness/peer_benchmark.hpp"
+#include "flynn/harness/plot.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/io/atomic_file.hpp"
 
 namespace flynn::experiments {
 
@@ -70,11 +79,90 @@ const OptionTable<BenchRequest>& bench_fields() {
       {"--smoke", "A few thousand rows, one repetition: checks the benchmark runs (CI)", &R::smoke},
       {"--keep-blas-core", "Do not set OPENBLAS_CORETYPE (by default SkylakeX on AVX-512, Haswell on AVX2)",
        &R::keep_blas_core},
+      {"--peers",
+       "Instead: FlyNN at several settings beside FAISS exact, IVF, HNSW and hnswlib (build, prediction, "
+       "accuracy, size at 1 and all threads; Pareto plot under --out)",
+       &R::peers},
+      {"--peer-repeats", "Timed repetitions of each --peers prediction (median reported)", &R::peer_repeats, {},
+       false, 1, 100},
+      {"--out", "Where --peers writes peers.csv, peers.json and pareto.png (default flynn-bench-peers)", &R::out},
+      {"--file-path",
+       "Instead: flynn train's path on the IDX file against in-process training on the same uint8 rows "
+       "(defaults and paper setting, 1 and all threads)",
+       &R::file_path},
+      {"--file-repeats", "Alternated runs of each --file-path measurement (the lowest is compared)",
+       &R::file_repeats, {}, false, 1, 100},
   };
   return fields;
 }
 
-Report run_bench_command(const BenchRequest& o, int threads) {
+namespace {
+
+Report run_peers(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log) {
+  auto [train, test] = load_split(o.fashion_dir);
+  SpeedBenchmarkOptions ignored;
+  if (o.smoke) shrink_to_smoke(train, test, ignored);
+  PeerBenchmarkOptions po;
+  po.threads = threads;
+  po.repeats = o.peer_repeats;
+  po.smoke = o.smoke;
+  po.log = log;
+  const PeerBenchmarkReport r = run_peer_benchmark(train, test, po);
+  Report out{to_json(r), to_text(r)};
+  out.json["command"] = "bench --peers";
+  out.json["smoke"] = o.smoke;
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  out.json["openblas_coretype"] = coretype ? coretype : "";
+  std::filesystem::create_directories(o.out);
+  const std::filesystem::path dir(o.out);
+  io::write_file_atomic((dir / "peers.csv").string(), to_csv(r));
+  io::write_file_atomic((dir / "peers.json").string(), out.json.dump(2) + "\n");
+  const std::string png = (dir / "pareto.png").string();
+  try {
+    run_plot_script("peers_pareto.py", {(dir / "peers.csv").string(), png, std::to_string(r.threads_all)});
+    out.json["plot"] = png;
+    out.text += "\nPareto plot: " + png + "\n";
+  } catch (const Error& e) {
+    out.json["plot_error"] = e.what();
+    out.text += std::string("\nThe Pareto plot could not be drawn: ") + e.what() + "\n";
+  }
+  out.text += "Files: " + (dir / "peers.csv").string() + ", " + (dir / "peers.json").string() + "\n";
+  return out;
+}
+
+Report run_file_path(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log) {
+  FilePathBenchmarkOptions fo;
+  fo.threads = threads;
+  fo.repeats = o.file_repeats;
+  fo.log = log;
+  std::string images = fashion_mnist_images_path(o.fashion_dir, false);
+  std::optional<std::filesystem::path> scratch;
+  if (o.smoke) {
+    // The first 3000 training rows as an IDX pair of their own: the same code path, quickly.
+    scratch = std::filesystem::temp_directory_path() / fmt::format("flynn-bench-smoke-{}", ::getpid());
+    images = write_idx_pair(load_fashion_mnist(o.fashion_dir, false), 3000, scratch->string());
+    fo.repeats = 1;
+  }
+  FilePathBenchmarkReport r;
+  try {
+    r = run_file_path_benchmark(images, fo);
+  } catch (...) {
+    if (scratch) std::filesystem::remove_all(*scratch);
+    throw;
+  }
+  if (scratch) std::filesystem::remove_all(*scratch);
+  Report out{to_json(r), to_text(r)};
+  out.json["command"] = "bench --file-path";
+  out.json["smoke"] = o.smoke;
+  return out;
+}
+
+}  // namespace
+
+Report run_bench_command(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log) {
+  if (o.peers && o.file_path) throw Error("--peers and --file-path are separate benchmarks: give one");
+  if (o.peers) return run_peers(o, threads, log);
+  if (o.file_path) return run_file_path(o, threads, log);
   auto [train, test] = load_split(o.fashion_dir);
   SpeedBenchmarkOptions so;
   so.threads = threads;

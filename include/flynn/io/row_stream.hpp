@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "flynn/data_view.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/io/loaders.hpp"
 
@@ -42,7 +44,8 @@ struct ChunkLimits {
 ///
 /// Memory: one block of text, one chunk of rows and, for LIBSVM, the chunk's sparse
 /// entries. IDX files are binary and read whole (then handed out in chunks): they are not
-/// bounded by the chunk limits.
+/// bounded by the chunk limits, but uint8 images are held as the file's bytes (a quarter
+/// of their size as floats), and whole_file() gives all of their rows at once.
 ///
 /// Whole-file errors ("empty file", "no data rows", LIBSVM "no feature in any row") are
 /// raised by the next() call that reaches the end of the file; a format, header or row
@@ -67,6 +70,21 @@ class RowStream {
   /// Whether the file could be opened and read again from the start (a regular file;
   /// false for pipes, devices and standard input).
   bool rereadable() const;
+
+  /// A file the stream holds whole (IDX, binary: read whole at open): every row where the
+  /// stream holds it, and the rows' labels.
+  struct WholeFile {
+    /// Every row: bytes for uint8 images (as a caller's pixel array: the kernels read
+    /// them without conversion), floats otherwise; valid while the stream lives.
+    DataView rows;
+    /// Their labels and origins: a Dataset of rows.n_rows() rows without feature columns
+    /// (n_features = 0) holding source, has_labels, labels, classes (the file's, sorted as
+    /// load_dataset's) and row_origin, for Dataset::class_ids_in and require_trainable.
+    const Dataset* records = nullptr;
+  };
+  /// The whole file when the stream holds it (IDX), nullopt for text formats, which are
+  /// only ever read chunk by chunk. Independent of next(): chunks are still handed out.
+  std::optional<WholeFile> whole_file() const;
 
   /// Replaces `chunk` with the next rows (at least one); returns false, leaving `chunk`
   /// empty, at the end of the file. Throws flynn::Error naming the file and line on a bad

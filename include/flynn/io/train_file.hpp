@@ -3,7 +3,9 @@
 // flynn.fit_file do. A regular file is read twice in bounded chunks (RowStream): a first
 // pass learns the rows, the width, the classes and the exact feature sums, a second counts
 // chunk by chunk. Counts and statistics are exact sums, so the model equals fit() on the
-// whole file, byte for byte, while memory stays that of one chunk (plus the model).
+// whole file, byte for byte, while memory stays that of one chunk (plus the model). IDX
+// files (binary, held whole by RowStream) are read once and fitted like an in-memory
+// array: the same kernels, the same time.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -77,11 +79,21 @@ struct FileTrainingResult {
   std::uint64_t rows = 0;       ///< training rows
   std::size_t n_features = 0;   ///< features per row (d)
   double load_seconds = 0;      ///< reading: the first pass (or the whole-file load)
-  double train_seconds = 0;     ///< counting (and the statistics pass, when one is needed)
+  /// Training: making the model (its lifting matrix), counting (and the statistics pass,
+  /// when one is needed): what fit() on the rows in memory costs.
+  double train_seconds = 0;
+  /// What the rows reach the FlyHash kernels as: "uint8" (IDX images, read in place as a
+  /// caller's pixel array would be) or "float32" (parsed text).
+  std::string row_elements{};
+  /// The kernel the first row takes (FlyHasher::row_path: "uint8", "int16", "float", …):
+  /// the same as in-process training on the same values takes.
+  std::string row_path{};
 };
 
 /// Trains a model on the labelled rows of the file at `path`. A regular file is streamed
-/// (read twice, in chunks of at most options.chunk_rows rows); anything else (a pipe,
+/// (read twice, in chunks of at most options.chunk_rows rows; the first pass sums the
+/// features only for a standardising model), except an IDX file, which is read once and
+/// fitted at once on its rows where they lie (uint8 images as bytes); anything else (a pipe,
 /// standard input) can be read only once and is loaded whole, as is a table with text in a
 /// numeric column (its one-hot categories must be known before any row is encoded). Either
 /// way the model, its table schema (column names, categories, fill means) and its bytes

@@ -1,4 +1,5 @@
-// IDX parser (MNIST / Fashion-MNIST family; see loaders.hpp).
+// IDX parser (MNIST / Fashion-MNIST family; see loaders.hpp and idx_images.hpp).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -8,6 +9,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "core/io/idx_images.hpp"
 #include "core/io/text_scanner.hpp"
 
 namespace flynn::io {
@@ -160,14 +162,17 @@ double value_at(const unsigned char* p, std::uint8_t type) {
 
 }  // namespace
 
-Dataset parse_idx(std::string_view images, std::string_view labels, const std::string& source,
-                  const std::string& labels_source) {
-  const IdxHeader h = read_header(images, source);
-  Dataset ds;
-  ds.source = source;
-  ds.n_rows = h.dims[0];
-  ds.n_features = static_cast<std::size_t>(h.per_record);
-  const std::size_t n = ds.n_rows * ds.n_features;  // <= payload bytes: checked above
+namespace detail {
+
+IdxImages::IdxImages(std::string images, std::string_view labels, const std::string& source,
+                     const std::string& labels_source)
+    : bytes_(std::move(images)) {
+  const IdxHeader h = read_header(bytes_, source);
+  records_.source = source;
+  records_.n_rows = h.dims[0];
+  n_features_ = static_cast<std::size_t>(h.per_record);
+  payload_offset_ = h.header_bytes;
+  const std::size_t n = records_.n_rows * n_features_;  // <= payload bytes: checked above
 
   // Labels first: cheap, and a mismatch should not cost a full conversion.
   if (!labels.empty()) {
@@ -185,48 +190,87 @@ Dataset parse_idx(std::string_view images, std::string_view labels, const std::s
                   std::to_string(lh.dims[0]) + " labels");
     }
     detail::LabelInterner interner;
-    ds.labels.reserve(ds.n_rows);
+    records_.labels.reserve(records_.n_rows);
     const auto* p = reinterpret_cast<const unsigned char*>(labels.data()) + lh.header_bytes;
     char buf[16];
-    for (std::size_t r = 0; r < ds.n_rows; ++r, p += lh.elem) {
+    for (std::size_t r = 0; r < records_.n_rows; ++r, p += lh.elem) {
       const auto v = static_cast<long long>(value_at(p, lh.type));
       const auto res = std::to_chars(buf, buf + sizeof buf, v);
-      ds.labels.push_back(
+      records_.labels.push_back(
           interner.intern(std::string_view(buf, static_cast<std::size_t>(res.ptr - buf))));
     }
-    ds.classes = interner.finish(ds.labels);
-    ds.has_labels = true;
+    records_.classes = interner.finish(records_.labels);
+    records_.has_labels = true;
   }
+  records_.row_origin.resize(records_.n_rows);
+  for (std::size_t r = 0; r < records_.n_rows; ++r) records_.row_origin[r] = r + 1;
 
-  ds.features.resize(n);
-  const auto* p = reinterpret_cast<const unsigned char*>(images.data()) + h.header_bytes;
-  if (h.type == 0x08) {
-    for (std::size_t k = 0; k < n; ++k) ds.features[k] = static_cast<float>(p[k]);
-  } else {
-    const bool is_float = h.type == 0x0D || h.type == 0x0E;
-    for (std::size_t k = 0; k < n; ++k, p += h.elem) {
-      const double d = value_at(p, h.type);
-      if (is_float) {
-        const char* what = nullptr;
-        if (std::isnan(d))
-          what = "NaN is not allowed";
-        else if (std::isinf(d))
-          what = "infinity is not allowed";
-        else if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
-          what = "value out of float range";
-        if (what) {
-          throw Error(source + ": record " + std::to_string(k / ds.n_features + 1) + ", value " +
-                      std::to_string(k % ds.n_features + 1) + ": " + what);
-        }
+  uint8_ = h.type == 0x08;
+  if (uint8_) return;  // read in place
+  values_.resize(n);
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes_.data()) + h.header_bytes;
+  const bool is_float = h.type == 0x0D || h.type == 0x0E;
+  for (std::size_t k = 0; k < n; ++k, p += h.elem) {
+    const double d = value_at(p, h.type);
+    if (is_float) {
+      const char* what = nullptr;
+      if (std::isnan(d))
+        what = "NaN is not allowed";
+      else if (std::isinf(d))
+        what = "infinity is not allowed";
+      else if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+        what = "value out of float range";
+      if (what) {
+        throw Error(source + ": record " + std::to_string(k / n_features_ + 1) + ", value " +
+                    std::to_string(k % n_features_ + 1) + ": " + what);
       }
-      float f = static_cast<float>(d);
-      if (f == 0.0f) f = 0.0f;  // -0 → +0
-      ds.features[k] = f;
     }
+    float f = static_cast<float>(d);
+    if (f == 0.0f) f = 0.0f;  // -0 → +0
+    values_[k] = f;
   }
-  ds.row_origin.resize(ds.n_rows);
-  for (std::size_t r = 0; r < ds.n_rows; ++r) ds.row_origin[r] = r + 1;
+  // The floats are the rows now: the file's bytes are no longer needed.
+  bytes_.clear();
+  bytes_.shrink_to_fit();
+}
+
+DataView IdxImages::rows() const {
+  if (uint8_)
+    return DataView(reinterpret_cast<const std::uint8_t*>(bytes_.data()) + payload_offset_,
+                    records_.n_rows, n_features_);
+  return DataView(values_.data(), records_.n_rows, n_features_);
+}
+
+Dataset IdxImages::dataset(std::size_t first, std::size_t count) const {
+  Dataset ds;
+  ds.source = records_.source;
+  ds.n_rows = count;
+  ds.n_features = n_features_;
+  ds.features.resize(count * n_features_);
+  const std::size_t begin = first * n_features_, end = begin + count * n_features_;
+  if (uint8_) {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes_.data()) + payload_offset_;
+    for (std::size_t k = begin; k < end; ++k) ds.features[k - begin] = static_cast<float>(p[k]);
+  } else {
+    std::copy(values_.begin() + static_cast<std::ptrdiff_t>(begin),
+              values_.begin() + static_cast<std::ptrdiff_t>(end), ds.features.begin());
+  }
+  const auto from = static_cast<std::ptrdiff_t>(first), to = static_cast<std::ptrdiff_t>(first + count);
+  ds.has_labels = records_.has_labels;
+  if (ds.has_labels) {
+    ds.classes = records_.classes;
+    ds.labels.assign(records_.labels.begin() + from, records_.labels.begin() + to);
+  }
+  ds.row_origin.assign(records_.row_origin.begin() + from, records_.row_origin.begin() + to);
   return ds;
+}
+
+}  // namespace detail
+
+Dataset parse_idx(std::string_view images, std::string_view labels, const std::string& source,
+                  const std::string& labels_source) {
+  const detail::IdxImages idx(std::string(images), labels, source, labels_source);
+  return idx.dataset(0, idx.n_rows());
 }
 
 }  // namespace flynn::io

@@ -178,10 +178,10 @@ Format resolve_format(const std::string& path, Format requested, std::string_vie
   return by_name == Format::Csv ? sniff_format(head, at_end) : by_name;
 }
 
-Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOptions& options) {
+IdxImages load_idx(const std::string& path, std::string bytes, const LoadOptions& options) {
   std::string labels_path = options.idx_labels;
   if (labels_path.empty()) labels_path = idx_labels_path_for(path);
-  Dataset ds;
+  std::string label_bytes;
   if (labels_path.empty()) {
     if (options.require_labels) {
       const std::string conv = conventional_labels_name(path);
@@ -193,26 +193,28 @@ Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOpti
                              " spelling)") +
                   "; name the labels file explicitly (load option idx_labels)");
     }
-    ds = parse_idx(bytes, {}, path);
   } else {
-    const std::string label_bytes = read_file(labels_path, options.max_input_bytes);
+    label_bytes = read_file(labels_path, options.max_input_bytes);
     if (label_bytes.empty()) throw Error(labels_path + ": empty file");
-    ds = parse_idx(bytes, label_bytes, path, labels_path);
   }
-  if (options.expected_features && ds.n_features != *options.expected_features) {
-    throw Error(path + ": " + std::to_string(ds.n_features) +
+  IdxImages idx(std::move(bytes), label_bytes, path, labels_path);
+  if (options.expected_features && idx.n_features() != *options.expected_features) {
+    throw Error(path + ": " + std::to_string(idx.n_features()) +
                 " values per record, model expects " +
                 std::to_string(*options.expected_features) + " features");
   }
-  return ds;
+  return idx;
 }
 
 }  // namespace detail
 
 Dataset load_dataset(const std::string& path, const LoadOptions& options) {
-  const std::string bytes = read_file(path, options.max_input_bytes);
+  std::string bytes = read_file(path, options.max_input_bytes);
   const Format format = resolve_format(path, options.format, bytes, /*at_end=*/true);
-  if (format == Format::Idx) return load_idx(path, bytes, options);
+  if (format == Format::Idx) {
+    const IdxImages idx = load_idx(path, std::move(bytes), options);
+    return idx.dataset(0, idx.n_rows());
+  }
   // The whole-file parsers: beyond one chunk of rows, a table may need a pass that learns
   // its categorical columns (parse_csv) and the means that fill its missing cells.
   switch (format) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/idx_images.hpp"
 #include "core/io/text_scanner.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/io/loaders.hpp"
@@ -93,9 +94,10 @@ Format sniff_format(std::string_view head, bool at_end);
 Format resolve_format(const std::string& path, Format requested, std::string_view head,
                       bool at_end);
 
-/// Reads IDX images whose (decompressed) bytes are `bytes`, with the labels file of
-/// LoadOptions::idx_labels or idx_labels_path_for(path) (see load_dataset).
-Dataset load_idx(const std::string& path, std::string_view bytes, const LoadOptions& options);
+/// Reads IDX images whose (decompressed) bytes are `bytes` (kept: uint8 rows are read in
+/// place), with the labels file of LoadOptions::idx_labels or idx_labels_path_for(path)
+/// (see load_dataset); checks LoadOptions::expected_features.
+IdxImages load_idx(const std::string& path, std::string bytes, const LoadOptions& options);
 
 /// Parses a whole text as one chunk: what parse_csv, parse_arff and parse_libsvm return.
 Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& options);

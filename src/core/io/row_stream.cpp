@@ -27,8 +27,8 @@ struct RowStream::Impl {
   LineScanner lines{std::string_view{}};
   std::uint64_t rows = 0;
   bool finished = false;
-  // IDX: the whole file, handed out in slices.
-  std::optional<Dataset> whole;
+  // IDX: the whole file (uint8 images as their bytes), handed out in slices.
+  std::optional<IdxImages> whole;
 
   Impl(const std::string& p, const LoadOptions& o, const ChunkLimits& l)
       : path(p), options(o), limits(l), in(p, o.max_input_bytes) {}
@@ -77,9 +77,8 @@ struct RowStream::Impl {
     if (format == Format::Idx) {
       while (read_more()) {
       }
-      whole = load_idx(path, buf, options);
-      buf.clear();
-      buf.shrink_to_fit();
+      whole.emplace(load_idx(path, std::move(buf), options));
+      buf = std::string();
       return;
     }
     parser = make_row_parser(format, options, path);
@@ -116,23 +115,23 @@ struct RowStream::Impl {
 
   std::uint64_t value_limit_now() const { return value_limit(options, in.produced()); }
 
-  // The next chunk of an IDX file.
+  // The next chunk of an IDX file: its rows as floats, like a text chunk's.
   bool next_slice(Dataset& chunk) {
-    const Dataset& all = *whole;
+    const Dataset& all = whole->records();
     const std::size_t first = static_cast<std::size_t>(rows);
     const std::size_t n = std::min(all.n_rows - first, limits.max_rows);
-    chunk = Dataset{};
-    chunk.source = all.source;
-    chunk.n_features = all.n_features;
-    chunk.has_labels = all.has_labels;
-    if (n == 0) return false;
-    chunk.n_rows = n;
-    const auto* f = all.features.data() + first * all.n_features;
-    chunk.features.assign(f, f + n * all.n_features);
+    if (n == 0) {
+      chunk = Dataset{};
+      chunk.source = all.source;
+      chunk.n_features = whole->n_features();
+      chunk.has_labels = all.has_labels;
+      return false;
+    }
+    chunk = whole->dataset(first, n);
     if (all.has_labels) {
       // Like a text chunk's: the classes its rows use, in the file's (sorted) order.
       std::vector<std::uint32_t> local(all.classes.size(), 0xFFFFFFFFu);
-      for (std::size_t r = first; r < first + n; ++r) local[all.labels[r]] = 0;
+      for (std::uint32_t id : chunk.labels) local[id] = 0;
       std::vector<std::string> names;
       for (std::size_t id = 0; id < local.size(); ++id) {
         if (local[id] == 0xFFFFFFFFu) continue;
@@ -140,15 +139,8 @@ struct RowStream::Impl {
         names.push_back(all.classes.name(id));
       }
       chunk.classes = LabelSet(std::move(names));
-      for (std::size_t r = first; r < first + n; ++r) chunk.labels.push_back(local[all.labels[r]]);
+      for (std::uint32_t& id : chunk.labels) id = local[id];
     }
-    chunk.row_origin.assign(all.row_origin.begin() + static_cast<std::ptrdiff_t>(first),
-                            all.row_origin.begin() + static_cast<std::ptrdiff_t>(first + n));
-    // Like a text chunk's: the table schema, and the ids of its own rows.
-    chunk.schema = all.schema;
-    if (!all.row_ids.empty())
-      chunk.row_ids.assign(all.row_ids.begin() + static_cast<std::ptrdiff_t>(first),
-                           all.row_ids.begin() + static_cast<std::ptrdiff_t>(first + n));
     rows += n;
     return true;
   }
@@ -165,10 +157,14 @@ RowStream& RowStream::operator=(RowStream&&) noexcept = default;
 
 Format RowStream::format() const { return impl_->format; }
 bool RowStream::has_labels() const {
-  return impl_->whole ? impl_->whole->has_labels : impl_->parser->has_labels();
+  return impl_->whole ? impl_->whole->records().has_labels : impl_->parser->has_labels();
 }
 std::size_t RowStream::n_features() const {
-  return impl_->whole ? impl_->whole->n_features : impl_->parser->fixed_width();
+  return impl_->whole ? impl_->whole->n_features() : impl_->parser->fixed_width();
+}
+std::optional<RowStream::WholeFile> RowStream::whole_file() const {
+  if (!impl_->whole) return std::nullopt;
+  return WholeFile{impl_->whole->rows(), &impl_->whole->records()};
 }
 bool RowStream::rereadable() const { return impl_->in.rereadable(); }
 std::uint64_t RowStream::rows_read() const { return impl_->rows; }

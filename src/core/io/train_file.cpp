@@ -69,6 +69,18 @@ FlyNN make_model(const FileTrainingOptions& o, std::size_t n_features, const Lab
   return model;
 }
 
+// What the rows reach the kernels as, and the kernel the first of them takes
+// (FileTrainingResult::row_elements, row_path); after training (a standardising model
+// has its statistics by then).
+void note_row_path(FileTrainingResult& t, const DataView& rows) {
+  t.row_elements = rows.bytes() ? "uint8" : "float32";
+  if (rows.empty()) return;
+  std::vector<float> first(rows.n_cols());
+  for (std::size_t j = 0; j < first.size(); ++j)
+    first[j] = rows.bytes() ? static_cast<float>(rows.bytes()[j]) : rows.floats()[j];
+  t.row_path = t.model.hasher().row_path(first.data());
+}
+
 // Data that can be read only once (a pipe, standard input), or a table with text columns:
 // loaded whole, then fitted.
 FileTrainingResult train_in_memory(const std::string& path, const FileTrainingOptions& o) {
@@ -77,14 +89,18 @@ FileTrainingResult train_in_memory(const std::string& path, const FileTrainingOp
   if (!data.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
   data.require_trainable();
   const LabelSet labels = o.labels ? *o.labels : data.classes;
-  FileTrainingResult t{make_model(o, data.n_features, labels), data.n_rows, data.n_features,
-                       seconds_since(t_load), 0};
+  const double load_seconds = seconds_since(t_load);
   const auto t_train = std::chrono::steady_clock::now();
+  FileTrainingResult t{.model = make_model(o, data.n_features, labels),
+                       .rows = data.n_rows,
+                       .n_features = data.n_features,
+                       .load_seconds = load_seconds};
   // partial_fit on the new model is fit(), except that it keeps public statistics.
   {
     const Phase phase(o, "training");
     t.model.partial_fit(data, phase.callback());
   }
+  note_row_path(t, DataView(data));
   t.model.set_table_schema(data.schema);
   t.train_seconds = seconds_since(t_train);
   return t;
@@ -108,9 +124,8 @@ struct TrainingSurvey {
   bool fill_chunks = false;
 };
 
-TrainingSurvey survey(const std::string& path, const FileTrainingOptions& o,
-                      const ChunkLimits& limits, bool want_sums) {
-  RowStream rows(path, o.load, limits);
+TrainingSurvey survey(RowStream& rows, const std::string& path, const FileTrainingOptions& o,
+                      bool want_sums) {
   TrainingSurvey s;
   s.n_features = rows.n_features();
   s.fixed_width = s.n_features != 0;
@@ -162,10 +177,48 @@ TrainingSurvey survey(const std::string& path, const FileTrainingOptions& o,
   return s;
 }
 
+// A file the stream holds whole (IDX): fitted on all of its rows at once, where they lie
+// (uint8 images as bytes), as a caller's array would be; one read of the file.
+FileTrainingResult train_whole(const std::string& path, const RowStream::WholeFile& whole,
+                               const FileTrainingOptions& o,
+                               std::chrono::steady_clock::time_point t_load) {
+  const Dataset& records = *whole.records;
+  if (!records.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
+  // The streaming survey's order: a label missing from --labels first, naming its record.
+  if (o.labels) records.class_ids_in(*o.labels);
+  records.require_trainable();
+  const LabelSet labels = o.labels ? *o.labels : records.classes;
+  const std::vector<std::uint32_t> map = records.class_ids_in(labels);
+  std::vector<std::uint32_t> class_ids(records.n_rows);
+  for (std::size_t r = 0; r < records.n_rows; ++r) class_ids[r] = map[records.labels[r]];
+  const double load_seconds = seconds_since(t_load);
+  const auto t_train = std::chrono::steady_clock::now();
+  FileTrainingResult t{.model = make_model(o, whole.rows.n_cols(), labels),
+                       .rows = records.n_rows,
+                       .n_features = whole.rows.n_cols(),
+                       .load_seconds = load_seconds};
+  {
+    // partial_fit on the new model is fit(), except that it keeps public statistics.
+    const Phase phase(o, "training");
+    t.model.partial_fit(whole.rows, class_ids, phase.callback());
+  }
+  t.train_seconds = seconds_since(t_train);
+  note_row_path(t, whole.rows);
+  return t;
+}
+
+// Whether the model of these hyper-parameters, for rows of `n_features` features (0:
+// not known yet), standardises and so needs the rows' feature sums: when unsure, yes.
+bool needs_sums(const FileTrainingOptions& o, std::size_t n_features) {
+  if (o.public_stats) return false;  // public statistics replace the rows' own
+  if (n_features == 0) return true;
+  return o.hyper.resolve_variant(static_cast<std::uint32_t>(n_features)).standardize;
+}
+
 // A regular file, read twice in bounded chunks: a first pass for the classes, the width and
 // the feature statistics, a second that counts chunk by chunk (counts are sums). The model
 // equals fit() on the whole file: the same statistics from the same exact sums, the same
-// integer counts.
+// integer counts. A file the stream holds whole (IDX) is read once and fitted at once.
 FileTrainingResult train_streaming(const std::string& path, const FileTrainingOptions& o) {
   ChunkLimits limits;
   limits.max_rows = o.chunk_rows;
@@ -173,8 +226,10 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   const auto t_load = std::chrono::steady_clock::now();
   TrainingSurvey s;
   try {
-    // Public statistics make the rows' own sums unnecessary.
-    s = survey(path, o, limits, /*want_sums=*/!o.public_stats);
+    RowStream rows(path, o.load, limits);
+    if (const std::optional<RowStream::WholeFile> whole = rows.whole_file())
+      return train_whole(path, *whole, o, t_load);
+    s = survey(rows, path, o, needs_sums(o, rows.n_features()));
   } catch (const detail::TextInNumericColumn&) {
     // A text column to one-hot encode: its categories must be known before any row is
     // encoded, which whole-file loading learns in a pass of its own. Such tables are
@@ -184,14 +239,17 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   const LabelSet labels =
       o.labels ? *o.labels
                : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
-  FileTrainingResult t{make_model(o, s.n_features, labels), s.rows, s.n_features,
-                       seconds_since(t_load), 0};
+  const double load_seconds = seconds_since(t_load);
+  const auto t_train = std::chrono::steady_clock::now();
+  FileTrainingResult t{.model = make_model(o, s.n_features, labels),
+                       .rows = s.rows,
+                       .n_features = s.n_features,
+                       .load_seconds = load_seconds};
 
   // LIBSVM without a fixed width: read again at the file's width, which makes every chunk
   // as wide as load_dataset's rows.
   LoadOptions counting = o.load;
   if (!s.fixed_width) counting.expected_features = s.n_features;
-  const auto t_train = std::chrono::steady_clock::now();
   if (t.model.config().variant.standardize && !o.public_stats) {
     if (!s.sums) {
       RowStream rows(path, counting, limits);
@@ -211,6 +269,7 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
     while (rows.next(chunk)) {
       if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
       t.model.partial_fit(chunk);
+      if (t.row_elements.empty()) note_row_path(t, DataView(chunk));
       report(phase.callback(), rows);
     }
   }

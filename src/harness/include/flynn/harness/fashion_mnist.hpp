@@ -15,6 +15,10 @@ inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fash
 /// plain or .gz, with its labels file beside it. Throws flynn::Error naming what is missing.
 Dataset load_fashion_mnist(const std::string& dir, bool test);
 
+/// The IDX images file load_fashion_mnist reads (train-images-idx3-ubyte[.gz] or the t10k
+/// one); throws flynn::Error as it does when there is none.
+std::string fashion_mnist_images_path(const std::string& dir, bool test);
+
 /// The paper's Fashion-MNIST setting (Table 5, as the reference's ratios): expansion factor
 /// 138, connection sparsity 0.105, wta_nnz 8, γ = 0.8.
 HyperParams fashion_mnist_paper_params();

@@ -44,15 +44,27 @@ struct BenchRequest {
   std::uint32_t knn_repeats = 1;
   bool skip_knn_1t = false;
   bool keep_blas_core = false;  ///< as DemoRequest::keep_blas_core
+  /// --peers: FlyNN at several settings beside FAISS exact, IVF, HNSW and hnswlib
+  /// (peer_benchmark.hpp), instead of the speed benchmark.
+  bool peers = false;
+  std::uint32_t peer_repeats = 1;     ///< timed repetitions of each --peers prediction
+  std::string out = "flynn-bench-peers";  ///< --peers: where peers.csv/json and pareto.png go
+  /// --file-path: `flynn train`'s path against in-process training (file_path_benchmark.hpp).
+  bool file_path = false;
+  std::uint32_t file_repeats = 2;     ///< alternated runs of each path
 };
 
 /// --fashion-dir (hidden alias --data-dir), --repeats, --knn-repeats, --skip-knn-1t,
-/// --smoke, --keep-blas-core.
+/// --smoke, --keep-blas-core, --peers, --peer-repeats, --out, --file-path, --file-repeats.
 const OptionTable<BenchRequest>& bench_fields();
 
 /// The speed benchmark (speed_benchmark.hpp) with the paper's setting, peers in the same
 /// run: {"command": "bench", smoke, openblas_coretype, the measurements, speed-ups against
-/// the reference on the full split} and its text.
-Report run_bench_command(const BenchRequest& request, int threads);
+/// the reference on the full split} and its text. With --peers the peer comparison
+/// instead (its files written under request.out, the Pareto plot drawn when matplotlib is
+/// there), with --file-path the file-vs-in-process comparison. `log` hears a line as each
+/// step of those begins (may be empty).
+Report run_bench_command(const BenchRequest& request, int threads,
+                         const std::function<void(const std::string&)>& log = {});
 
 }  // namespace flynn::experiments
