@@ -173,7 +173,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters (None = flynn's default, the one ``flynn train`` uses):
       m:          FlyHash dimensionality (default 256·d clamped to [4096, 131072]).
-      s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 128).
+      s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 64;
+                  max(8, d) for the anchor variants).
       rho:        winners per hash ρ (default 64).
       gamma:      filter decay γ in [0, 1) (default 0.8; 0 = binary filters).
       seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
@@ -181,9 +182,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
       variant:    the method: "zsign-q+paper" (default: half the units hash standardised
                   features from the training rows' exact statistics with signed lifting
                   rows and quantised rows, half the raw row as the paper does;
-                  "thermo-sign" with ρ = m/4 for at most 4 features), "paper"
-                  (the paper's exact FlyNN), "sign", "z", "zsign", "zsign-q", "thermo",
-                  "thermo-sign", "zsign+paper" (docs/defaults.md). Standardising variants fix their statistics at the
+                  "anchor" for at most 10 features: 8 closeness units per standardised
+                  feature, a hash of where the row lies), "paper" (the paper's exact
+                  FlyNN), "sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign",
+                  "zsign+paper", "anchor", "anchor+paper" (docs/defaults.md). Standardising variants fix their statistics at the
                   first fit, so merge() needs models trained with the same statistics.
       class_weight: None (default: every class weighs 1), "balanced" (each class weighs
                   n / (n_classes · n_class), as scikit-learn's: the minority classes of an
@@ -564,7 +566,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return None if schema.empty else schema
 
     def _more_tags(self):
-        # No poor_score: with d ≤ 4 the defaults switch to thermometer codes (docs/defaults.md),
+        # No poor_score: with d ≤ 10 the defaults switch to anchor units (docs/defaults.md),
         # so check_classifiers_train's 2-feature blobs score above its 0.83 (a test).
         # NaN is a missing cell unless missing="error". X_types stays ["2darray"]: in
         # scikit-learn 1.2's vocabulary "categorical" means integer category codes (its

@@ -27,8 +27,11 @@ bool OneRowAvailable() { return __builtin_cpu_supports("avx512vnni"); }
 // the low 7 bits, so the sign bit costs nothing there) and vpdpbusd adds each lane's 4 bytes
 // to its int32 sum: unsigned bytes × +1, or +1 × signed bytes (negated first where the slot
 // says −1). After a batch, lanes at or above the admission threshold are offered.
+// The whole target string, not only the extra feature: clang lets a function's own target
+// attribute replace the one HWY_BEFORE_NAMESPACE applies, and Highway's AVX3_DL string
+// names avxvnni (VEX) but not avx512vnni.
 template <bool kSignedValues, bool kSignedLifting>
-__attribute__((target("avx512vnni"))) void SumRow(const OneRowPlan& plan,
+__attribute__((target(HWY_TARGET_STR ",avx512vnni"))) void SumRow(const OneRowPlan& plan,
                                                   const std::uint8_t* HWY_RESTRICT row,
                                                   TopK<std::int32_t>& topk) {
   constexpr std::uint32_t G = OneRowPlan::kGroups;

@@ -190,7 +190,7 @@ PeerBenchmarkReport run_peer_benchmark(const Dataset& train, const Dataset& test
   rep.test_rows = test.n_rows;
   rep.features = train.n_features;
   rep.threads_all = flynn::detail::resolve_threads(o.threads);
-  rep.simd_target = simd::target_name();
+  rep.simd_target = flynn::detail::simd::target_name();
   rep.machine = machine_description();
   rep.knn_k = o.knn_k;
   rep.repeats = std::max<std::uint32_t>(o.repeats, 1);
