@@ -12,6 +12,7 @@
 #include "core/flyhash_kernels.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/random.hpp"
+#include "test_support.hpp"
 
 namespace flynn {
 namespace {
@@ -27,13 +28,6 @@ FlyConfig make_config(std::uint32_t d, std::uint32_t m, std::uint32_t s, std::ui
   c.seed = seed;
   c.preprocess = p;
   return c;
-}
-
-std::vector<float> random_rows(std::size_t n, std::size_t d, std::uint64_t seed) {
-  SeededRng r(seed);
-  std::vector<float> x(n * d);
-  for (auto& v : x) v = static_cast<float>(r.normal());
-  return x;
 }
 
 // Small non-negative integers with many zeros: lots of exact ties.
@@ -57,7 +51,7 @@ void expect_matches_reference(const FlyHasher& h, const std::vector<float>& x, s
 
 TEST(FlyHasher, ExactlyRhoDistinctAscendingWinners) {
   const FlyHasher h(make_config(20, 300, 4, 17), 1);
-  const auto x = random_rows(257, 20, 1);
+  const auto x = test::normal_rows(257, 20, 1);
   const auto w = h.hash(x.data(), 257, 2);
   for (std::size_t r = 0; r < 257; ++r) {
     for (std::uint32_t k = 0; k < 17; ++k) {
@@ -71,7 +65,7 @@ TEST(FlyHasher, ExactlyRhoDistinctAscendingWinners) {
 
 TEST(FlyHasher, FloatKernelMatchesReference) {
   const FlyHasher h(make_config(37, 1000, 6, 23), 1);
-  const auto x = random_rows(300, 37, 2);
+  const auto x = test::normal_rows(300, 37, 2);
   expect_matches_reference(h, x, 300, 2);
 }
 
@@ -103,7 +97,7 @@ TEST(FlyHasher, IntegerKernelsMatchReferenceWithManyTies) {
   ASSERT_STREQ(big.row_path(large.data()), "int32");
   expect_matches_reference(big, large, 200, 2);
   auto mixed = tie_heavy_rows(100, 40, 6, 3);
-  auto floats = random_rows(100, 40, 7);
+  auto floats = test::normal_rows(100, 40, 7);
   mixed.insert(mixed.end(), floats.begin(), floats.end());
   expect_matches_reference(small, mixed, 200, 2);
 }
@@ -114,7 +108,7 @@ TEST(FlyHasher, WideRowsUseHalfWidthBlocksWithTheSameWinners) {
   ASSERT_TRUE(kernels::block_shape(kernels::Lane::F32, 1100).half ||
               kernels::block_shape(kernels::Lane::F32, 1100).rows == 1);
   const FlyHasher h(make_config(1100, 800, 40, 10, Preprocess::None), 1);
-  const auto floats = random_rows(40, 1100, 17);
+  const auto floats = test::normal_rows(40, 1100, 17);
   expect_matches_reference(h, floats, 40, 2);
   auto ints = tie_heavy_rows(40, 1100, 18, 500);
   for (auto& v : ints) v -= 10.0f;
@@ -139,10 +133,10 @@ TEST(FlyHasher, OneRowAtATimeGivesTheBatchWinnersOnEveryPath) {
       ASSERT_TRUE(std::equal(one.begin(), one.end(), batch.begin() + i * h.rho())) << what << " row " << i;
     }
   };
-  check(small, random_rows(20, 40, 3), 20, "float");
+  check(small, test::normal_rows(20, 40, 3), 20, "float");
   check(small, tie_heavy_rows(20, 40, 5, 3), 20, "int16");
   check(small, tie_heavy_rows(20, 40, 5, 60000), 20, "int32");
-  check(wide, random_rows(5, 1100, 17), 5, "wide float");
+  check(wide, test::normal_rows(5, 1100, 17), 5, "wide float");
   std::vector<std::uint8_t> bytes(20 * 40);
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>((i * 37) % 251);
   std::vector<std::uint32_t> batch(20 * small.rho()), one(small.rho());
@@ -167,7 +161,7 @@ TEST(FlyHasher, AllZeroRowGetsRotationWinners) {
 
 TEST(FlyHasher, SameResultForAnyThreadCountAndBatchPosition) {
   const FlyHasher h(make_config(30, 2000, 5, 20), 2);
-  const auto x = random_rows(3000, 30, 8);
+  const auto x = test::normal_rows(3000, 30, 8);
   const auto w1 = h.hash(x.data(), 3000, 1);
   const auto w2 = h.hash(x.data(), 3000, 2);
   const auto w5 = h.hash(x.data(), 3000, 5);
@@ -182,7 +176,7 @@ TEST(FlyHasher, SameResultForAnyThreadCountAndBatchPosition) {
 
 TEST(FlyHasher, SameWinnersOnEverySimdTarget) {
   const FlyHasher h(make_config(50, 1500, 7, 12), 1);
-  auto x = random_rows(200, 50, 9);
+  auto x = test::normal_rows(200, 50, 9);
   const auto ints = tie_heavy_rows(200, 50, 10, 20);
   x.insert(x.end(), ints.begin(), ints.end());
   auto small_signed = tie_heavy_rows(200, 50, 11, 40);  // the int8 path

@@ -19,6 +19,7 @@
 #include "flynn/lifting_matrix.hpp"
 #include "flynn/model_footprint.hpp"
 #include "flynn/random.hpp"
+#include "test_support.hpp"
 
 namespace flynn {
 namespace {
@@ -144,12 +145,6 @@ std::vector<float> rows(std::size_t n, std::uint32_t d, std::uint64_t seed, int 
                   lo + static_cast<int>(r.uniform_below(static_cast<std::uint64_t>(hi - lo + 1))));
   return x;
 }
-std::vector<float> float_rows(std::size_t n, std::uint32_t d, std::uint64_t seed) {
-  SeededRng r(seed);
-  std::vector<float> x(n * d);
-  for (auto& v : x) v = static_cast<float>(r.normal());
-  return x;
-}
 
 // Pixel-like statistics for the standardising variants: z = (x − 100) / 40.
 FeatureStats pixel_stats(std::uint32_t d) {
@@ -198,7 +193,7 @@ std::vector<Case> cases() {
       {"past a byte", config(150, 700, 20, 24), rows(kMaxRows, 150, 3, -300, 300), "int16"});
   out.push_back(
       {"int32 sums", config(400, 500, 300, 20), rows(kMaxRows, 400, 4, -127, 127, 0.0), "int32"});
-  out.push_back({"floats", config(60, 900, 8, 16), float_rows(kMaxRows, 60, 5), "float"});
+  out.push_back({"floats", config(60, 900, 8, 16), test::normal_rows(kMaxRows, 60, 5), "float"});
   out.push_back(
       {"sparse", config(400, 3000, 100, 24), rows(kMaxRows, 400, 6, 1, 5, 0.985), "sparse-int"});
   out.push_back({"ties", config(64, 3000, 8, 16, "paper", Preprocess::None),

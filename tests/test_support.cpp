@@ -124,6 +124,13 @@ Dataset make_dataset(const std::vector<std::vector<float>>& rows,
   return d;
 }
 
+std::vector<float> normal_rows(std::size_t n, std::size_t d, std::uint64_t seed) {
+  SeededRng r(seed);
+  std::vector<float> x(n * d);
+  for (auto& v : x) v = static_cast<float>(r.normal());
+  return x;
+}
+
 Dataset blobs(std::size_t classes, std::size_t per_class, std::size_t d, std::uint64_t seed,
               double spread) {
   SeededRng rng(seed);

@@ -55,6 +55,8 @@ std::string fashion_mnist_dir();
 /// An in-memory dataset: rows and their label names (classes = sorted label set).
 Dataset make_dataset(const std::vector<std::vector<float>>& rows,
                      const std::vector<std::string>& labels);
+/// n rows of d standard normal values (row-major), seeded: the tests' generic float rows.
+std::vector<float> normal_rows(std::size_t n, std::size_t d, std::uint64_t seed);
 /// Random Gaussian blobs: `per_class` rows of each of `classes` classes in d dimensions,
 /// class c centred at a random point; labels "c0", "c1", …; seeded.
 Dataset blobs(std::size_t classes, std::size_t per_class, std::size_t d, std::uint64_t seed,
