@@ -84,6 +84,8 @@ struct Dataset {
   /// row whose label is not in `target`, e.g. "data.csv:9: label 'zebra' is not one of
   /// the known classes (a,b)".
   std::vector<std::uint32_t> class_ids_in(const LabelSet& target) const;
+  /// Each row's class id in `target` (labels[r] re-expressed), with class_ids_in's check.
+  std::vector<std::uint32_t> row_class_ids_in(const LabelSet& target) const;
 
   /// Re-expresses the labels in the ids of `target` (e.g. a model's or --labels' list).
   /// Throws flynn::Error naming the file and line of the first row whose label is not in

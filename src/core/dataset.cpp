@@ -195,13 +195,17 @@ std::vector<std::uint32_t> Dataset::class_ids_in(const LabelSet& target) const {
   return remap;
 }
 
+std::vector<std::uint32_t> Dataset::row_class_ids_in(const LabelSet& target) const {
+  const std::vector<std::uint32_t> remap = class_ids_in(target);
+  std::vector<std::uint32_t> ids(labels.size());
+  for (std::size_t r = 0; r < labels.size(); ++r) ids[r] = remap[labels[r]];
+  return ids;
+}
+
 void Dataset::relabel(const LabelSet& target) {
-  if (has_labels) {
-    // class_ids_in checks every row before anything changes: a failed relabel leaves the
-    // data as it was.
-    const std::vector<std::uint32_t> remap = class_ids_in(target);
-    for (auto& l : labels) l = remap[l];
-  }
+  // class_ids_in checks every row before anything changes: a failed relabel leaves the
+  // data as it was.
+  if (has_labels) labels = row_class_ids_in(target);
   classes = target;
 }
 
