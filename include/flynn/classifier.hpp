@@ -221,7 +221,8 @@ class FlyNN {
   void check_features(const Dataset& data) const;
   void check_view(const DataView& rows) const;
   void check_class_ids(std::size_t n_rows, std::span<const std::uint32_t> class_ids) const;
-  std::vector<std::uint32_t> class_map(const Dataset& data) const;
+  // Each row's class id in labels() (throws for unlabelled data or an unknown label).
+  std::vector<std::uint32_t> row_class_ids(const Dataset& data) const;
   // Throws unless `size` scores are n rows of labels().size() classes.
   void check_scores_shape(std::size_t size, std::size_t n) const;
   // counts_ -= removed, refusing (model unchanged) rows the model cannot contain.
@@ -236,9 +237,10 @@ class FlyNN {
   // The scorer of counts_ (its filter table or seen bits: m·L work), built by the first
   // prediction after the counts change and then reused, so one row costs what a row of a
   // batch costs; with it the class weights it applies (class_weights(): "balanced" reads
-  // all L·m counts), copied to `weights` when given, which the probabilities' priors take.
-  // Every change of counts_ goes through counts_changed().
-  std::shared_ptr<const FilterScorer> scorer(std::vector<double>* weights = nullptr) const;
+  // all L·m counts). Every change of counts_ goes through counts_changed().
+  std::shared_ptr<const FilterScorer> scorer() const;
+  // predict_proba's class priors, from the scorer's class weights; cached likewise.
+  std::shared_ptr<const std::vector<double>> class_priors_cached() const;
   void counts_changed();
 
   LabelSet labels_;

@@ -152,6 +152,8 @@ class FlyHasher {
   /// "uint8" (pixels: integers 0..255, summed in int16), "int8" (integers −127..127, summed
   /// in int16), "int16", "int32", "sparse-float" or "sparse-int".
   const char* row_path(const float* row) const;
+  /// The same for the first row of `rows` (bytes as their values); "" when it has none.
+  const char* row_path(const DataView& rows) const;
 
   /// A plain scalar implementation of the same function (full activation vector, sort):
   /// slow, obviously correct; the tests hold the fast kernels to it.

@@ -23,6 +23,7 @@ struct FlyNN::ScorerCache {
   std::vector<double> weights;  // the scorer's class_weights() ("balanced" reads all L·m counts)
   // The class priors of predict_proba, from those weights; likewise dropped with the counts.
   std::shared_ptr<const std::vector<double>> priors;
+  void build(const FlyNN& model);
 };
 
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int threads)
@@ -47,15 +48,28 @@ FlyNN::FlyNN(FlyNN&&) noexcept = default;
 FlyNN& FlyNN::operator=(FlyNN&&) noexcept = default;
 FlyNN::~FlyNN() = default;
 
-std::shared_ptr<const FilterScorer> FlyNN::scorer(std::vector<double>* weights) const {
+// With the cache's mutex held: builds the scorer and its weights if the counts changed.
+void FlyNN::ScorerCache::build(const FlyNN& model) {
+  if (scorer) return;
+  weights = model.class_weights();
+  scorer = std::make_shared<const FilterScorer>(model.counts_, model.config().gamma,
+                                                model.config().rho, weights);
+}
+
+std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
   ScorerCache& cache = *scorer_cache_;
   const std::lock_guard<std::mutex> lock(cache.mutex);
-  if (!cache.scorer) {
-    cache.weights = class_weights();
-    cache.scorer = std::make_shared<const FilterScorer>(counts_, config().gamma, config().rho, cache.weights);
-  }
-  if (weights) *weights = cache.weights;
+  cache.build(*this);
   return cache.scorer;
+}
+
+std::shared_ptr<const std::vector<double>> FlyNN::class_priors_cached() const {
+  ScorerCache& cache = *scorer_cache_;
+  const std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.build(*this);  // the scorer's weights are the priors' too
+  if (!cache.priors)
+    cache.priors = std::make_shared<const std::vector<double>>(class_priors(counts_.rows_per_class(), cache.weights));
+  return cache.priors;
 }
 
 void FlyNN::counts_changed() {
@@ -78,9 +92,9 @@ void FlyNN::check_features(const Dataset& data) const {
                             data.n_features, config().input_dim));
 }
 
-std::vector<std::uint32_t> FlyNN::class_map(const Dataset& data) const {
+std::vector<std::uint32_t> FlyNN::row_class_ids(const Dataset& data) const {
   if (!data.has_labels) throw Error(fmt::format("{}: the data has no labels", data.source));
-  return data.class_ids_in(labels_);
+  return data.row_class_ids_in(labels_);
 }
 
 void FlyNN::check_view(const DataView& rows) const {
@@ -135,10 +149,7 @@ void FlyNN::learn_feature_stats(const DataView& rows) {
 
 ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {
   check_features(data);
-  const std::vector<std::uint32_t> map = class_map(data);
-  std::vector<std::uint32_t> ids(data.n_rows);
-  for (std::size_t r = 0; r < data.n_rows; ++r) ids[r] = map[data.labels[r]];
-  return count_checked(DataView(data), ids, progress);
+  return count_checked(DataView(data), row_class_ids(data), progress);
 }
 
 ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> class_ids,
@@ -407,16 +418,8 @@ void FlyNN::check_scores_shape(std::size_t size, std::size_t n) const {
 void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   const std::size_t L = labels_.size();
   check_scores_shape(s.size(), n);
-  std::vector<double> p(L), weights;
-  scorer(&weights);  // built by the scores; its weights are the priors' too
-  std::shared_ptr<const std::vector<double>> priors;
-  {
-    const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
-    if (!scorer_cache_->priors)
-      scorer_cache_->priors =
-          std::make_shared<const std::vector<double>>(class_priors(counts_.rows_per_class(), weights));
-    priors = scorer_cache_->priors;
-  }
+  std::vector<double> p(L);
+  const std::shared_ptr<const std::vector<double>> priors = class_priors_cached();
   const double t = temperature();
   for (std::size_t r = 0; r < n; ++r) {
     scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors->data(), p.data());

@@ -535,6 +535,14 @@ bool FlyHasher::has_one_row_kernel() const {
          one_row_->get(lifting_, config_.variant.signed_lifting) != nullptr;
 }
 
+const char* FlyHasher::row_path(const DataView& rows) const {
+  if (rows.n_rows() == 0) return "";
+  std::vector<float> first(rows.n_cols());
+  for (std::size_t j = 0; j < first.size(); ++j)
+    first[j] = rows.bytes() ? static_cast<float>(rows.bytes()[j]) : rows.floats()[j];
+  return row_path(first.data());
+}
+
 const char* FlyHasher::row_path(const float* raw) const {
   if (halves_[0]) return halves_[0]->row_path(raw);
   std::vector<float> encoded;

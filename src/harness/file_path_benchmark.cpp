@@ -1,16 +1,15 @@
 #include "flynn/harness/file_path_benchmark.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "flynn/classifier.hpp"
 #include "flynn/data_view.hpp"
-#include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/study_io.hpp"
@@ -18,12 +17,11 @@
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/train_file.hpp"
+#include "flynn/harness/speed_benchmark.hpp"
 
 namespace flynn::experiments {
 
 namespace {
-
-using detail::seconds_since;
 
 // The file's rows as a caller holds them in memory: pixels as bytes, class ids.
 struct InMemoryRows {
@@ -81,27 +79,26 @@ FilePathBenchmarkReport run_file_path_benchmark(const std::string& images_path, 
         training.load.format = io::Format::Idx;
         training.hyper = params;
         training.threads = threads;
-        double cpu0 = cpu_seconds();
-        const io::FileTrainingResult t = io::train_from_file(images_path, training);
-        file_cpu.push_back(cpu_seconds() - cpu0);
-        load.push_back(t.load_seconds);
-        train.push_back(t.train_seconds);
-        r.file_row_elements = t.row_elements;
-        r.file_row_path = t.row_path;
-        if (i == 0) file_bytes = io::serialize_model(t.model);
+        std::optional<io::FileTrainingResult> t;
+        file_cpu.push_back(time_call([&] { t.emplace(io::train_from_file(images_path, training)); }).cpu);
+        load.push_back(t->load_seconds);
+        train.push_back(t->train_seconds);
+        r.file_row_elements = t->row_elements;
+        r.file_row_path = t->row_path;
+        if (i == 0) file_bytes = io::serialize_model(t->model);
 
         if (o.log) o.log(fmt::format("{}: training in process on {} thread{}", name, threads, plural(threads)));
         // As the Python estimator's fit: the model (its lifting matrix) is made, then fitted.
-        cpu0 = cpu_seconds();
-        const auto t0 = std::chrono::steady_clock::now();
-        FlyNN model(r.config, mem.classes, threads);
-        model.fit(view, mem.class_ids);
-        fit.push_back(seconds_since(t0));
-        fit_cpu.push_back(cpu_seconds() - cpu0);
+        std::optional<FlyNN> model;
+        const CallSeconds in_process = time_call([&] {
+          model.emplace(r.config, mem.classes, threads);
+          model->fit(view, mem.class_ids);
+        });
+        fit.push_back(in_process.wall);
+        fit_cpu.push_back(in_process.cpu);
         if (i == 0) {
-          fit_bytes = io::serialize_model(model);
-          std::vector<float> first(view.bytes(), view.bytes() + mem.features);
-          r.in_process_row_path = model.hasher().row_path(first.data());
+          fit_bytes = io::serialize_model(*model);
+          r.in_process_row_path = model->hasher().row_path(view);
         }
       }
       r.file_load = summarize_timing(load);

@@ -1,7 +1,6 @@
 #include "flynn/harness/peer_benchmark.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -22,27 +21,12 @@ namespace flynn::experiments {
 
 namespace {
 
-using detail::seconds_since;
-
-// Wall and CPU seconds (this process, all threads) of a call.
-struct Seconds {
-  double wall = 0, cpu = 0;
-};
-
-template <typename Fn>
-Seconds time_once(Fn&& fn) {
-  const double cpu0 = cpu_seconds();
-  const auto t0 = std::chrono::steady_clock::now();
-  fn();
-  return {seconds_since(t0), cpu_seconds() - cpu0};
-}
-
 // The medians of `repeats` timings of fn.
 template <typename Fn>
-Seconds median_time(std::uint32_t repeats, Fn&& fn) {
+CallSeconds median_time(std::uint32_t repeats, Fn&& fn) {
   std::vector<double> wall, cpu;
   for (std::uint32_t i = 0; i < std::max<std::uint32_t>(repeats, 1); ++i) {
-    const Seconds s = time_once(fn);
+    const CallSeconds s = time_call(fn);
     wall.push_back(s.wall);
     cpu.push_back(s.cpu);
   }
@@ -82,7 +66,7 @@ void run_index(const PeerSpec& spec, const std::vector<float>& train_rows, const
                                           ? make_hnswlib_index(spec.m_links, spec.ef_construction)
                                           : make_faiss_index(spec.factory);
     log_line(o, fmt::format("building {} on {} thread{}", index->name(), threads, threads == 1 ? "" : "s"));
-    const Seconds build = time_once([&] { index->build(train_rows.data(), train.n_rows, d, threads); });
+    const CallSeconds build = time_call([&] { index->build(train_rows.data(), train.n_rows, d, threads); });
     for (std::size_t b = 0; b < spec.breadths.size(); ++b) {
       const std::uint32_t breadth = spec.breadths[b];
       if (threads == 1) {
@@ -96,7 +80,7 @@ void run_index(const PeerSpec& spec, const std::vector<float>& train_rows, const
       index->set_breadth(breadth);
       log_line(o, fmt::format("searching {} {} on {} thread{}", r.method, r.setting, threads, threads == 1 ? "" : "s"));
       double acc = 0;
-      const Seconds t = median_time(o.repeats, [&] {
+      const CallSeconds t = median_time(o.repeats, [&] {
         const Neighbours nb = index->search(test_rows.data(), test.n_rows, o.knn_k, threads);
         acc = vote_accuracy(nb, o.knn_k, train, test);
       });
@@ -125,19 +109,19 @@ void run_flynn(const FlySetting& setting, const Dataset& train, const Dataset& t
   r.setting = fmt::format("{} ({})", setting.name, config.describe());
   FlyNN model(config, train.classes, 1);
   log_line(o, fmt::format("training FlyNN {} on 1 thread", setting.name));
-  const Seconds build = time_once([&] { model.fit(train); });
+  const CallSeconds build = time_call([&] { model.fit(train); });
   r.build_1t = build.wall;
   r.build_cpu_1t = build.cpu;
   model.set_threads(threads_all);
   log_line(o, fmt::format("training FlyNN {} on {} threads", setting.name, threads_all));
-  r.build_all = time_once([&] { model.fit(train); }).wall;
+  r.build_all = time_call([&] { model.fit(train); }).wall;
   r.size_bytes = io::serialize_model(model).size();
   std::vector<std::uint32_t> pred;
   PredictOptions po;
   for (const int threads : {1, threads_all}) {
     po.threads = threads;
     log_line(o, fmt::format("predicting FlyNN {} on {} thread{}", setting.name, threads, threads == 1 ? "" : "s"));
-    const Seconds t = median_time(o.repeats, [&] { pred = model.predict(test, po); });
+    const CallSeconds t = median_time(o.repeats, [&] { pred = model.predict(test, po); });
     (threads == 1 ? r.predict_1t : r.predict_all) = t.wall;
     if (threads == 1) r.predict_cpu_1t = t.cpu;
   }

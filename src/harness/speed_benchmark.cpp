@@ -17,17 +17,6 @@
 
 namespace flynn::experiments {
 
-namespace {
-
-template <typename Fn>
-double time_once(Fn&& fn) {
-  const auto t0 = std::chrono::steady_clock::now();
-  fn();
-  return detail::seconds_since(t0);
-}
-
-}  // namespace
-
 Timing summarize_timing(std::vector<double> runs) {
   Timing t;
   t.runs = runs;
@@ -56,9 +45,9 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   std::vector<double> t1, ta, h1;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     model.set_threads(1);
-    t1.push_back(time_once([&] { model.fit(train); }));
+    t1.push_back(time_call([&] { model.fit(train); }).wall);
     model.set_threads(o.threads);
-    ta.push_back(time_once([&] { model.fit(train); }));
+    ta.push_back(time_call([&] { model.fit(train); }).wall);
   }
   r.train_1t = summarize_timing(t1);
   r.train_all = summarize_timing(ta);
@@ -71,10 +60,10 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
                     : r.lane == "int16" ? Lane::Int16
                                         : Lane::Float32;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
-    h1.push_back(time_once([&] {
+    h1.push_back(time_call([&] {
       model.hasher().hash_stream(train.features.data(), train.n_rows, 1,
                                  [](int, std::size_t, std::size_t, const std::uint32_t*) {});
-    }));
+    }).wall);
   }
   r.hash_1t = summarize_timing(h1);
   r.additions = static_cast<double>(train.n_rows) * config.m * config.s;
@@ -87,9 +76,9 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     PredictOptions po;
     po.threads = 1;
-    p1.push_back(time_once([&] { pred = model.predict(test, po); }));
+    p1.push_back(time_call([&] { pred = model.predict(test, po); }).wall);
     po.threads = o.threads;
-    pa.push_back(time_once([&] { pred = model.predict(test, po); }));
+    pa.push_back(time_call([&] { pred = model.predict(test, po); }).wall);
   }
   r.predict_1t = summarize_timing(p1);
   r.predict_all = summarize_timing(pa);
@@ -101,17 +90,17 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   for (std::uint32_t i = 0; i < o.knn_repeats; ++i) {
     if (o.single_thread_knn) {
       ExactKnnIndex index(train, 1);
-      k1.push_back(time_once([&] {
+      k1.push_back(time_call([&] {
         const Neighbours nb = index.search(test, o.knn_k);
         pred = knn_vote(nb, o.knn_k, train.labels, train.classes.size());
-      }));
+      }).wall);
       r.knn_1t_measured = true;
     }
     ExactKnnIndex index(train, o.threads);
-    kall.push_back(time_once([&] {
+    kall.push_back(time_call([&] {
       const Neighbours nb = index.search(test, o.knn_k);
       pred = knn_vote(nb, o.knn_k, train.labels, train.classes.size());
-    }));
+    }).wall);
   }
   r.knn_1t = summarize_timing(k1);
   r.knn_all = summarize_timing(kall);

@@ -74,11 +74,7 @@ FlyNN make_model(const FileTrainingOptions& o, std::size_t n_features, const Lab
 // has its statistics by then).
 void note_row_path(FileTrainingResult& t, const DataView& rows) {
   t.row_elements = rows.bytes() ? "uint8" : "float32";
-  if (rows.empty()) return;
-  std::vector<float> first(rows.n_cols());
-  for (std::size_t j = 0; j < first.size(); ++j)
-    first[j] = rows.bytes() ? static_cast<float>(rows.bytes()[j]) : rows.floats()[j];
-  t.row_path = t.model.hasher().row_path(first.data());
+  t.row_path = t.model.hasher().row_path(rows);
 }
 
 // Data that can be read only once (a pipe, standard input), or a table with text columns:
@@ -185,12 +181,11 @@ FileTrainingResult train_whole(const std::string& path, const RowStream::WholeFi
   const Dataset& records = *whole.records;
   if (!records.has_labels) throw Error(fmt::format("{}: training data needs a label column", path));
   // The streaming survey's order: a label missing from --labels first, naming its record.
-  if (o.labels) records.class_ids_in(*o.labels);
+  std::vector<std::uint32_t> class_ids;
+  if (o.labels) class_ids = records.row_class_ids_in(*o.labels);
   records.require_trainable();
   const LabelSet labels = o.labels ? *o.labels : records.classes;
-  const std::vector<std::uint32_t> map = records.class_ids_in(labels);
-  std::vector<std::uint32_t> class_ids(records.n_rows);
-  for (std::size_t r = 0; r < records.n_rows; ++r) class_ids[r] = map[records.labels[r]];
+  if (!o.labels) class_ids = records.row_class_ids_in(labels);
   const double load_seconds = seconds_since(t_load);
   const auto t_train = std::chrono::steady_clock::now();
   FileTrainingResult t{.model = make_model(o, whole.rows.n_cols(), labels),

@@ -2,6 +2,7 @@
 // The end-to-end speed benchmark behind `flynn bench`: FlyNN training and prediction on
 // Fashion-MNIST next to FAISS exact kNN, measured in one process on the same rows and
 // threads, plus the FlyHash kernel's share of the machine's peak addition rate.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/detail/cpu_time.hpp"
+#include "flynn/eval/study_io.hpp"
 
 namespace flynn::experiments {
 
@@ -28,6 +31,19 @@ struct Timing {
   std::vector<double> runs;
 };
 Timing summarize_timing(std::vector<double> runs);
+
+/// Wall and CPU seconds (this process, all threads) of one call: what every benchmark
+/// here times a call with.
+struct CallSeconds {
+  double wall = 0, cpu = 0;
+};
+template <typename Fn>
+CallSeconds time_call(Fn&& fn) {
+  const double cpu0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  return {flynn::detail::seconds_since(t0), cpu_seconds() - cpu0};
+}
 
 struct SpeedBenchmarkReport {
   std::size_t train_rows = 0, test_rows = 0, features = 0;
