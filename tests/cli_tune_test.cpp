@@ -77,11 +77,33 @@ TEST_F(TuneCli, MetricAndClassWeightChooseAndReachTheModel) {
   EXPECT_GT(ej["macro_f1"].get<double>(), 0.5);
   auto bad = test::run_cli("tune --data " + data_ + " --model " + model + " --metric auc --quiet");
   EXPECT_EQ(bad.exit_code, 1) << bad.err;
-  EXPECT_NE(bad.err.find("expected accuracy, balanced_accuracy or macro_f1"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("expected accuracy, balanced_accuracy, macro_f1 or log_loss"), std::string::npos)
+      << bad.err;
   bad = test::run_cli("eval --data " + data_ + " --class-weight c9=2 --quiet");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_LT(bad.exit_code, 128);
   EXPECT_NE(bad.err.find("'c9' is not a class of the model"), std::string::npos) << bad.err;
+}
+
+TEST_F(TuneCli, LogLossMetricChoosesByCalibratedProbabilities) {
+  const std::string model = dir_.file("ll.flynn");
+  const auto r = test::run_cli("tune --data " + data_ + " --model " + model + " --test " + data_ +
+                               " --budget 3 --folds 3 --metric log_loss --json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["metric"], "log_loss");
+  EXPECT_EQ(j["search"]["metric"], "log_loss");
+  EXPECT_EQ(j["fold_log_loss"].size(), 3u);
+  const double ll = j["log_loss"].get<double>();
+  EXPECT_GT(ll, 0.0);
+  // The search's figure is the stored temperature's: the calibration's out-of-fold log-loss
+  // (over all rows; the search's is the mean over folds, equal up to fold sizes).
+  EXPECT_NEAR(ll, j["calibration"]["out_of_fold_log_loss"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["temperature"].get<double>(), io::load_model(model).temperature());
+  EXPECT_TRUE(j["test"].contains("log_loss"));
+  const auto text = test::run_cli("tune --data " + data_ + " --model " + model + " --budget 3 --folds 3 --metric log_loss");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("out-of-fold log-loss of its calibrated probabilities"), std::string::npos) << text.out;
 }
 
 TEST_F(TuneCli, BadInputGivesCleanErrors) {

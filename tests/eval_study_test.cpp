@@ -2,6 +2,7 @@
 // round-trips through JSON, and feeds the Table-2 / CSV / report writers.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 
 #include "flynn/error.hpp"
@@ -46,6 +47,15 @@ TEST(EvalStudy, EveryMethodOnTheSameFoldsAndJsonRoundTrip) {
   }
   EXPECT_EQ(s.find("1NNC")->params, "k=1");
   EXPECT_EQ(s.settings, o.fingerprint());
+  // Every method (SBFC and LR/MLP too) keeps the balanced accuracy and macro-F1 of its
+  // setting of best accuracy; on balanced, well-separated blobs they are near the accuracy.
+  for (const MethodOutcome& m : s.methods) {
+    ASSERT_FALSE(std::isnan(m.balanced_accuracy)) << m.method;
+    EXPECT_GE(m.balanced_accuracy, 0.0);
+    EXPECT_LE(m.macro_f1, 1.0);
+    EXPECT_NEAR(m.balanced_accuracy, m.accuracy, 0.1) << m.method;
+    EXPECT_EQ(to_json(s)["methods"][&m - s.methods.data()]["balanced_accuracy"].get<double>(), m.balanced_accuracy);
+  }
   EXPECT_EQ(s.find("FlyNN")->details["trace"].size(), 3u);
   // kNN on standardised features ran on the same folds beside the paper's kNNC.
   const nlohmann::json& z = s.find("kNNC")->details["standardized"];
@@ -55,6 +65,15 @@ TEST(EvalStudy, EveryMethodOnTheSameFoldsAndJsonRoundTrip) {
   const DatasetStudy back = study_from_json(nlohmann::json::parse(to_json(s).dump()));
   EXPECT_EQ(to_json(back), to_json(s));
   EXPECT_THROW(study_from_json(nlohmann::json{{"dataset", "x"}}), Error);
+  // A result stored before these metrics were kept reads as "not computed".
+  nlohmann::json old = to_json(s);
+  for (auto& m : old["methods"]) {
+    m.erase("balanced_accuracy");
+    m.erase("macro_f1");
+  }
+  const DatasetStudy before = study_from_json(old);
+  EXPECT_TRUE(std::isnan(before.methods[0].balanced_accuracy));
+  EXPECT_FALSE(to_json(before)["methods"][0].contains("macro_f1"));
 
   // The fingerprint follows result-changing settings only.
   StudyOptions t = o;
@@ -91,6 +110,10 @@ DatasetStudy fake(const std::string& id, double fly, double knn, double one, dou
     m.method = study_methods()[i];
     m.ok = acc[i] >= 0;
     m.accuracy = acc[i];
+    if (i == 0) {  // FlyNN's balanced figures; the others' are "not computed"
+      m.balanced_accuracy = acc[i] - 0.25;
+      m.macro_f1 = acc[i] - 0.5;
+    }
     m.params = "p=1, q=\"2\"";  // needs CSV quoting
     s.methods.push_back(m);
   }
@@ -128,6 +151,8 @@ TEST(EvalStudy, Table2CsvAndReport) {
   EXPECT_NE(md.find("| 0.55 | 39/2/30 | 0.35% | 5.3e-2 | 7.6e-2 |"), std::string::npos);  // the paper's row
   EXPECT_NE(md.find("9_broken: bad file"), std::string::npos);
   EXPECT_NE(md.find("c / SBFC FAILED"), std::string::npos);
+  EXPECT_NE(md.find("## Balanced accuracy and macro-F1"), std::string::npos);
+  EXPECT_NE(md.find("| a | 0.6500 / 0.4000 | — | — | — | — | — |"), std::string::npos) << md;
 }
 
 TEST(EvalStudy, SyntheticTable1Cells) {

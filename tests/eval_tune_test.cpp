@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -216,6 +217,70 @@ TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
   // The saved model's predictions agree with the configuration's CV (trained on all rows).
   const FlyNN model = train_tuned_model(data, data.classes, a, 1);
   EXPECT_EQ(model.config(), a.config);
+}
+
+TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
+  // The evaluator's log-loss (with_log_loss) is the temperature fitted on the out-of-fold
+  // scores out_of_fold_scores gives, for the plain and the per-fold (standardising) path,
+  // with and without class weights; and a search by log-loss picks the evaluation of lowest
+  // log-loss, whose temperature the calibration then finds again.
+  const Dataset data = test::blobs(3, 40, 6, 12, 2.5);
+  const std::uint32_t k = 4;
+  const auto folds = stratified_folds(data.labels, 3, k, 1);
+  const FlyCvEvaluator ev(data, folds, k);
+  for (const char* variant : {"paper", "zsign"})
+    for (const char* cw : {"none", "balanced"}) {
+      SCOPED_TRACE(std::string(variant) + " " + cw);
+      FlyConfig c;
+      c.input_dim = 6;
+      c.m = 120;
+      c.s = 3;
+      c.rho = 8;
+      c.seed = 3;
+      c.variant = parse_variant(variant);
+      c.class_weight = ClassWeight::parse(cw);
+      const std::vector<double> gammas = {0.0, 0.6};
+      const auto with = ev.evaluate(c, gammas, 2, {}, true);
+      const auto without = ev.evaluate(c, gammas, 1);
+      for (std::size_t g = 0; g < gammas.size(); ++g) {
+        EXPECT_EQ(with[g].fold_accuracy, without[g].fold_accuracy);  // the rest is unchanged
+        EXPECT_TRUE(std::isnan(without[g].log_loss));
+        c.gamma = gammas[g];
+        const OutOfFoldLogLoss direct =
+            out_of_fold_log_loss(ev.out_of_fold_scores(c, 1), 3, c.rho, data.labels, folds, k,
+                                 class_weights_of_rows(c, data.classes, data.labels));
+        EXPECT_EQ(with[g].fold_log_loss, direct.fold_log_loss);
+        EXPECT_DOUBLE_EQ(with[g].log_loss, direct.log_loss);
+        EXPECT_DOUBLE_EQ(with[g].temperature, direct.temperature);
+        EXPECT_DOUBLE_EQ(with[g].metric(CvMetric::LogLoss), -direct.log_loss);
+        EXPECT_GT(direct.log_loss, 0.0);
+        EXPECT_LT(direct.log_loss, std::log(3.0));  // better than the uniform guess
+      }
+    }
+  EXPECT_EQ(parse_cv_metric("log_loss"), CvMetric::LogLoss);
+  EXPECT_STREQ(cv_metric_name(CvMetric::LogLoss), "log_loss");
+
+  TuneOptions o;
+  o.search.design = SearchDesign::Halton;
+  o.search.budget = 6;
+  o.search.threads = 1;
+  o.search.space.max_expansion = 16;
+  o.search.space.gammas = {0.0, 0.5};
+  o.search.metric = CvMetric::LogLoss;
+  const TuneResult r = tune_flynn(data, folds, k, o);
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const SearchEvaluation& e : r.search.trace) {
+    EXPECT_LT(e.accuracy, 0.0);  // minus a log-loss
+    lowest = std::min(lowest, -e.accuracy);
+  }
+  EXPECT_DOUBLE_EQ(r.cv.log_loss, lowest);
+  ASSERT_TRUE(r.calibration);
+  EXPECT_DOUBLE_EQ(r.calibration->fit.temperature, r.cv.temperature);
+  // Judged by log-loss, the choice is at least as good as the accuracy search's choice.
+  o.search.metric = CvMetric::Accuracy;
+  const TuneResult by_accuracy = tune_flynn(data, folds, k, o);
+  ASSERT_TRUE(by_accuracy.calibration);
+  EXPECT_LE(r.calibration->fit.log_loss, by_accuracy.calibration->fit.log_loss + 1e-12);
 }
 
 TEST(Tune, TimeLimitStopsTheSearchButKeepsOneFullEvaluation) {

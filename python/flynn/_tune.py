@@ -11,9 +11,13 @@ class TuneSearch:
     Attributes:
       best_params_:    the chosen FlyNNClassifier parameters (m, s, rho, gamma, seed,
                        preprocess).
-      best_score_:     their mean CV `scoring` metric (accuracy by default) on all rows.
-      best_fold_scores_: the `scoring` metric of each fold for best_params_.
+      best_score_:     their mean CV `scoring` metric (accuracy by default) on all rows;
+                       for "log_loss", minus the log-loss (scikit-learn's neg_log_loss:
+                       higher is better, as for every scoring).
+      best_fold_scores_: the `scoring` metric of each fold for best_params_ (the same sign).
       best_accuracy_, best_balanced_accuracy_, best_macro_f1_: every metric's mean for them.
+      best_log_loss_:  the out-of-fold log-loss of their calibrated probabilities (only
+                       with scoring="log_loss"; None otherwise).
       best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
                        calibrated temperature_ (refit=True): the model `flynn tune` saves.
       temperature_:    the probability temperature t fitted on the chosen configuration's
@@ -40,6 +44,7 @@ class TuneSearch:
         self.best_accuracy_ = float(raw["best_mean"])
         self.best_balanced_accuracy_ = float(raw["best_balanced_accuracy"])
         self.best_macro_f1_ = float(raw["best_macro_f1"])
+        self.best_log_loss_ = float(raw["best_log_loss"]) if "best_log_loss" in raw else None
         self.search_seconds_ = float(raw["seconds"])
         self.time_limited_ = bool(raw["time_limited"])
         self.temperature_ = float(raw["temperature"])
@@ -78,8 +83,9 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     same calibration of the probability temperature on out-of-fold scores. Deterministic
     given `seed` (folds and design) and `fly_seed` (the lifting matrix; flynn's default when
     None). `time_limit` (seconds) stops starting new subsample evaluations once passed.
-    `scoring` is what the search maximises: "accuracy", "balanced_accuracy" or "macro_f1"
-    (flynn tune --metric); `class_weight` (None, "balanced" or {label: weight}, as
+    `scoring` is what the search maximises: "accuracy", "balanced_accuracy", "macro_f1",
+    or "log_loss" (minimised: the out-of-fold log-loss of each candidate's calibrated
+    probabilities; flynn tune --metric); `class_weight` (None, "balanced" or {label: weight}, as
     FlyNNClassifier's) is given to every candidate and to the refitted model.
 
     Returns a TuneSearch (best_params_, best_score_, cv_results_, temperature_,

@@ -81,10 +81,24 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   // The metric the search maximised, per fold and as its mean (TuneSearch.best_score_).
   out["scoring"] = metric;
   out["best_score"] = cv.metric(options.search.metric);
-  out["best_fold_scores"] = options.search.metric == experiments::CvMetric::Accuracy ? cv.fold_accuracy
-                            : options.search.metric == experiments::CvMetric::BalancedAccuracy
-                                ? cv.fold_balanced_accuracy
-                                : cv.fold_macro_f1;
+  switch (options.search.metric) {
+    case experiments::CvMetric::Accuracy:
+      out["best_fold_scores"] = cv.fold_accuracy;
+      break;
+    case experiments::CvMetric::BalancedAccuracy:
+      out["best_fold_scores"] = cv.fold_balanced_accuracy;
+      break;
+    case experiments::CvMetric::MacroF1:
+      out["best_fold_scores"] = cv.fold_macro_f1;
+      break;
+    case experiments::CvMetric::LogLoss: {  // scored as scikit-learn's neg_log_loss: higher is better
+      std::vector<double> neg(cv.fold_log_loss.size());
+      for (std::size_t f = 0; f < neg.size(); ++f) neg[f] = -cv.fold_log_loss[f];
+      out["best_fold_scores"] = neg;
+      break;
+    }
+  }
+  if (options.search.metric == experiments::CvMetric::LogLoss) out["best_log_loss"] = cv.log_loss;
   out["best_balanced_accuracy"] = cv.balanced_accuracy;
   out["best_macro_f1"] = cv.macro_f1;
   out["full_evaluations"] = s.full_evaluations;

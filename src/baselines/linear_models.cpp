@@ -188,7 +188,8 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
   const std::uint64_t tag = mlp ? kMlpStreamTag : kLogisticStreamTag;
   const std::uint32_t hidden = mlp ? std::max<std::uint32_t>(1, options.hidden) : 0;
 
-  std::vector<std::vector<double>> acc(learning_rates.size(), std::vector<double>(k_folds, 0.0));
+  // Out-of-fold predictions per learning rate (every metric of summarize_predictions).
+  std::vector<std::vector<std::uint32_t>> predicted(learning_rates.size(), std::vector<std::uint32_t>(data.n_rows, 0));
   const std::vector<FoldRows> folds = fold_rows(fold_of_row, k_folds);
   for (std::uint32_t f = 0; f < k_folds; ++f) {
     const FoldRows& fr = folds[f];
@@ -202,16 +203,14 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
       OneEpochNet net(d, L, hidden, options.seed, tag | f);
       net.train_epoch(xtr.data(), ytr.data(), fr.train.size(), learning_rates[g], options.batch);
       const std::vector<std::uint32_t> pred = net.predict(xte.data(), fr.test.size());
-      std::size_t correct = 0;
-      for (std::size_t i = 0; i < pred.size(); ++i) correct += pred[i] == data.labels[fr.test[i]];
-      acc[g][f] = static_cast<double>(correct) / static_cast<double>(pred.size());
+      for (std::size_t i = 0; i < pred.size(); ++i) predicted[g][fr.test[i]] = pred[i];
     }
   }
   SgdCvResult r;
   r.learning_rates = learning_rates;
   r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < learning_rates.size(); ++g) {
-    r.per_rate.push_back(summarize_folds(acc[g], r.seconds));
+    r.per_rate.push_back(summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
     if (r.per_rate[g].mean > r.per_rate[r.best].mean) r.best = g;
   }
   return r;

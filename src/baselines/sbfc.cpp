@@ -165,9 +165,6 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
   }
   const std::uint32_t m_max = kept.back().first;
 
-  std::vector<std::size_t> fold_size(k_folds, 0);
-  for (std::uint32_t f : fold_of_row) ++fold_size[f];
-
   const std::uint32_t B = block_units(n);
   const std::size_t W = B / 64;  // words per full block
   std::vector<float> proj, y;
@@ -175,7 +172,6 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
   std::vector<std::uint64_t> fold_or(std::size_t(k_folds) * L * W), train_filter(fold_or.size());
   std::vector<std::uint64_t> prefix(fold_or.size()), suffix(fold_or.size());
   std::vector<std::uint32_t> scores(n * L, 0);
-  std::vector<std::size_t> correct(k_folds);
   std::size_t next_point = 0;
   detail::ProgressTracker tracker(progress, m_max);
 
@@ -218,19 +214,15 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
       }
       a = b;
       while (next_point < kept.size() && kept[next_point].first == a) {
-        std::fill(correct.begin(), correct.end(), 0);
+        std::vector<std::uint32_t> predicted(n);
         for (std::size_t r = 0; r < n; ++r) {
           const std::uint32_t* s = scores.data() + r * L;
-          const std::size_t pred = std::min_element(s, s + L) - s;  // lowest class on ties
-          correct[fold_of_row[r]] += pred == data.labels[r];
+          predicted[r] = static_cast<std::uint32_t>(std::min_element(s, s + L) - s);  // lowest class on ties
         }
-        std::vector<double> acc(k_folds, 0.0);
-        for (std::uint32_t f = 0; f < k_folds; ++f)
-          acc[f] = fold_size[f] ? static_cast<double>(correct[f]) / fold_size[f] : 0.0;
         SbfcPoint p;
         p.m = kept[next_point].first;
         p.expansion_factor = kept[next_point].second;
-        p.cv = summarize_folds(std::move(acc), 0.0);
+        p.cv = summarize_predictions(data.labels, predicted, fold_of_row, k_folds, L, 0.0);
         result.grid.push_back(std::move(p));
         ++next_point;
       }

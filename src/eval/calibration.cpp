@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -134,6 +135,32 @@ TemperatureFit fit_temperature(const std::vector<double>& scores, std::size_t L,
   fit.log_loss = std::min(f1, f2);
   fit.ece = expected_calibration_error(scores_to_probabilities(scores, L, rho, fit.temperature, priors), L, labels);
   return fit;
+}
+
+OutOfFoldLogLoss out_of_fold_log_loss(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,
+                                      const std::vector<std::uint32_t>& labels,
+                                      const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                                      const std::vector<double>& class_weights) {
+  check_rows(scores, L, labels, "out-of-fold log-loss");
+  if (fold_of_row.size() != labels.size())
+    throw Error(fmt::format("out-of-fold log-loss: {} fold ids for {} rows", fold_of_row.size(), labels.size()));
+  const std::vector<double> priors = class_priors(rows_per_class(labels, L), class_weights);
+  OutOfFoldLogLoss out;
+  out.temperature = fit_temperature(scores, L, rho, priors, labels).temperature;
+  const std::vector<double> p = scores_to_probabilities(scores, L, rho, out.temperature, priors);
+  std::vector<double> total(k, 0.0);
+  std::vector<std::size_t> rows(k, 0);
+  for (std::size_t r = 0; r < labels.size(); ++r) {
+    const std::uint32_t f = fold_of_row[r];
+    if (f >= k) throw Error(fmt::format("out-of-fold log-loss: fold id {} ≥ k = {}", f, k));
+    total[f] -= std::log(std::max(p[r * L + labels[r]], kLogLossFloor));
+    ++rows[f];
+  }
+  out.fold_log_loss.assign(k, 0.0);
+  for (std::uint32_t f = 0; f < k; ++f)
+    if (rows[f] > 0) out.fold_log_loss[f] = total[f] / static_cast<double>(rows[f]);
+  if (k > 0) out.log_loss = std::accumulate(out.fold_log_loss.begin(), out.fold_log_loss.end(), 0.0) / k;
+  return out;
 }
 
 CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,

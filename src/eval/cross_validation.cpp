@@ -101,7 +101,8 @@ CvMetric parse_cv_metric(const std::string& name) {
   if (name == "accuracy") return CvMetric::Accuracy;
   if (name == "balanced_accuracy") return CvMetric::BalancedAccuracy;
   if (name == "macro_f1") return CvMetric::MacroF1;
-  throw Error(fmt::format("metric '{}': expected accuracy, balanced_accuracy or macro_f1", name));
+  if (name == "log_loss") return CvMetric::LogLoss;
+  throw Error(fmt::format("metric '{}': expected accuracy, balanced_accuracy, macro_f1 or log_loss", name));
 }
 
 const char* cv_metric_name(CvMetric m) {
@@ -112,6 +113,8 @@ const char* cv_metric_name(CvMetric m) {
       return "balanced_accuracy";
     case CvMetric::MacroF1:
       return "macro_f1";
+    case CvMetric::LogLoss:
+      return "log_loss";
   }
   return "accuracy";
 }
@@ -124,6 +127,8 @@ double CvResult::metric(CvMetric m) const {
       return balanced_accuracy;
     case CvMetric::MacroF1:
       return macro_f1;
+    case CvMetric::LogLoss:
+      return -log_loss;
   }
   return mean;
 }

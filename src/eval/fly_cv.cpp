@@ -10,6 +10,7 @@
 
 #include "flynn/error.hpp"
 #include "flynn/class_counts.hpp"
+#include "flynn/eval/calibration.hpp"
 #include "flynn/feature_stats.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/detail/parallel.hpp"
@@ -20,21 +21,6 @@ namespace flynn::experiments {
 namespace {
 // Test rows per scoring task: large enough to amortise the shared task counter.
 constexpr std::size_t kScoreChunk = 256;
-
-// One CvResult per γ from out-of-fold predictions stored γ-major (predicted[g·n + r]).
-std::vector<CvResult> results_per_gamma(const std::vector<std::uint32_t>& predicted, std::size_t G,
-                                        const std::vector<std::uint32_t>& labels,
-                                        const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
-                                        std::size_t L, double seconds) {
-  const std::size_t n = labels.size();
-  std::vector<CvResult> out;
-  for (std::size_t g = 0; g < G; ++g) {
-    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
-                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
-    out.push_back(summarize_predictions(labels, p, fold_of_row, k, L, seconds));
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -59,6 +45,31 @@ FlyCvEvaluator::FlyCvEvaluator(const Dataset& data, std::vector<std::uint32_t> f
     if (fold_of_row_[r] >= k) throw Error(fmt::format("fold id {} ≥ k = {}", fold_of_row_[r], k));
     test_rows_[fold_of_row_[r]].push_back(r);
   }
+}
+
+std::vector<CvResult> FlyCvEvaluator::results_per_gamma(const FlyConfig& config,
+                                                         const std::vector<std::uint32_t>& predicted,
+                                                         const std::vector<double>& scores, std::size_t G,
+                                                         double seconds) const {
+  const std::size_t n = data_.n_rows, L = data_.classes.size();
+  const std::vector<double> weights =
+      scores.empty() ? std::vector<double>{} : class_weights_of_rows(config, data_.classes, data_.labels);
+  std::vector<CvResult> out;
+  for (std::size_t g = 0; g < G; ++g) {
+    const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
+                                       predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
+    CvResult r = summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds);
+    if (!scores.empty()) {
+      const std::vector<double> s(scores.begin() + static_cast<std::ptrdiff_t>(g * n * L),
+                                  scores.begin() + static_cast<std::ptrdiff_t>((g + 1) * n * L));
+      OutOfFoldLogLoss ll = out_of_fold_log_loss(s, L, config.rho, data_.labels, fold_of_row_, k_, weights);
+      r.fold_log_loss = std::move(ll.fold_log_loss);
+      r.log_loss = ll.log_loss;
+      r.temperature = ll.temperature;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 void FlyCvEvaluator::hash_and_count(const FlyConfig& config, int threads, const ProgressFn& progress,
@@ -168,12 +179,13 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
 }
 
 std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const std::vector<double>& gammas,
-                                               int threads, const ProgressFn& progress) const {
+                                               int threads, const ProgressFn& progress,
+                                               bool with_log_loss) const {
   const auto start = std::chrono::steady_clock::now();
   if (gammas.empty()) throw Error("FlyNN CV: no γ to evaluate");
   for (double g : gammas)
     if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
-  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, start);
+  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, with_log_loss, start);
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t rho = config.rho;
   std::vector<std::uint32_t> winners, counts;
@@ -183,6 +195,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
 
   const int workers = detail::resolve_threads(threads);
   std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
+  std::vector<double> kept(with_log_loss ? G * n * L : 0);  // γ-major scores, n × L per γ
   for (std::uint32_t f = 0; f < k_; ++f) {
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers(gammas, fold_weights(config, f));
@@ -202,12 +215,13 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
             for (std::size_t l = 0; l < L; ++l) scores[l] += pw[table.offsets[l] + c[l]];
           }
           predicted[g * n + r] = argmin_class(scores.data(), L);
+          if (with_log_loss) std::copy(scores.begin(), scores.end(), kept.begin() + (g * n + r) * L);
         }
       }
     });
     update_counts(rows, winners, rho, +1, counts);
   }
-  return results_per_gamma(predicted, G, data_.labels, fold_of_row_, k_, L, detail::seconds_since(start));
+  return results_per_gamma(config, predicted, kept, G, detail::seconds_since(start));
 }
 
 void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
@@ -238,11 +252,12 @@ void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int thr
 
 std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
     const FlyConfig& config, const std::vector<double>& gammas, int threads,
-    const ProgressFn& progress, std::chrono::steady_clock::time_point start) const {
+    const ProgressFn& progress, bool with_log_loss, std::chrono::steady_clock::time_point start) const {
   const std::size_t L = data_.classes.size(), G = gammas.size();
   const std::uint32_t rho = config.rho;
   const std::size_t n = data_.n_rows;
   std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
+  std::vector<double> kept(with_log_loss ? G * n * L : 0);  // γ-major scores, n × L per γ
   for_each_fold_standardized(config, threads, progress,
                              [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
                                const std::vector<double> weights = fold_weights(config, f);
@@ -252,10 +267,12 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
                                  for (std::size_t r : test_rows_[f]) {
                                    scorer.score(winners.data() + r * rho, scores.data());
                                    predicted[g * n + r] = argmin_class(scores.data(), L);
+                                   if (with_log_loss)
+                                     std::copy(scores.begin(), scores.end(), kept.begin() + (g * n + r) * L);
                                  }
                                }
                              });
-  return results_per_gamma(predicted, G, data_.labels, fold_of_row_, k_, L, detail::seconds_since(start));
+  return results_per_gamma(config, predicted, kept, G, detail::seconds_since(start));
 }
 
 }  // namespace flynn::experiments

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 
@@ -73,7 +74,7 @@ SearchEvaluation evaluate_candidate(const FlyCvEvaluator& ev, const SearchOption
   e.requested_m = cfg.m;
   e.cap_reason = apply_search_guard(cfg, data.n_rows, data.classes.size(), o.guard);
   cfg.class_weight = o.class_weight;
-  const std::vector<CvResult> cv = ev.evaluate(cfg, o.space.gammas, o.threads);
+  const std::vector<CvResult> cv = ev.evaluate(cfg, o.space.gammas, o.threads, {}, o.metric == CvMetric::LogLoss);
   std::size_t best = 0;
   for (std::size_t g = 0; g < cv.size(); ++g) {
     e.gamma_accuracy.push_back(cv[g].metric(o.metric));
@@ -226,7 +227,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   std::vector<std::size_t> alive(per_rung[0]);
   std::iota(alive.begin(), alive.end(), 0);
 
-  double best_acc = -1.0;
+  double best_acc = -std::numeric_limits<double>::infinity();  // log-loss's metric is negative
   for (std::uint32_t r = 0; r < rungs; ++r) {
     const bool last = r + 1 == rungs;
     const FlyCvEvaluator* ev = last ? &full : sub_ev[r].get();

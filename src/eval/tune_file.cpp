@@ -41,7 +41,9 @@ const OptionTable<TuneFileRequest>& tune_file_fields() {
        &R::variants},
       {"--design", "Search design: halving (default), halton, random", &R::design},
       {"--metric",
-       "What the search maximises: accuracy (default), balanced_accuracy or macro_f1 (for imbalanced classes)",
+       "What the search maximises: accuracy (default), balanced_accuracy or macro_f1 (for imbalanced classes), "
+       "or log_loss (minimised: the out-of-fold log-loss of the calibrated probabilities, for models whose "
+       "probabilities are used)",
        &R::metric},
       {"--class-weight",
        "Class weight of every candidate and of the saved model: none (default), balanced or NAME=W,...",
@@ -135,6 +137,10 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
        {"temperature", temperature},
        {"model", o.model},
        {"model_bytes", model_bytes}};
+  if (to.search.metric == CvMetric::LogLoss) {
+    j["log_loss"] = r.cv.log_loss;
+    j["fold_log_loss"] = r.cv.fold_log_loss;
+  }
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
@@ -149,6 +155,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
+  if (to.search.metric == CvMetric::LogLoss)
+    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
+                        r.cv.temperature);
   if (r.calibration) text += calibration_text(*r.calibration);
   if (knn) text += knn->text;
   text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);

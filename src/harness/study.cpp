@@ -3,6 +3,8 @@
 #include "flynn/eval/study_io.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <functional>
 
 #include <fmt/format.h>
@@ -27,6 +29,10 @@ void fill_cv(MethodOutcome& m, const CvResult& cv) {
   m.accuracy = cv.mean;
   m.sd = cv.sd;
   m.fold_accuracy = cv.fold_accuracy;
+  if (!cv.fold_balanced_accuracy.empty()) {
+    m.balanced_accuracy = cv.balanced_accuracy;
+    m.macro_f1 = cv.macro_f1;
+  }
 }
 
 std::string fly_params(const FlyConfig& c) {
@@ -238,6 +244,8 @@ json to_json(const DatasetStudy& s) {
     json j = {{"method", m.method},     {"ok", m.ok},       {"accuracy", m.accuracy},
               {"sd", m.sd},             {"fold_accuracy", m.fold_accuracy},
               {"params", m.params},     {"seconds", m.seconds}};
+    if (!std::isnan(m.balanced_accuracy)) j["balanced_accuracy"] = m.balanced_accuracy;
+    if (!std::isnan(m.macro_f1)) j["macro_f1"] = m.macro_f1;
     if (!m.error.empty()) j["error"] = m.error;
     if (!m.note.empty()) j["note"] = m.note;
     if (!m.details.is_null()) j["details"] = m.details;
@@ -272,6 +280,8 @@ DatasetStudy study_from_json(const json& j) {
       m.accuracy = mj.at("accuracy").get<double>();
       m.sd = mj.value("sd", 0.0);
       m.fold_accuracy = mj.value("fold_accuracy", std::vector<double>{});
+      m.balanced_accuracy = mj.value("balanced_accuracy", std::numeric_limits<double>::quiet_NaN());
+      m.macro_f1 = mj.value("macro_f1", std::numeric_limits<double>::quiet_NaN());
       m.params = mj.value("params", "");
       m.note = mj.value("note", "");
       m.seconds = mj.value("seconds", 0.0);

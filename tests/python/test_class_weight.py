@@ -80,5 +80,25 @@ def test_tune_maximises_the_metric_it_is_given():
     assert search.best_score_ == pytest.approx(search.best_balanced_accuracy_)
     assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
     assert search.best_params_["class_weight"] == "balanced"
-    with pytest.raises(ValueError, match="expected accuracy, balanced_accuracy or macro_f1"):
+    assert search.best_log_loss_ is None
+    with pytest.raises(ValueError, match="expected accuracy, balanced_accuracy, macro_f1 or log_loss"):
         flynn.tune(X, y, budget=1, cv=3, scoring="auc")
+
+
+def test_tune_by_log_loss_scores_like_neg_log_loss():
+    # scoring="log_loss" minimises the calibrated out-of-fold log-loss; best_score_ is minus
+    # it (scikit-learn's neg_log_loss), the refit model carries the fitted temperature, and its
+    # probabilities on the training rows beat the uniform guess.
+    X, y = imbalanced(4)
+    search = flynn.tune(X, y, budget=3, cv=3, seed=1, scoring="log_loss", n_jobs=1)
+    assert search.scoring == "log_loss"
+    assert search.best_log_loss_ > 0
+    assert search.best_score_ == pytest.approx(-search.best_log_loss_)
+    assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
+    assert (search.best_fold_scores_ < 0).all()
+    assert search.best_log_loss_ == pytest.approx(search.calibration_["out_of_fold_log_loss"], abs=0.05)
+    assert search.temperature_ == search.calibration_["temperature"]
+    model = search.best_estimator_
+    p = model.predict_proba(X)
+    true = p[np.arange(len(y)), np.searchsorted(model.classes_, y)]
+    assert -np.log(np.maximum(true, 1e-15)).mean() < np.log(len(model.classes_))

@@ -106,6 +106,22 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
                                         std::uint32_t rho, const std::vector<std::uint32_t>& labels,
                                         const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                                         const std::vector<double>& class_weights = {});
+/// The log-loss of the probabilities a tuned model would give, judged on out-of-fold
+/// scores: t fitted on all of them (fit_temperature, as `flynn tune` stores it in the
+/// model), then each fold's mean −log p of the true class at that t. What
+/// `flynn tune --metric log_loss` minimises.
+struct OutOfFoldLogLoss {
+  double temperature = 1.0;            ///< the fitted t
+  std::vector<double> fold_log_loss;   ///< per fold (0 for a fold without rows)
+  double log_loss = 0.0;               ///< mean of fold_log_loss
+};
+/// From out-of-fold `scores` (n × L) of rows with `labels` and fold ids < k; priors as
+/// calibrate_out_of_fold's. Throws like calibrate_out_of_fold.
+OutOfFoldLogLoss out_of_fold_log_loss(const std::vector<double>& scores, std::size_t n_classes,
+                                      std::uint32_t rho, const std::vector<std::uint32_t>& labels,
+                                      const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
+                                      const std::vector<double>& class_weights = {});
+
 /// The class weights of a model of `config` trained on rows with `labels` (class ids into
 /// `classes`): config.class_weight from the rows per class.
 std::vector<double> class_weights_of_rows(const FlyConfig& config, const LabelSet& classes,

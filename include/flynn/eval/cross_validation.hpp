@@ -3,6 +3,7 @@
 // same folds.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,12 @@ enum class CvMetric : std::uint8_t {
   Accuracy,          ///< fraction of rows right
   BalancedAccuracy,  ///< mean over classes of the fraction of their rows right
   MacroF1,           ///< mean over classes of F1 (metrics.hpp)
+  /// Log-loss of the calibrated probabilities (calibration.hpp: out_of_fold_log_loss);
+  /// lower is better, so CvResult::metric gives minus it (scikit-learn's neg_log_loss).
+  LogLoss,
 };
-/// "accuracy", "balanced_accuracy", "macro_f1"; throws flynn::Error listing them otherwise.
+/// "accuracy", "balanced_accuracy", "macro_f1", "log_loss"; throws flynn::Error listing
+/// them otherwise.
 CvMetric parse_cv_metric(const std::string& name);
 const char* cv_metric_name(CvMetric m);
 
@@ -47,7 +52,14 @@ struct CvResult {
   /// empty otherwise.
   std::vector<double> fold_balanced_accuracy, fold_macro_f1;
   double balanced_accuracy = 0.0, macro_f1 = 0.0;
-  /// The mean of `metric` over the folds (accuracy: `mean`).
+  /// Log-loss of each fold and their mean, at `temperature` fitted on all out-of-fold
+  /// scores (out_of_fold_log_loss): filled only by FlyNN's CV when asked
+  /// (FlyCvEvaluator::evaluate with_log_loss); NaN and empty otherwise.
+  std::vector<double> fold_log_loss;
+  double log_loss = std::numeric_limits<double>::quiet_NaN();
+  double temperature = std::numeric_limits<double>::quiet_NaN();
+  /// The mean of `metric` over the folds (accuracy: `mean`; log-loss: −log_loss, so that
+  /// higher is better for every metric).
   double metric(CvMetric m) const;
 };
 

@@ -44,8 +44,12 @@ class FlyCvEvaluator {
   /// Standardising variants hash all rows once per fold instead, with that fold's training
   /// statistics (exact FeatureSums of the other folds), as `flynn train` on those rows
   /// would; `progress` then counts the first fold's pass.
+  /// With `with_log_loss`, each result also holds the log-loss of its calibrated
+  /// probabilities (CvResult::log_loss, out_of_fold_log_loss: the out-of-fold scores, which
+  /// the evaluation computes anyway, are kept, n × L per γ).
   std::vector<CvResult> evaluate(const FlyConfig& config, const std::vector<double>& gammas,
-                                 int threads = 0, const ProgressFn& progress = {}) const;
+                                 int threads = 0, const ProgressFn& progress = {},
+                                 bool with_log_loss = false) const;
 
   /// Out-of-fold scores of `config` (with its γ): n × L row-major, row r scored by the model
   /// trained on every fold but r's, exactly as FlyNN::scores would score it (lower is better).
@@ -87,8 +91,14 @@ class FlyCvEvaluator {
                                   const FoldVisitor& visit) const;
   // The standardising variants' path (statistics from each fold's training rows).
   std::vector<CvResult> evaluate_per_fold(const FlyConfig& config, const std::vector<double>& gammas,
-                                          int threads, const ProgressFn& progress,
+                                          int threads, const ProgressFn& progress, bool with_log_loss,
                                           std::chrono::steady_clock::time_point start) const;
+  // One CvResult per γ from out-of-fold predictions stored γ-major (predicted[g·n + r]),
+  // with the log-loss of each γ's calibrated probabilities when `scores` (γ-major, n × L
+  // per γ) is not empty.
+  std::vector<CvResult> results_per_gamma(const FlyConfig& config, const std::vector<std::uint32_t>& predicted,
+                                          const std::vector<double>& scores, std::size_t G,
+                                          double seconds) const;
 
   const Dataset& data_;
   std::vector<std::uint32_t> fold_of_row_;

@@ -93,7 +93,9 @@ struct SearchOptions {
   std::size_t halving_min_rows = 500;
   int threads = 0;                  ///< hashing and scoring threads
   /// What the search maximises (mean over folds): accuracy, or for imbalanced classes
-  /// balanced accuracy or macro-F1. SearchEvaluation::accuracy and gamma_accuracy hold it.
+  /// balanced accuracy or macro-F1, or minus the log-loss of the calibrated probabilities
+  /// (CvMetric::LogLoss: each evaluation then also fits its temperature).
+  /// SearchEvaluation::accuracy and gamma_accuracy hold it.
   CvMetric metric = CvMetric::Accuracy;
   /// The class weight of every evaluated configuration (the model's, class_weight.hpp).
   ClassWeight class_weight;

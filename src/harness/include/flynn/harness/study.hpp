@@ -13,6 +13,7 @@
 // A method that throws is recorded as failed with its message; the others still run.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct MethodOutcome {
   double accuracy = 0.0;               ///< best mean CV accuracy over the method's grid/search
   double sd = 0.0;                     ///< sd over folds of that best setting
   std::vector<double> fold_accuracy;   ///< its per-fold accuracies
+  /// Balanced accuracy and macro-F1 of that setting (chosen by accuracy), means over the
+  /// folds; NaN when the method's CV did not keep predictions (results stored before them).
+  double balanced_accuracy = std::numeric_limits<double>::quiet_NaN();
+  double macro_f1 = std::numeric_limits<double>::quiet_NaN();
   std::string params;                  ///< best hyper-parameters, "k=4", "m=… s=… rho=… …"
   nlohmann::json details;              ///< grid / search trace, guard notes
   std::string note;                    ///< guard or cap notes ("" when none)
