@@ -22,7 +22,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tune_study import ROOT, append, done_names, halves, name_of, run, sklearn_sets  # noqa: E402
+from tune_study import ROOT, append, halves, pending, run, sklearn_sets  # noqa: E402
 
 METRICS = ("accuracy", "log_loss")
 
@@ -68,13 +68,16 @@ def summary(out):
         print(f"| {r['dataset']} | {r['rows']} | {float(r['accuracy_log_loss']):.4f} | {float(r['log_loss_log_loss']):.4f} "
               f"| {float(r['accuracy_accuracy']):.4f} | {float(r['log_loss_accuracy']):.4f} "
               f"| {float(r['accuracy_ece']):.4f} | {float(r['log_loss_ece']):.4f} |")
-    ratio = [float(r["log_loss_log_loss"]) / float(r["accuracy_log_loss"]) for r in rows]
-    better = sum(float(r["log_loss_log_loss"]) < float(r["accuracy_log_loss"]) for r in rows)
+    diff = [float(r["log_loss_log_loss"]) - float(r["accuracy_log_loss"]) for r in rows]
+    lower = sum(x < 0 for x in diff)
+    higher = sum(x > 0 for x in diff)
     acc_diff = [float(r["log_loss_accuracy"]) - float(r["accuracy_accuracy"]) for r in rows]
-    print(f"\n{len(rows)} sets: test log-loss, searched by log-loss ÷ by accuracy: median {statistics.median(ratio):.3f} "
-          f"(lower on {better}/{len(rows)}); median test log-loss {statistics.median(float(r['log_loss_log_loss']) for r in rows):.4f} "
-          f"vs {statistics.median(float(r['accuracy_log_loss']) for r in rows):.4f}; "
-          f"accuracy change median {statistics.median(acc_diff):+.4f}, worst {min(acc_diff):+.4f}")
+    print(f"\n{len(rows)} sets: test log-loss searched by log-loss − by accuracy: median {statistics.median(diff):+.4f}, "
+          f"mean {statistics.mean(diff):+.4f} (lower on {lower}, higher on {higher}, equal on "
+          f"{len(rows) - lower - higher}); median test log-loss "
+          f"{statistics.median(float(r['log_loss_log_loss']) for r in rows):.4f} vs "
+          f"{statistics.median(float(r['accuracy_log_loss']) for r in rows):.4f}; accuracy change median "
+          f"{statistics.median(acc_diff):+.4f}, worst {min(acc_diff):+.4f}")
 
 
 def main():
@@ -94,14 +97,7 @@ def main():
         return
     work = os.path.dirname(os.path.abspath(a.out))
     files = sklearn_sets(work) if a.sklearn else halves()[1]
-    if a.only:
-        keep = set(a.only.split(","))
-        files = [f for f in files if name_of(f) in keep]
-    seen = done_names(a.out)
-    for path in files:
-        name = name_of(path)
-        if name in seen:
-            continue
+    for path, name in pending(files, a.only, a.out):
         (train, test), n = split_file(path, work)
         if n > a.max_rows:
             continue

@@ -68,6 +68,15 @@ def done_names(out):
         return {r["dataset"] for r in csv.DictReader(f, delimiter="\t")}
 
 
+def pending(files, only, out):
+    """(path, name) of the files still to run: those named in `only` (comma-separated
+    names; every file when empty) whose name is not yet a row of the TSV `out`."""
+    keep = set(only.split(",")) if only else None
+    seen = done_names(out)
+    return [(p, name_of(p)) for p in files
+            if (keep is None or name_of(p) in keep) and name_of(p) not in seen]
+
+
 def append(out, row):
     new = not os.path.exists(out)
     with open(out, "a") as f:
@@ -136,14 +145,7 @@ def main():
     else:
         files = (sklearn_sets(os.path.dirname(os.path.abspath(a.out))) if a.sklearn
                  else selection if a.half == "selection" else validation)
-    if a.only:
-        keep = set(a.only.split(","))
-        files = [f for f in files if name_of(f) in keep]
-    seen = done_names(a.out)
-    for path in files:
-        name = name_of(path)
-        if name in seen:
-            continue
+    for path, name in pending(files, a.only, a.out):
         try:
             if a.mode == "select":
                 j = run([a.flynn, "eval", "--data", path, "--folds", str(a.folds), "--calibration", "--json",

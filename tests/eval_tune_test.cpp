@@ -189,15 +189,21 @@ TEST(Tune, TheVariantIsOneMoreSearchDimension) {
   EXPECT_EQ(a.cv.fold_accuracy, b.cv.fold_accuracy);
 }
 
-TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
-  const Dataset data = test::blobs(3, 30, 6, 4, 1.0);
-  const auto folds = stratified_folds(data.labels, 3, 3, 0);
+// A Halton search of `budget` points over a tiny space (m ≤ 16d, γ ∈ {0, 0.5}), one thread.
+TuneOptions tiny_space(std::uint32_t budget) {
   TuneOptions o;
   o.search.design = SearchDesign::Halton;
-  o.search.budget = 5;
+  o.search.budget = budget;
   o.search.threads = 1;
   o.search.space.max_expansion = 16;
   o.search.space.gammas = {0.0, 0.5};
+  return o;
+}
+
+TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
+  const Dataset data = test::blobs(3, 30, 6, 4, 1.0);
+  const auto folds = stratified_folds(data.labels, 3, 3, 0);
+  TuneOptions o = tiny_space(5);
   const TuneResult a = tune_flynn(data, folds, 3, o);
   ASSERT_EQ(a.search.trace.size(), 5u);
   // The chosen configuration is the best of the evaluated ones (first on ties) …
@@ -260,12 +266,7 @@ TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
   EXPECT_EQ(parse_cv_metric("log_loss"), CvMetric::LogLoss);
   EXPECT_STREQ(cv_metric_name(CvMetric::LogLoss), "log_loss");
 
-  TuneOptions o;
-  o.search.design = SearchDesign::Halton;
-  o.search.budget = 6;
-  o.search.threads = 1;
-  o.search.space.max_expansion = 16;
-  o.search.space.gammas = {0.0, 0.5};
+  TuneOptions o = tiny_space(6);
   o.search.metric = CvMetric::LogLoss;
   const TuneResult r = tune_flynn(data, folds, k, o);
   double lowest = std::numeric_limits<double>::infinity();

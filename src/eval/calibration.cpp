@@ -45,6 +45,18 @@ double log_loss_of_scores(const std::vector<double>& scores, std::size_t L, std:
   return total / static_cast<double>(labels.size());
 }
 
+// The checks shared by the out-of-fold calibrations, and the priors of `labels` (weighted
+// by `class_weights`) the model's probabilities use.
+std::vector<double> out_of_fold_priors(const std::vector<double>& scores, std::size_t L,
+                                       const std::vector<std::uint32_t>& labels,
+                                       const std::vector<std::uint32_t>& fold_of_row,
+                                       const std::vector<double>& class_weights, const char* what) {
+  check_rows(scores, L, labels, what);
+  if (fold_of_row.size() != labels.size())
+    throw Error(fmt::format("{}: {} fold ids for {} rows", what, fold_of_row.size(), labels.size()));
+  return class_priors(rows_per_class(labels, L), class_weights);
+}
+
 }  // namespace
 
 double log_loss(const std::vector<double>& proba, std::size_t L, const std::vector<std::uint32_t>& labels) {
@@ -141,10 +153,8 @@ OutOfFoldLogLoss out_of_fold_log_loss(const std::vector<double>& scores, std::si
                                       const std::vector<std::uint32_t>& labels,
                                       const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                                       const std::vector<double>& class_weights) {
-  check_rows(scores, L, labels, "out-of-fold log-loss");
-  if (fold_of_row.size() != labels.size())
-    throw Error(fmt::format("out-of-fold log-loss: {} fold ids for {} rows", fold_of_row.size(), labels.size()));
-  const std::vector<double> priors = class_priors(rows_per_class(labels, L), class_weights);
+  const std::vector<double> priors =
+      out_of_fold_priors(scores, L, labels, fold_of_row, class_weights, "out-of-fold log-loss");
   OutOfFoldLogLoss out;
   out.temperature = fit_temperature(scores, L, rho, priors, labels).temperature;
   const std::vector<double> p = scores_to_probabilities(scores, L, rho, out.temperature, priors);
@@ -167,10 +177,7 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
                                         const std::vector<std::uint32_t>& labels,
                                         const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                                         const std::vector<double>& class_weights) {
-  check_rows(scores, L, labels, "calibration");
-  if (fold_of_row.size() != labels.size())
-    throw Error(fmt::format("calibration: {} fold ids for {} rows", fold_of_row.size(), labels.size()));
-  const std::vector<double> priors = class_priors(rows_per_class(labels, L), class_weights);
+  const std::vector<double> priors = out_of_fold_priors(scores, L, labels, fold_of_row, class_weights, "calibration");
   CalibrationReport rep;
   rep.fit = fit_temperature(scores, L, rho, priors, labels);
   const std::vector<double> p_default = scores_to_probabilities(scores, L, rho, Defaults::temperature, priors);
