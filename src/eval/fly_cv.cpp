@@ -50,12 +50,13 @@ FlyCvEvaluator::FlyCvEvaluator(const Dataset& data, std::vector<std::uint32_t> f
 std::vector<CvResult> FlyCvEvaluator::results_per_gamma(const FlyConfig& config,
                                                          const std::vector<std::uint32_t>& predicted,
                                                          const std::vector<double>& scores, std::size_t G,
-                                                         double seconds) const {
+                                                         int threads, double seconds) const {
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::vector<double> weights =
       scores.empty() ? std::vector<double>{} : class_weights_of_rows(config, data_.classes, data_.labels);
-  std::vector<CvResult> out;
-  for (std::size_t g = 0; g < G; ++g) {
+  std::vector<CvResult> out(G);
+  // One task per γ: each fits its own temperature (60 passes over n × L scores).
+  detail::parallel_for(G, scores.empty() ? 1 : detail::resolve_threads(threads), [&](std::size_t g, int) {
     const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
                                        predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
     CvResult r = summarize_predictions(data_.labels, p, fold_of_row_, k_, L, seconds);
@@ -67,8 +68,8 @@ std::vector<CvResult> FlyCvEvaluator::results_per_gamma(const FlyConfig& config,
       r.log_loss = ll.log_loss;
       r.temperature = ll.temperature;
     }
-    out.push_back(std::move(r));
-  }
+    out[g] = std::move(r);
+  });
   return out;
 }
 
@@ -221,7 +222,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
     });
     update_counts(rows, winners, rho, +1, counts);
   }
-  return results_per_gamma(config, predicted, kept, G, detail::seconds_since(start));
+  return results_per_gamma(config, predicted, kept, G, threads, detail::seconds_since(start));
 }
 
 void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
@@ -272,7 +273,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
                                  }
                                }
                              });
-  return results_per_gamma(config, predicted, kept, G, detail::seconds_since(start));
+  return results_per_gamma(config, predicted, kept, G, threads, detail::seconds_since(start));
 }
 
 }  // namespace flynn::experiments

@@ -95,9 +95,9 @@ class FlyCvEvaluator {
                                           std::chrono::steady_clock::time_point start) const;
   // One CvResult per γ from out-of-fold predictions stored γ-major (predicted[g·n + r]),
   // with the log-loss of each γ's calibrated probabilities when `scores` (γ-major, n × L
-  // per γ) is not empty.
+  // per γ) is not empty (computed on `threads` threads, one γ per task).
   std::vector<CvResult> results_per_gamma(const FlyConfig& config, const std::vector<std::uint32_t>& predicted,
-                                          const std::vector<double>& scores, std::size_t G,
+                                          const std::vector<double>& scores, std::size_t G, int threads,
                                           double seconds) const;
 
   const Dataset& data_;
