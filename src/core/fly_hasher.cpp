@@ -92,6 +92,7 @@ struct BlockScratch {
   static constexpr kernels::Lane lane = kLane;
   std::vector<E> xt;                    // a group of blocks, each d' × B, feature-major
   std::vector<kernels::TopK<T>> topk;   // one per block of the group
+  std::vector<std::uint64_t> salts;     // the group's rows' row_salt
 };
 
 struct WorkerScratch {
@@ -122,12 +123,49 @@ inline const float* float_row(const std::uint8_t* x, std::uint32_t d, std::vecto
   return buffer.data();
 }
 
-// FlyHasher::row_salt of a row of any element type: the salt of its float values.
-inline std::uint64_t salt_of(const float* x, std::uint32_t d, std::vector<float>&) {
-  return FlyHasher::row_salt(x, d);
+// The salt (FlyHasher::row_salt) of K rows at once, each row of d values of type T as
+// floats (bytes widened exactly): the value-by-value chain is serial, a multiply's latency
+// per value, so K independent chains interleaved keep the multipliers busy. The values are
+// those of one chain at a time.
+template <std::size_t K, typename T>
+void salt_chains(const T* const* x, std::uint32_t d, std::uint64_t* out) {
+  std::uint64_t h[K];
+  for (std::size_t r = 0; r < K; ++r) h[r] = 0x243F6A8885A308D3ULL ^ d;
+  for (std::uint32_t j = 0; j < d; ++j)
+    for (std::size_t r = 0; r < K; ++r) {
+      const float raw = static_cast<float>(x[r][j]);
+      const float v = raw == 0.0f ? 0.0f : raw;  // −0 hashes as +0
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      h[r] = mix64(h[r] ^ bits) + j;
+    }
+  for (std::size_t r = 0; r < K; ++r) out[r] = mix64(h[r]);
 }
-inline std::uint64_t salt_of(const std::uint8_t* x, std::uint32_t d, std::vector<float>& buffer) {
-  return FlyHasher::row_salt(float_row(x, d, buffer), d);
+
+// The salts of rows ids[0..n) (rows + ids[i]·stride): eight chains at a time, the rest one
+// by one.
+constexpr std::size_t kSaltChains = 8;
+template <typename T>
+void row_salts(const T* rows, std::size_t stride, const std::size_t* ids, std::size_t n, std::uint32_t d,
+               std::uint64_t* out) {
+  const T* x[kSaltChains];
+  std::size_t i = 0;
+  for (; i + kSaltChains <= n; i += kSaltChains) {
+    for (std::size_t r = 0; r < kSaltChains; ++r) x[r] = rows + ids[i + r] * stride;
+    salt_chains<kSaltChains>(x, d, out + i);
+  }
+  for (; i < n; ++i) {
+    x[0] = rows + ids[i] * stride;
+    salt_chains<1>(x, d, out + i);
+  }
+}
+
+// FlyHasher::row_salt of one row of any element type.
+template <typename T>
+std::uint64_t salt_of(const T* x, std::uint32_t d) {
+  std::uint64_t salt = 0;
+  salt_chains<1>(&x, d, &salt);
+  return salt;
 }
 
 // Hashes sparse rows one by one through the inverted lists.
@@ -139,7 +177,7 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T*
   sc.row.resize(d);
   for (std::size_t i : ids) {
     const T* x = rows + i * stride;
-    const auto offset = static_cast<std::uint32_t>(salt_of(x, d, sc.raw) % h.m());
+    const auto offset = static_cast<std::uint32_t>(salt_of(x, d) % h.m());
     sc.nz_columns.clear();
     sc.nz_f32.clear();
     sc.nz_int.clear();
@@ -215,7 +253,7 @@ void hash_one_rows(const FlyHasher& h, const kernels::OneRowPlan& plan, const T*
       continue;
     }
     sc.one_topk.reset(1, rho, m);
-    sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d, sc.raw) % m));
+    sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d) % m));
     kernels::project_one_row(plan, buf, values, sc.one_topk);
     sc.one_topk.winners(0, out + (i - first) * rho);
   }
@@ -261,11 +299,13 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
     const std::size_t blocks = (in_group + B - 1) / B;
     std::fill(sc.xt.begin(), sc.xt.begin() + blocks * block_elems, E(0));
     for (std::size_t k = 0; k < blocks; ++k) sc.topk[k].reset(B, rho, m);
+    sc.salts.resize(in_group);
+    row_salts(rows, stride, ids.data() + start, in_group, d, sc.salts.data());
     for (std::size_t i = 0; i < in_group; ++i) {
       const T* x = rows + ids[start + i] * stride;
       const std::size_t k = i / B, b = i % B;
       E* xt = sc.xt.data() + k * block_elems;
-      sc.topk[k].set_offset(b, static_cast<std::uint32_t>(salt_of(x, d, raw) % m));
+      sc.topk[k].set_offset(b, static_cast<std::uint32_t>(sc.salts[i] % m));
       if constexpr (std::is_same_v<E, float>) {
         h.preprocessor().apply(float_row(x, d, raw), row.data());
         for (std::uint32_t f = 0; f < width; ++f) xt[std::size_t(f) * B + b] = row[f];
@@ -343,16 +383,7 @@ const RowEncoder* FlyHasher::require_encoder() const {
   return encoder_.get();
 }
 
-std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) {
-  std::uint64_t h = 0x243F6A8885A308D3ULL ^ d;
-  for (std::uint32_t j = 0; j < d; ++j) {
-    const float v = row[j] == 0.0f ? 0.0f : row[j];  // −0 hashes as +0
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    h = mix64(h ^ bits) + j;
-  }
-  return mix64(h);
-}
+std::uint64_t FlyHasher::row_salt(const float* row, std::uint32_t d) { return salt_of(row, d); }
 
 void FlyHasher::hash_stream(const float* rows, std::size_t n, int threads,
                             const BlockSink& sink, const ProgressFn& progress) const {
