@@ -568,10 +568,9 @@ bool FlyHasher::has_one_row_kernel() const {
 
 const char* FlyHasher::row_path(const DataView& rows) const {
   if (rows.n_rows() == 0) return "";
-  std::vector<float> first(rows.n_cols());
-  for (std::size_t j = 0; j < first.size(); ++j)
-    first[j] = rows.bytes() ? static_cast<float>(rows.bytes()[j]) : rows.floats()[j];
-  return row_path(first.data());
+  if (!rows.bytes()) return row_path(rows.floats());
+  std::vector<float> widened;
+  return row_path(float_row(rows.bytes(), static_cast<std::uint32_t>(rows.n_cols()), widened));
 }
 
 const char* FlyHasher::row_path(const float* raw) const {

@@ -112,8 +112,12 @@ std::vector<double> scores_to_probabilities(const std::vector<double>& scores, s
   return p;
 }
 
-TemperatureFit fit_temperature(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,
-                               const std::vector<double>& priors, const std::vector<std::uint32_t>& labels) {
+namespace {
+
+// fit_temperature without its ECE: the t of minimum log-loss and that log-loss, for the
+// callers that need only the temperature (the ECE costs one more pass over the scores).
+TemperatureFit minimum_log_loss(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,
+                                const std::vector<double>& priors, const std::vector<std::uint32_t>& labels) {
   check_rows(scores, L, labels, "temperature fit");
   check_priors(priors, L);
   if (rho == 0) throw Error("temperature fit: rho must be at least 1");
@@ -145,6 +149,14 @@ TemperatureFit fit_temperature(const std::vector<double>& scores, std::size_t L,
   TemperatureFit fit;
   fit.temperature = std::exp(f1 <= f2 ? x1 : x2);
   fit.log_loss = std::min(f1, f2);
+  return fit;
+}
+
+}  // namespace
+
+TemperatureFit fit_temperature(const std::vector<double>& scores, std::size_t L, std::uint32_t rho,
+                               const std::vector<double>& priors, const std::vector<std::uint32_t>& labels) {
+  TemperatureFit fit = minimum_log_loss(scores, L, rho, priors, labels);
   fit.ece = expected_calibration_error(scores_to_probabilities(scores, L, rho, fit.temperature, priors), L, labels);
   return fit;
 }
@@ -156,7 +168,7 @@ OutOfFoldLogLoss out_of_fold_log_loss(const std::vector<double>& scores, std::si
   const std::vector<double> priors =
       out_of_fold_priors(scores, L, labels, fold_of_row, class_weights, "out-of-fold log-loss");
   OutOfFoldLogLoss out;
-  out.temperature = fit_temperature(scores, L, rho, priors, labels).temperature;
+  out.temperature = minimum_log_loss(scores, L, rho, priors, labels).temperature;
   const std::vector<double> p = scores_to_probabilities(scores, L, rho, out.temperature, priors);
   std::vector<double> total(k, 0.0);
   std::vector<std::size_t> rows(k, 0);
@@ -204,7 +216,7 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
     if (test_rows.empty()) continue;
     // A fold that holds every row (k = 1 in effect) has nothing to fit on: use the default.
     const double t = fit_labels.empty() ? Defaults::temperature
-                                        : fit_temperature(fit_scores, L, rho, priors, fit_labels).temperature;
+                                        : minimum_log_loss(fit_scores, L, rho, priors, fit_labels).temperature;
     const std::vector<double> p = scores_to_probabilities(test_scores, L, rho, t, priors);
     for (std::size_t i = 0; i < test_rows.size(); ++i)
       std::copy(p.begin() + i * L, p.begin() + (i + 1) * L, heldout.begin() + test_rows[i] * L);
