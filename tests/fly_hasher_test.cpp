@@ -194,6 +194,38 @@ TEST(FlyHasher, SameWinnersOnEverySimdTarget) {
   expect_matches_reference(h, x, 600, 1);
 }
 
+TEST(FlyHasher, SignedLiftingIntegerRowsSkipTheMirrorWithTheSameWinners) {
+  // Signed lifting over integer rows: the int8 and int16 kernels read e, not the mirrored
+  // [e, −e], and subtract the negative columns (signed_columns.hpp). s = 1 and 2 give
+  // units with no positive column (the first column negated) and with no negative one;
+  // m = 701 leaves a tail of positions past the last group of four; d = 1100 and 2100 make
+  // the int16 and int8 blocks half width. Every SIMD target, the reference, any threads.
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  for (const std::uint32_t d : {40u, 1100u, 2100u}) {
+    for (const std::uint32_t s : {1u, 2u, 3u, 8u, 16u}) {
+      FlyConfig c = make_config(d, 701, s, 7, Preprocess::Normalize, 100 + s);
+      c.variant = parse_variant("sign");
+      const FlyHasher h(c, 1);
+      auto bytes = tie_heavy_rows(64, d, 20 + s, 12);
+      for (auto& v : bytes) v -= 6.0f;
+      auto wide = tie_heavy_rows(64, d, 40 + s, 1200);
+      for (auto& v : wide) v -= 600.0f;
+      ASSERT_STREQ(h.row_path(bytes.data()), "int8");
+      ASSERT_STREQ(h.row_path(wide.data()), "int16");
+      std::vector<float> x = bytes;
+      x.insert(x.end(), wide.begin(), wide.end());
+      SCOPED_TRACE(testing::Message() << "d = " << d << ", s = " << s);
+      expect_matches_reference(h, x, 128, 2);
+      const auto baseline = h.hash(x.data(), 128, 1);
+      for (std::int64_t t : targets) {
+        hwy::SetSupportedTargetsForTest(t);
+        EXPECT_EQ(h.hash(x.data(), 128, 1), baseline) << "target " << hwy::TargetName(t);
+      }
+      hwy::SetSupportedTargetsForTest(0);
+    }
+  }
+}
+
 TEST(FlyHasher, IntegerPathEqualsFloatPathOnSameValues) {
   // uint8-like values, preprocess none: float sums of ≤ 8 values ≤ 255 are exact, so the
   // float path must pick exactly the winners of the int16 path.

@@ -95,7 +95,8 @@ TEST(ModelFootprint, DefaultShapesFitTheFloor) {
   const ModelFootprint f = model_footprint(fashion, 10, ModelUse::Predict, 16);
   EXPECT_EQ(f.counts, 10u * 131072 * 4);
   EXPECT_EQ(f.score_table, 10u * 131072 * 8);
-  EXPECT_EQ(f.lifting_matrix, 131072u * 64 * 6);  // both halves, all columns below 2^16
+  // Both halves, all columns below 2^16; the signed half also keeps its unmirrored layout.
+  EXPECT_EQ(f.lifting_matrix, 131072u * 64 * 6 + 65536u * 64 * 2 + 65536u * 6);
   EXPECT_EQ(f.feature_state, 784u * 2 * 12);     // standardisation statistics
   EXPECT_LT(f.total(), 512 * MiB) << f.describe();
   FakeMemory machine(24 * GiB);

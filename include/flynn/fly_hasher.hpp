@@ -20,6 +20,7 @@ namespace flynn {
 namespace kernels {
 struct SparseLists;
 struct OneRowPlanCache;
+struct SignedColumns;
 }
 
 /// Computes FlyHashes: the indices of the ρ largest entries of M·p(x), where p is the
@@ -179,6 +180,7 @@ class FlyHasher {
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;
   std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16
+  std::unique_ptr<kernels::SignedColumns> signed_columns_;  // signed variants, beside narrow
   std::unique_ptr<kernels::SparseLists> sparse_;  // inverted lists, built on first use
   std::unique_ptr<kernels::OneRowPlanCache> one_row_;  // one-row layout, built on first use
   bool integer_path_ = true;

@@ -10,6 +10,7 @@
 #include "core/flyhash_kernels.hpp"
 #include "core/one_row_kernel.hpp"
 #include "core/one_row_plan.hpp"
+#include "core/signed_columns.hpp"
 #include "core/sparse_hash.hpp"
 
 #include "flynn/error.hpp"
@@ -280,7 +281,8 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
   if (ids.empty()) return;
   using E = typename decltype(sc.xt)::value_type;
   const std::uint32_t d = h.row_width();
-  const std::uint32_t width = h.preprocessor().output_dim();
+  // The signed layout reads only the first half of a mirrored row [e, −e].
+  const std::uint32_t width = cols.units ? d / 2 : h.preprocessor().output_dim();
   const std::uint32_t rho = h.rho(), m = h.m();
   const kernels::BlockShape shape = kernels::block_shape(Scratch::lane, width);
   const std::size_t B = shape.rows;
@@ -310,7 +312,7 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
         h.preprocessor().apply(float_row(x, d, raw), row.data());
         for (std::uint32_t f = 0; f < width; ++f) xt[std::size_t(f) * B + b] = row[f];
       } else {  // integer rows: exact raw values (normalising would only scale them)
-        for (std::uint32_t f = 0; f < d; ++f) xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
+        for (std::uint32_t f = 0; f < width; ++f) xt[std::size_t(f) * B + b] = static_cast<E>(x[f]);
       }
     }
     // Lanes past the last row of a partial block are zeros nobody reads back.
@@ -356,8 +358,12 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
                            config_.variant.signed_lifting);
   if (!config_.variant.is_paper() && !config_.variant.standardize)
     encoder_ = std::make_unique<RowEncoder>(config_, FeatureStats{});
-  if (config_.hash_input_dim() <= 65536)
+  if (config_.hash_input_dim() <= 65536) {
     narrow_columns_.assign(lifting_.data().begin(), lifting_.data().end());
+    if (config_.variant.signed_lifting)
+      signed_columns_ = std::make_unique<kernels::SignedColumns>(
+          kernels::SignedColumns::build(lifting_, config_.hash_input_dim() / 2));
+  }
 }
 
 void FlyHasher::set_feature_stats(const FeatureStats& stats) {
@@ -460,6 +466,13 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
   } else {
     cols.narrow = narrow_columns_.data();
   }
+  // Integer rows of a signed variant: the unmirrored layout (signed_columns.hpp).
+  kernels::Columns signed_cols = cols;
+  if (signed_columns_) {
+    signed_cols.narrow = signed_columns_->columns.data();
+    signed_cols.units = signed_columns_->units.data();
+    signed_cols.positives = signed_columns_->positives.data();
+  }
   detail::parallel_for(tasks, workers, [&](std::size_t task, int worker) {
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
     const std::size_t first = task * kTaskRows;
@@ -502,8 +515,8 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       }
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
-      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
-      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
+      hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
+      hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
       hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
       const auto& sparse_f32 = ids(RowPath::SparseF32);
       const auto& sparse_int = ids(RowPath::SparseInt);

@@ -31,10 +31,17 @@ enum class Lane {
 /// The lifting matrix's columns as the kernels read them: 16-bit indices when every
 /// column fits (halves the bytes streamed per unit), 32-bit otherwise. Exactly one of
 /// narrow/wide is set; s columns per unit.
+///
+/// With `units` set, the columns are a signed layout (signed_columns.hpp), read by the
+/// int8 and int16 kernels only: the block holds the w columns of e, not the mirrored 2w;
+/// `narrow` holds position p's columns, position p is unit units[p], and its columns after
+/// the first positives[p] are subtracted. Unit ranges are then ranges of positions.
 struct Columns {
   const std::uint16_t* narrow = nullptr;
   const std::uint32_t* wide = nullptr;
   std::uint32_t s = 0;
+  const std::uint32_t* units = nullptr;
+  const std::uint16_t* positives = nullptr;
 };
 
 /// A kernel's block: `rows` rows (the lanes of one vector), `half` when half-width

@@ -87,15 +87,17 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   if (use == ModelUse::Inspect) return f;
 
   // The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
-  // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits, and the
+  // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits (with signed
+  // lifting also its unmirrored layout, SignedColumns: m_p × s uint16 + 6 bytes a unit), the
   // sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
   // building, columns cursors, 8 bytes each) and the one-row path's layout (OneRowPlan, at
   // most plan_bytes_bound; rows no wider than its kMaxColumns), which densify never uses.
-  // (units, columns, columns of the one-row byte row: w, not 2w, with signed lifting)
-  std::vector<std::array<std::uint64_t, 3>> hashes;
+  // (units, columns, columns of the one-row byte row, signed lifting)
+  std::vector<std::array<std::uint64_t, 4>> hashes;
   auto add_hash = [&](const FlyConfig& part) {
     const std::uint64_t columns = part.hash_input_dim();
-    hashes.push_back({part.m, columns, part.variant.signed_lifting ? columns / 2 : columns});
+    const bool signed_rows = part.variant.signed_lifting;
+    hashes.push_back({part.m, columns, signed_rows ? columns / 2 : columns, signed_rows});
   };
   if (c.variant.paper_half) {
     for (const FlyConfig& part : c.halves()) add_hash(part);
@@ -104,10 +106,12 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   }
   const bool sparse_path = c.preprocess != Preprocess::Densify;
   std::uint64_t widest = 0;
-  for (const auto& [units, columns, byte_columns] : hashes) {
+  for (const auto& [units, columns, byte_columns, signed_lifting] : hashes) {
     widest = std::max(widest, columns);
     const std::uint64_t entries = mul(units, s);
     f.lifting_matrix = add(f.lifting_matrix, mul(entries, columns <= kNarrowColumnsMax ? 6 : 4));
+    if (signed_lifting && columns <= kNarrowColumnsMax)  // SignedColumns beside the narrow copy
+      f.lifting_matrix = add(f.lifting_matrix, add(mul(entries, 2), mul(units, 6)));
     if (sparse_path)
       f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
     if (sparse_path && byte_columns <= kernels::OneRowPlan::kMaxColumns)
