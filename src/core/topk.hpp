@@ -1,8 +1,9 @@
 #pragma once
 // Per-row top-ρ selection used by the FlyHash kernels. Each row keeps a buffer of
-// candidates; when it fills, nth_element keeps the best ρ and the worst of those becomes
-// the row's admission threshold, so the SIMD kernels leave vector code only for the few
-// activations that can still enter. Amortised O(1) per candidate, no allocation per row.
+// candidates; when it fills, the candidates below the ρ-th best are dropped and the ρ-th
+// best value becomes the row's admission threshold, so the SIMD kernels leave vector code
+// only for the few activations that can still enter. Amortised O(1) per candidate, no
+// allocation per row.
 //
 // Order: larger activation first; among equal activations the smaller tie key, where a
 // unit's key is its index rotated by the row's offset: (unit − offset) mod m. The final
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace flynn::kernels {
@@ -23,12 +25,17 @@ class TopK {
   void reset(std::size_t rows, std::uint32_t rho, std::uint32_t m) {
     rho_ = rho;
     m_ = m;
-    capacity_ = 2 * rho + 32;
-    entries_.resize(rows * capacity_);
+    capacity_ = capacity(rho);
+    values_.resize(rows * capacity_);
+    keys_.resize(rows * capacity_);
     size_.assign(rows, 0);
     offset_.assign(rows, 0);
     threshold_.assign(rows, std::numeric_limits<T>::lowest());
   }
+
+  /// Candidates a row holds before it is compacted back to ρ (or, for integer
+  /// activations, to those at or above the ρ-th largest value).
+  static std::uint32_t capacity(std::uint32_t rho) { return 2 * rho + 32; }
 
   void set_offset(std::size_t row, std::uint32_t offset) { offset_[row] = offset; }
 
@@ -49,20 +56,21 @@ class TopK {
     if (value < threshold_[row]) return;
     const std::uint32_t off = offset_[row];
     std::uint32_t& n = size_[row];
-    Entry* e = entries_.data() + row * capacity_;
-    e[n++] = Entry{value, unit >= off ? unit - off : unit + m_ - off};
+    const std::size_t at = row * capacity_ + n++;
+    values_[at] = value;
+    keys_[at] = unit >= off ? unit - off : unit + m_ - off;
     if (n == capacity_) compact(row);
   }
 
   /// Row `row`'s winners as ascending unit indices (ρ of them; fewer only when fewer
   /// units were offered).
   void winners(std::size_t row, std::uint32_t* out) {
-    if (size_[row] > rho_) compact(row);
-    const Entry* e = entries_.data() + row * capacity_;
+    if (size_[row] > rho_) compact_exact(row);
+    const std::uint32_t* k = keys_.data() + row * capacity_;
     const std::uint32_t off = offset_[row];
     const std::uint32_t n = size_[row];
     for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint64_t unit = std::uint64_t(e[i].key) + off;
+      const std::uint64_t unit = std::uint64_t(k[i]) + off;
       out[i] = static_cast<std::uint32_t>(unit >= m_ ? unit - m_ : unit);
     }
     std::sort(out, out + n);
@@ -79,21 +87,76 @@ class TopK {
     std::uint32_t key;
   };
 
-  // Keeps the best ρ candidates of the row; the worst of them is the new threshold.
+  // A full buffer. Integer activations: the ρ-th largest value v is found by bisection
+  // over the values (branch-free counting loops that vectorise), and the candidates below
+  // v are dropped: everything that can still win is kept, v becomes the threshold, and
+  // no comparison of tie keys is needed until winners(). This replaced an nth_element
+  // over (value, key) pairs, whose unpredictable branches were most of the selection's
+  // cost. When ties at v would leave too little room, the exact compaction runs instead.
   void compact(std::size_t row) {
-    Entry* e = entries_.data() + row * capacity_;
-    const std::uint32_t n = size_[row];
-    auto by_rank = [](const Entry& a, const Entry& b) { return better(a.value, a.key, b.value, b.key); };
-    std::nth_element(e, e + (rho_ - 1), e + n, by_rank);
-    size_[row] = rho_;
-    threshold_[row] = e[rho_ - 1].value;
+    if constexpr (std::is_integral_v<T>) {
+      T* v = values_.data() + row * capacity_;
+      std::uint32_t* k = keys_.data() + row * capacity_;
+      const std::uint32_t n = size_[row];
+      // Invariant: at least ρ values ≥ lo, fewer than ρ above hi.
+      T lo = v[0], hi = v[0];
+      for (std::uint32_t i = 1; i < n; ++i) {
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+      while (lo < hi) {
+        const T mid = static_cast<T>(std::int64_t(lo) + (std::int64_t(hi) - lo + 1) / 2);
+        std::uint32_t at_least = 0;
+        for (std::uint32_t i = 0; i < n; ++i) at_least += v[i] >= mid ? 1u : 0u;
+        if (at_least >= rho_) lo = mid; else hi = static_cast<T>(mid - 1);
+      }
+      const T kth = lo;
+      std::uint32_t kept = 0;
+      for (std::uint32_t i = 0; i < n; ++i) kept += v[i] >= kth;
+      if (kept + kMinRoom <= capacity_) {
+        std::uint32_t w = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          v[w] = v[i];
+          k[w] = k[i];
+          w += v[i] >= kth;
+        }
+        size_[row] = w;
+        threshold_[row] = kth;
+        return;
+      }
+    }
+    compact_exact(row);
   }
 
+  // Keeps the best ρ candidates of the row under the full order; the worst of them is
+  // the new threshold.
+  void compact_exact(std::size_t row) {
+    T* v = values_.data() + row * capacity_;
+    std::uint32_t* k = keys_.data() + row * capacity_;
+    const std::uint32_t n = size_[row];
+    scratch_.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) scratch_[i] = Entry{v[i], k[i]};
+    auto by_rank = [](const Entry& a, const Entry& b) { return better(a.value, a.key, b.value, b.key); };
+    std::nth_element(scratch_.begin(), scratch_.begin() + (rho_ - 1), scratch_.end(), by_rank);
+    for (std::uint32_t i = 0; i < rho_; ++i) {
+      v[i] = scratch_[i].value;
+      k[i] = scratch_[i].key;
+    }
+    size_[row] = rho_;
+    threshold_[row] = scratch_[rho_ - 1].value;
+  }
+
+  // The least room a value compaction must free; with less, ties at the ρ-th value
+  // would make compactions frequent, and the exact one runs.
+  static constexpr std::uint32_t kMinRoom = 16;
+
   std::uint32_t rho_ = 0, m_ = 0, capacity_ = 0;
-  std::vector<Entry> entries_;
+  std::vector<T> values_;
+  std::vector<std::uint32_t> keys_;
   std::vector<std::uint32_t> size_;
   std::vector<std::uint32_t> offset_;
   std::vector<T> threshold_;
+  std::vector<Entry> scratch_;
 };
 
 }  // namespace flynn::kernels
