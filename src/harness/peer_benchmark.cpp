@@ -143,9 +143,14 @@ std::string label(const PeerResult& r) {
 
 const std::vector<FlySetting>& peer_fly_settings() {
   // Beyond the defaults and the paper's setting: the defaults with less work per query
-  // (a prediction costs m·s additions per row): fewer lifting ones s, and a smaller m.
+  // (a prediction costs m·s additions per row): fewer lifting ones s, and a smaller m;
+  // and the quantised standardised hash alone (no paper half), with m and s chosen on a
+  // validation split of Fashion-MNIST's training rows (docs/performance.md, "Less work
+  // per query").
   static const std::vector<FlySetting> settings = [] {
     const HyperParams defaults;
+    HyperParams zsign_q = with(defaults, 98304, 16);
+    zsign_q.variant = parse_variant("zsign-q");
     return std::vector<FlySetting>{
         {"defaults", defaults},
         {"paper", fashion_mnist_paper_params()},
@@ -153,6 +158,7 @@ const std::vector<FlySetting>& peer_fly_settings() {
         {"defaults s=16", with(defaults, 0, 16)},
         {"defaults m=32768 s=32", with(defaults, 32768, 32)},
         {"defaults m=16384 s=16", with(defaults, 16384, 16)},
+        {"zsign-q m=98304 s=16", zsign_q},
     };
   }();
   return settings;
