@@ -54,6 +54,25 @@ HWY_INLINE void OfferLanes(D d, hn::VFromD<D> a, hn::VFromD<D> t, std::uint32_t 
   }
 }
 
+// Four units' activations: the lanes that reach their rows' thresholds, offered unit by
+// unit. Thresholds rise as units enter, so each later unit compares with fresh ones
+// (`t` is reloaded from `thr`).
+template <class D, class V = hn::VFromD<D>>
+HWY_INLINE void OfferFour(D d, V a0, V a1, V a2, V a3, V& t, const hn::TFromD<D>* thr,
+                          const std::uint32_t (&unit)[4], TopK<hn::TFromD<D>>& topk) {
+  const auto below =
+      hn::And(hn::And(hn::Lt(a0, t), hn::Lt(a1, t)), hn::And(hn::Lt(a2, t), hn::Lt(a3, t)));
+  if (HWY_LIKELY(hn::AllTrue(d, below))) return;
+  OfferLanes(d, a0, t, unit[0], topk);
+  t = hn::LoadU(d, thr);
+  OfferLanes(d, a1, t, unit[1], topk);
+  t = hn::LoadU(d, thr);
+  OfferLanes(d, a2, t, unit[2], topk);
+  t = hn::LoadU(d, thr);
+  OfferLanes(d, a3, t, unit[3], topk);
+  t = hn::LoadU(d, thr);
+}
+
 // Four units at a time, one vector (= the block's rows) each. The sums are lane-wise
 // additions in the order of each unit's ascending columns, starting from the first
 // column's value (0 + x = x, and a −0 start compares equal to +0), identical on every
@@ -80,18 +99,7 @@ void ProjectWta(D d, const E* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols, s
       a2 = hn::Add(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
       a3 = hn::Add(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
     }
-    const auto below =
-        hn::And(hn::And(hn::Lt(a0, t), hn::Lt(a1, t)), hn::And(hn::Lt(a2, t), hn::Lt(a3, t)));
-    if (HWY_LIKELY(hn::AllTrue(d, below))) continue;
-    // Thresholds rise as units enter, so each later unit compares with fresh ones.
-    OfferLanes(d, a0, t, unit, topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a1, t, unit + 1, topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a2, t, unit + 2, topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a3, t, unit + 3, topk);
-    t = hn::LoadU(d, thr);
+    OfferFour(d, a0, a1, a2, a3, t, thr, {unit, unit + 1, unit + 2, unit + 3}, topk);
   }
   for (; unit < unit_end; ++unit) {
     const Index* c = cols + std::size_t(unit) * s;
@@ -160,17 +168,8 @@ void ProjectWtaSigned(D d, const E* HWY_RESTRICT xt, const std::uint16_t* HWY_RE
       a2 = hn::Sub(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
       a3 = hn::Sub(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
     }
-    const auto below =
-        hn::And(hn::And(hn::Lt(a0, t), hn::Lt(a1, t)), hn::And(hn::Lt(a2, t), hn::Lt(a3, t)));
-    if (HWY_LIKELY(hn::AllTrue(d, below))) continue;
-    OfferLanes(d, a0, t, units[pos], topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a1, t, units[pos + 1], topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a2, t, units[pos + 2], topk);
-    t = hn::LoadU(d, thr);
-    OfferLanes(d, a3, t, units[pos + 3], topk);
-    t = hn::LoadU(d, thr);
+    OfferFour(d, a0, a1, a2, a3, t, thr, {units[pos], units[pos + 1], units[pos + 2], units[pos + 3]},
+              topk);
   }
   for (; pos < end; ++pos) {
     OfferLanes(d, sum_one(pos), t, units[pos], topk);
