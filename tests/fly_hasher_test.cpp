@@ -216,10 +216,17 @@ TEST(FlyHasher, SignedLiftingIntegerRowsSkipTheMirrorWithTheSameWinners) {
       x.insert(x.end(), wide.begin(), wide.end());
       SCOPED_TRACE(testing::Message() << "d = " << d << ", s = " << s);
       expect_matches_reference(h, x, 128, 2);
-      const auto baseline = h.hash(x.data(), 128, 1);
+      // Then float rows and an all-zero row (uint8): the mirrored layout, built on first use.
+      const auto floats = test::normal_rows(16, d, 60 + s);
+      x.insert(x.end(), floats.begin(), floats.end());
+      x.insert(x.end(), d, 0.0f);
+      ASSERT_STREQ(h.row_path(floats.data()), "float");
+      ASSERT_STREQ(h.row_path(x.data() + 144 * std::size_t(d)), "uint8");
+      expect_matches_reference(h, x, 145, 2);
+      const auto baseline = h.hash(x.data(), 145, 1);
       for (std::int64_t t : targets) {
         hwy::SetSupportedTargetsForTest(t);
-        EXPECT_EQ(h.hash(x.data(), 128, 1), baseline) << "target " << hwy::TargetName(t);
+        EXPECT_EQ(h.hash(x.data(), 145, 1), baseline) << "target " << hwy::TargetName(t);
       }
       hwy::SetSupportedTargetsForTest(0);
     }

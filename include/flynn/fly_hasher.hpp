@@ -21,6 +21,7 @@ namespace kernels {
 struct SparseLists;
 struct OneRowPlanCache;
 struct SignedColumns;
+struct NarrowColumns;
 }
 
 /// Computes FlyHashes: the indices of the ρ largest entries of M·p(x), where p is the
@@ -179,8 +180,10 @@ class FlyHasher {
   std::unique_ptr<RowEncoder> encoder_;  // null for the paper's method
   Preprocessor preprocessor_;
   LiftingMatrix lifting_;
-  std::vector<std::uint16_t> narrow_columns_;  // the matrix as 16-bit columns, when d' ≤ 2^16
-  std::unique_ptr<kernels::SignedColumns> signed_columns_;  // signed variants, beside narrow
+  // The matrix as 16-bit columns when d' ≤ 2^16 (built at once, or on first use by a
+  // signed variant, whose integer rows read signed_columns_ instead).
+  std::unique_ptr<kernels::NarrowColumns> narrow_;
+  std::unique_ptr<kernels::SignedColumns> signed_columns_;  // signed variants, d' ≤ 2^16
   std::unique_ptr<kernels::SparseLists> sparse_;  // inverted lists, built on first use
   std::unique_ptr<kernels::OneRowPlanCache> one_row_;  // one-row layout, built on first use
   bool integer_path_ = true;

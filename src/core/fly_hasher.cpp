@@ -359,10 +359,13 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
   if (!config_.variant.is_paper() && !config_.variant.standardize)
     encoder_ = std::make_unique<RowEncoder>(config_, FeatureStats{});
   if (config_.hash_input_dim() <= 65536) {
-    narrow_columns_.assign(lifting_.data().begin(), lifting_.data().end());
-    if (config_.variant.signed_lifting)
+    narrow_ = std::make_unique<kernels::NarrowColumns>();
+    if (config_.variant.signed_lifting) {
       signed_columns_ = std::make_unique<kernels::SignedColumns>(
           kernels::SignedColumns::build(lifting_, config_.hash_input_dim() / 2));
+    } else {
+      narrow_->get(lifting_);
+    }
   }
 }
 
@@ -459,16 +462,23 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   detail::ProgressTracker tracker(progress, n);
   const PathRules rules = path_rules(config_, integer_path_, sparse_path_);
-  kernels::Columns cols;
-  cols.s = config_.s;
-  if (narrow_columns_.empty()) {
-    cols.wide = lifting_.data().data();
-  } else {
-    cols.narrow = narrow_columns_.data();
-  }
+  // The mirrored layout: every row of an unsigned hash; float, uint8 (all-zero) and int32
+  // rows of a signed one.
+  auto mirrored_columns = [&] {
+    kernels::Columns c;
+    c.s = config_.s;
+    if (narrow_) {
+      c.narrow = narrow_->get(lifting_);
+    } else {
+      c.wide = lifting_.data().data();
+    }
+    return c;
+  };
+  const kernels::Columns cols = signed_columns_ ? kernels::Columns{} : mirrored_columns();
   // Integer rows of a signed variant: the unmirrored layout (signed_columns.hpp).
   kernels::Columns signed_cols = cols;
   if (signed_columns_) {
+    signed_cols.s = config_.s;
     signed_cols.narrow = signed_columns_->columns.data();
     signed_cols.units = signed_columns_->units.data();
     signed_cols.positives = signed_columns_->positives.data();
@@ -513,11 +523,14 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
           hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
         }
       }
-      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
-      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
+      const bool need_mirrored = !ids(RowPath::F32).empty() || !ids(RowPath::U8).empty() ||
+                                 !ids(RowPath::I32).empty();
+      const kernels::Columns mirrored = signed_columns_ && need_mirrored ? mirrored_columns() : cols;
+      hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
+      hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
       hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
       hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
-      hash_group(*this, cols, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
+      hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
       const auto& sparse_f32 = ids(RowPath::SparseF32);
       const auto& sparse_int = ids(RowPath::SparseInt);
       if (!sparse_f32.empty() || !sparse_int.empty()) {

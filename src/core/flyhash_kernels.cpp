@@ -253,12 +253,13 @@ namespace {
 // A block larger than this falls out of a 32–48 KiB L1 data cache together with the
 // lifting-matrix columns streaming past it.
 constexpr std::size_t kL1BlockBytes = 32 * 1024;
-// Signed blocks may be twice as large: they are the mirrored rows [e, −e] of the signed
-// variants (zsign-q on Fashion-MNIST: 1568 columns, 50 KiB of int8 at full width), and
-// halving their lanes cost more than the cache misses: with int16 storage, full width took
-// 22% less CPU time to train the default model on Fashion-MNIST (17.6 s vs 22.6 s, one
-// thread); with int8 storage, a row of a 512-row batch of that model hashed in 166 µs at
-// full width against 188 µs at half width (medians, one thread, same winners).
+// Signed blocks may be twice as large. They were measured as the mirrored rows [e, −e] of
+// the signed variants (zsign-q on Fashion-MNIST: 1568 columns, 50 KiB of int8 at full
+// width), where halving their lanes cost more than the cache misses: with int16 storage,
+// full width took 22% less CPU time to train the default model on Fashion-MNIST (17.6 s vs
+// 22.6 s, one thread); with int8 storage, a row of a 512-row batch of that model hashed in
+// 166 µs at full width against 188 µs at half width (medians, one thread, same winners).
+// Those rows now skip the mirror (signed_columns.hpp: 784 columns, 25 KiB).
 constexpr std::size_t kL1BlockBytesSigned = 64 * 1024;
 }  // namespace
 

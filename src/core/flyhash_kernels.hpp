@@ -10,8 +10,9 @@
 // Block width: the block must stay in L1 for the column loads to be cheap, so a kernel
 // uses half-width vectors when a full-width block of the data's columns would exceed
 // kL1BlockBytes. Pixel-like rows (integers 0..255) and small signed integers (−127..127,
-// e.g. the mirrored rows of the quantised variants) are stored as bytes and widened to
-// int16 on load, which halves the bytes per addition again.
+// e.g. the quantised variants' rows) are stored as bytes and widened to int16 on load,
+// which halves the bytes per addition again. Integer rows of a signed variant are stored
+// without their mirror (Columns::units, signed_columns.hpp).
 #include <cstddef>
 #include <cstdint>
 

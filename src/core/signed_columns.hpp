@@ -14,6 +14,7 @@
 // counting sort), which lets the kernel sum four units at a time with one add/subtract
 // split; the top-ρ result does not depend on the order units are offered in (topk.hpp).
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "flynn/lifting_matrix.hpp"
@@ -34,6 +35,18 @@ struct SignedColumns {
   static SignedColumns build(const LiftingMatrix& lifting, std::uint32_t w);
   /// Bytes held for m units of s columns.
   static std::uint64_t bytes(std::uint64_t m, std::uint64_t s) { return m * s * 2 + m * 6; }
+};
+
+/// The lifting matrix as 16-bit columns (the kernels' narrow layout), built on first use:
+/// a signed hasher's integer rows read SignedColumns, and only its float and int32 rows
+/// (and all-zero rows) need this mirrored copy, so it is not kept until one comes.
+struct NarrowColumns {
+  std::once_flag once;
+  std::vector<std::uint16_t> columns;
+  const std::uint16_t* get(const LiftingMatrix& M) {
+    std::call_once(once, [&] { columns.assign(M.data().begin(), M.data().end()); });
+    return columns.data();
+  }
 };
 
 }  // namespace flynn::kernels
