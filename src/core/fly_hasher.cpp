@@ -462,8 +462,9 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   detail::ProgressTracker tracker(progress, n);
   const PathRules rules = path_rules(config_, integer_path_, sparse_path_);
-  // The mirrored layout: every row of an unsigned hash; float, uint8 (all-zero) and int32
-  // rows of a signed one.
+  // Rows read the mirrored layout, except the int8 and int16 rows of a signed hash, which
+  // read the unmirrored one (signed_columns.hpp); a signed hash builds the mirrored layout
+  // only when a float, uint8 (all-zero) or int32 row needs it.
   auto mirrored_columns = [&] {
     kernels::Columns c;
     c.s = config_.s;
@@ -474,14 +475,13 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
     }
     return c;
   };
-  const kernels::Columns cols = signed_columns_ ? kernels::Columns{} : mirrored_columns();
-  // Integer rows of a signed variant: the unmirrored layout (signed_columns.hpp).
-  kernels::Columns signed_cols = cols;
+  const kernels::Columns unsigned_cols = signed_columns_ ? kernels::Columns{} : mirrored_columns();
+  kernels::Columns unmirrored;
   if (signed_columns_) {
-    signed_cols.s = config_.s;
-    signed_cols.narrow = signed_columns_->columns.data();
-    signed_cols.units = signed_columns_->units.data();
-    signed_cols.positives = signed_columns_->positives.data();
+    unmirrored.s = config_.s;
+    unmirrored.narrow = signed_columns_->columns.data();
+    unmirrored.units = signed_columns_->units.data();
+    unmirrored.positives = signed_columns_->positives.data();
   }
   detail::parallel_for(tasks, workers, [&](std::size_t task, int worker) {
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
@@ -525,11 +525,13 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       }
       const bool need_mirrored = !ids(RowPath::F32).empty() || !ids(RowPath::U8).empty() ||
                                  !ids(RowPath::I32).empty();
-      const kernels::Columns mirrored = signed_columns_ && need_mirrored ? mirrored_columns() : cols;
+      const kernels::Columns mirrored =
+          signed_columns_ && need_mirrored ? mirrored_columns() : unsigned_cols;
+      const kernels::Columns& small_ints = signed_columns_ ? unmirrored : unsigned_cols;
       hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::F32), sc.f32, sc.row, sc.raw, out);
       hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::U8), sc.u8, sc.row, sc.raw, out);
-      hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
-      hash_group(*this, signed_cols, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
+      hash_group(*this, small_ints, krows, kstride, kfirst, ids(RowPath::S8), sc.s8, sc.row, sc.raw, out);
+      hash_group(*this, small_ints, krows, kstride, kfirst, ids(RowPath::I16), sc.i16, sc.row, sc.raw, out);
       hash_group(*this, mirrored, krows, kstride, kfirst, ids(RowPath::I32), sc.i32, sc.row, sc.raw, out);
       const auto& sparse_f32 = ids(RowPath::SparseF32);
       const auto& sparse_int = ids(RowPath::SparseInt);

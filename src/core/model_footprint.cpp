@@ -89,7 +89,7 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   // The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
   // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits (with signed
   // lifting also its unmirrored layout, SignedColumns: m_p × s uint16 + 6 bytes a unit; the
-  // uint16 copy is then built only when a float or int32 row comes, counted here as kept), the
+  // uint16 copy is then built only when a float, int32 or all-zero row comes, counted as kept), the
   // sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
   // building, columns cursors, 8 bytes each) and the one-row path's layout (OneRowPlan, at
   // most plan_bytes_bound; rows no wider than its kMaxColumns), which densify never uses.

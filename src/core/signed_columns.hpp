@@ -33,8 +33,6 @@ struct SignedColumns {
   /// Builds the layout of a signed lifting matrix over 2w mirrored columns (w ≤ 65536,
   /// s ≤ 65535): the columns ≥ w are the mirrored, negative ones.
   static SignedColumns build(const LiftingMatrix& lifting, std::uint32_t w);
-  /// Bytes held for m units of s columns.
-  static std::uint64_t bytes(std::uint64_t m, std::uint64_t s) { return m * s * 2 + m * 6; }
 };
 
 /// The lifting matrix as 16-bit columns (the kernels' narrow layout), built on first use:

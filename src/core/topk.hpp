@@ -25,17 +25,13 @@ class TopK {
   void reset(std::size_t rows, std::uint32_t rho, std::uint32_t m) {
     rho_ = rho;
     m_ = m;
-    capacity_ = capacity(rho);
+    capacity_ = 2 * rho + 32;  // model_footprint.cpp's topk_row_bytes counts the same
     values_.resize(rows * capacity_);
     keys_.resize(rows * capacity_);
     size_.assign(rows, 0);
     offset_.assign(rows, 0);
     threshold_.assign(rows, std::numeric_limits<T>::lowest());
   }
-
-  /// Candidates a row holds before it is compacted back to ρ (or, for integer
-  /// activations, to those at or above the ρ-th largest value).
-  static std::uint32_t capacity(std::uint32_t rho) { return 2 * rho + 32; }
 
   void set_offset(std::size_t row, std::uint32_t offset) { offset_[row] = offset; }
 
