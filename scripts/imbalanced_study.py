@@ -17,9 +17,15 @@ Per set: `flynn eval --folds 5 --knn --json` with class weight none and balanced
 --json`. Writes one JSON line per set (resumes: sets already in --out are skipped) and, with
 --summary, a markdown table.
 
+--auto OUT2 (after the runs above): for every set of --summary's file, `flynn eval --folds 5
+--auto --class-weight balanced --json` (nested CV: the choice of `train --auto`, which judges
+by balanced accuracy when classes are weighted, made on each fold's training rows), one JSON
+line per set in OUT2; --summary then adds its column when given --auto OUT2.
+
 Usage: scripts/imbalanced_study.py --out docs/imbalanced_study/results.jsonl
        [--group tables|validation] [--budget 30] [--flynn build/flynn] [--threads 2]
-       scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl
+       scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl [--auto OUT2]
+       scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl --auto OUT2 --run-auto
 """
 import argparse
 import csv
@@ -113,9 +119,50 @@ def study(o):
               f"kNN {row['knn_balanced_accuracy']:.3f}", flush=True)
 
 
-def summary(path):
+def auto_runs(o):
+    """Nested CV of `train --auto --class-weight balanced` for every set of the results file."""
+    done = set()
+    if os.path.exists(o.auto):
+        with open(o.auto) as f:
+            done = {json.loads(line)["set"] for line in f if line.strip()}
+    paths = {name: (path, label) for name, path, label in tables() + validation()}
+    with open(o.summary) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    for r in rows:
+        if r["set"] in done:
+            continue
+        path, label = paths[r["set"]]
+        base = ["--data", path, "--folds", "5"] + (["--label-col", label] if label else [])
+        j = run(o.flynn, ["eval"] + base + ["--auto", "--class-weight", "balanced"], o.threads)
+        rec = {"set": r["set"], "group": r["group"], "balanced_accuracy": j["balanced_accuracy"],
+               "accuracy_mean": j["accuracy_mean"], "macro_f1": j["macro_f1"], "seconds": j["seconds"],
+               "chosen": [f["chosen"] + f" g={f['gamma']}" for f in j["auto"]["folds"]]}
+        with open(o.auto, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(f"{r['set']}: auto balanced accuracy {rec['balanced_accuracy']:.3f} (kNN "
+              f"{r['knn_balanced_accuracy']:.3f}, balanced {r['balanced']['balanced_accuracy']:.3f})", flush=True)
+
+
+def summary(path, auto_path=None):
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
+    if auto_path:
+        with open(auto_path) as f:
+            auto = {j["set"]: j for j in map(json.loads, f)}
+        for group in sorted({r["group"] for r in rows}):
+            g = [r for r in rows if r["group"] == group and r["set"] in auto]
+            print(f"\n**{group}**, `eval --auto --class-weight balanced` ({len(g)} sets)\n")
+            print("| set | kNN bal. acc. | FlyNN balanced | auto, balanced | auto's choices (5 folds) |")
+            print("|---|---|---|---|---|")
+            for r in g:
+                a = auto[r["set"]]
+                print(f"| {r['set']} | {r['knn_balanced_accuracy']:.3f} | {r['balanced']['balanced_accuracy']:.3f} | "
+                      f"{a['balanced_accuracy']:.3f} | {', '.join(sorted(set(a['chosen'])))} |")
+            d = [auto[r["set"]]["balanced_accuracy"] - r["knn_balanced_accuracy"] for r in g]
+            if d:
+                print(f"\nauto − kNN: median {100 * statistics.median(d):+.1f} points, ≥ kNN on "
+                      f"{sum(x >= 0 for x in d)} of {len(g)}")
+        return
     for group in sorted({r["group"] for r in rows}):
         g = [r for r in rows if r["group"] == group]
         print(f"\n**{group}** ({len(g)} imbalanced sets; 5-fold CV; kNN = exact kNN tuned for the same metric "
@@ -146,9 +193,13 @@ def main():
     ap.add_argument("--budget", type=int, default=30)
     ap.add_argument("--flynn", default=os.path.join(ROOT, "build", "flynn"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--auto", help="JSON lines of the --auto runs (with --summary)")
+    ap.add_argument("--run-auto", action="store_true", help="run --auto for the sets of --summary's file")
     o = ap.parse_args()
-    if o.summary:
-        summary(o.summary)
+    if o.summary and o.run_auto:
+        auto_runs(o)
+    elif o.summary:
+        summary(o.summary, o.auto)
     elif o.out:
         study(o)
     else:

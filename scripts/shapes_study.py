@@ -16,6 +16,8 @@ Groups (fixed before any result was looked at):
     mlbench      the classification sets of Debian's r-cran-mlbench (exported with
                  python3-rdata by export_mlbench below): public tables nobody here tuned on
     lowd-val, binary-val, onehot-val   the generators with seeds 1000-1011, drawn afresh
+    lowd-fresh, binary-fresh, onehot-fresh   seeds 2000-2011: drawn for the --auto mode, whose
+                 design read the -val seeds (docs/defaults.md, "Seventh round")
 
 Measurement: FlyNN by `flynn eval --folds 5 --json` (stratified, fold seed 0); tuned kNN by
 `flynn eval --knn` on the same folds (exact kNN on L2-normalised rows and on standardised
@@ -43,6 +45,7 @@ MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
 # name -> extra `flynn eval` flags ("default" = this build's defaults).
 SETTINGS = {
     "default": [],
+    "auto": ["--auto"],  # nested: train --auto's choice made on each fold's training rows
     "paper": ["--variant", "paper"],
     "g0": ["--gamma", "0"],
     "g0.5": ["--gamma", "0.5"],
@@ -85,7 +88,8 @@ def expand(flags, d):
     return [str(eval(f[1:-1], {"d": d, "min": min, "max": max})) if f.startswith("{") else f for f in flags]
 
 GROUPS_SELECTION = ["openml-sel", "sel-subsets", "sel-binarized", "tables", "lowd", "binary", "onehot"]
-GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val"]
+GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val", "lowd-fresh",
+                     "binary-fresh", "onehot-fresh"]
 
 
 def openml_sets(half):
@@ -241,8 +245,8 @@ def group_sets(group, out_dir):
         return sklearn_sets(os.path.join(cache, "sklearn"))
     if group == "mlbench":
         return export_mlbench(os.path.join(cache, "mlbench"))
-    kind, _, val = group.partition("-")
-    seeds = range(1000, 1012) if val else range(0, 12)
+    kind, _, half = group.partition("-")
+    seeds = {"": range(0, 12), "val": range(1000, 1012), "fresh": range(2000, 2012)}[half]
     return generated_sets(kind, list(seeds), os.path.join(cache, "generated"))
 
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -115,6 +116,56 @@ TEST_F(TuneCli, BadInputGivesCleanErrors) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_LT(r.exit_code, 128);
   EXPECT_NE(r.err.find("fewer than the 500 folds"), std::string::npos) << r.err;
+}
+
+TEST_F(TuneCli, TrainAutoSavesTheModelOfTheConfigurationItReports) {
+  const std::string model = dir_.file("auto.flynn");
+  const auto r = test::run_cli("train --auto --data " + data_ + " --model " + model + " --threads 2 --json --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("auto"));
+  EXPECT_TRUE(j["auto"]["cv"].contains("default"));
+  EXPECT_EQ(j["auto"]["metric"], "accuracy");
+  EXPECT_EQ(j["auto"]["gamma"], j["config"]["gamma"]);
+  // The same configuration given explicitly gives the same model bytes (so federated
+  // parties that agree on it train exactly this model).
+  const auto& c = j["config"];
+  const std::string explicit_model = dir_.file("explicit.flynn");
+  const auto e = test::run_cli("train --data " + data_ + " --model " + explicit_model + " --quiet --m " +
+                               c["m"].dump() + " --s " + c["s"].dump() + " --rho " + c["rho"].dump() +
+                               " --gamma " + c["gamma"].dump() + " --seed " + c["seed"].dump() + " --variant " +
+                               c["variant"].get<std::string>() + " --preprocess " +
+                               c["preprocess"].get<std::string>());
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_EQ(test::read_text(model), test::read_text(explicit_model));
+  // Deterministic across thread counts.
+  const std::string one = dir_.file("one.flynn");
+  ASSERT_EQ(test::run_cli("train --auto --data " + data_ + " --model " + one + " --threads 1 --quiet").exit_code, 0);
+  EXPECT_EQ(test::read_text(model), test::read_text(one));
+
+  // Weighted classes: the choice judges by balanced accuracy.
+  const auto w = test::run_cli("train --auto --class-weight balanced --data " + data_ + " --model " + one + " --json --quiet");
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_EQ(nlohmann::json::parse(w.out)["auto"]["metric"], "balanced_accuracy");
+
+  // eval --auto: nested CV, one choice per fold.
+  const auto ev = test::run_cli("eval --auto --data " + data_ + " --folds 3 --json --quiet");
+  ASSERT_EQ(ev.exit_code, 0) << ev.err;
+  const auto ej = nlohmann::json::parse(ev.out);
+  EXPECT_EQ(ej["auto"]["folds"].size(), 3u);
+  EXPECT_EQ(ej["fold_accuracy"].size(), 3u);
+  EXPECT_GT(ej["accuracy_mean"].get<double>(), 0.5);
+
+  // Combinations that cannot work are refused, naming them, and write nothing.
+  const std::string stats = dir_.file("stats.csv");
+  test::write_text(stats, "0,0,0,0,0\n1,1,1,1,1\n");
+  const std::string none = dir_.file("none.flynn");
+  test::expect_clean_error(
+      test::run_cli("train --auto --feature-stats " + stats + " --data " + data_ + " --model " + none + " --quiet"),
+      "--feature-stats");
+  EXPECT_FALSE(std::filesystem::exists(none));
+  test::expect_clean_error(test::run_cli("eval --auto --calibration --data " + data_ + " --quiet"), "--calibration");
+  test::expect_clean_error(test::run_cli("eval --auto-study --data " + data_ + " --quiet"), "--auto");
 }
 
 }  // namespace

@@ -192,6 +192,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   imbalanced table are predicted again) or a dict {label: weight}. Applied
                   when scoring, from the model's counts, so fit on parts + merge equals fit
                   on all rows (docs/defaults.md, "Imbalanced classes").
+      auto:       True: fit first chooses the variant, m and γ (those not given) among a few
+                  candidates around the default by 3-fold CV on the rows, keeping the default
+                  unless another is better by more than 1 point, as flynn train --auto
+                  (docs/defaults.md, "Seventh round"); auto_ then says what it chose. Dense
+                  rows and fit only (partial_fit has no rows to choose on).
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
       missing:    missing cells (NaN; None / pd.NA in DataFrames), as flynn train --missing:
                   "mean" (default: filled with the training mean of the feature, kept in the
@@ -219,7 +224,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, class_weight=None, n_jobs=None, missing="mean", label_name=None):
+                 variant=None, class_weight=None, auto=False, n_jobs=None, missing="mean",
+                 label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -228,6 +234,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.preprocess = preprocess
         self.variant = variant
         self.class_weight = class_weight
+        self.auto = auto
         self.n_jobs = n_jobs
         self.missing = missing
         self.label_name = label_name
@@ -240,8 +247,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                                   variant=self.variant,
                                   class_weight=_class_weight_text(self.class_weight))
 
-    def _new_model(self, classes, n_features):
-        self._model = _flynn.Model(self._hyper(), n_features, _label_names(classes),
+    def _new_model(self, classes, n_features, hyper=None):
+        self._model = _flynn.Model(hyper if hyper is not None else self._hyper(), n_features, _label_names(classes),
                                    _threads(self.n_jobs))
         self.classes_ = classes
         self.config_ = self._model.config
@@ -358,8 +365,16 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         if len(classes) < 2:
             raise ValueError("FlyNNClassifier needs at least two classes to train, but y has "
                              "only one class")
-        self._new_model(classes, X.shape[1])
-        self._model.fit(X, ids.astype(np.uint32))
+        ids = ids.astype(np.uint32)
+        hyper = None
+        if self.auto:
+            if not isinstance(X, np.ndarray):
+                raise ValueError("auto=True needs dense rows (a scipy.sparse X is not supported)")
+            self.auto_ = _flynn.auto_config(X, ids, _label_names(classes), self._hyper(),
+                                            _threads(self.n_jobs))
+            hyper = self.auto_["hyper"]
+        self._new_model(classes, X.shape[1], hyper)
+        self._model.fit(X, ids)
         self._set_table(schema)
         return self
 
@@ -367,6 +382,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         """Learns the rows of X on top of what the model holds (exactly: fit on A then
         partial_fit on B equals fit on A ∪ B). ``classes`` (all labels that will ever occur)
         is needed on the first call unless y already holds every class."""
+        if self.auto:
+            raise ValueError("auto=True chooses on all rows at once: use fit, not partial_fit")
         first_call = not hasattr(self, "_model")
         label_name = self._label_name_of(y) if first_call else ""
         # Later calls encode with the first call's schema (its categories and fill values),

@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include "flynn/config.hpp"
+#include "flynn/eval/auto_config.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/tune.hpp"
 #include "config_dict.hpp"
@@ -129,9 +130,47 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   return out;
 }
 
+/// Runs what `flynn train --auto` runs before training (choose_auto_config) on the rows, and
+/// returns the chosen hyper-parameters ("hyper", every field given) and what the choice saw.
+py::dict auto_config(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
+                     const HyperParams& hyper, int threads) {
+  const NumpyRows rows(X);
+  if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
+    throw std::invalid_argument("expected one class id per row");
+  const LabelSet classes(std::move(labels));
+  std::optional<experiments::AutoChoice> choice;
+  {
+    py::gil_scoped_release nogil;
+    const Dataset data = labelled_dataset(rows, y.data(), classes);
+    experiments::AutoOptions options;
+    options.threads = threads;
+    options.metric = experiments::auto_metric(hyper);
+    choice.emplace(experiments::choose_auto_config(data, hyper, options));
+  }
+  py::dict out;
+  out["hyper"] = experiments::hyper_params_of(choice->config);
+  out["chosen"] = choice->candidates[choice->chosen].name;
+  out["gamma"] = choice->config.gamma;
+  out["rows"] = choice->rows;
+  out["default_score"] = choice->default_metric;
+  out["chosen_score"] = choice->chosen_metric;
+  py::dict cv;
+  for (std::size_t c = 0; c < choice->cv.size(); ++c) {
+    std::vector<double> per_gamma;
+    for (const experiments::CvResult& r : choice->cv[c]) per_gamma.push_back(r.metric(choice->metric));
+    cv[py::str(choice->candidates[c].name)] = per_gamma;
+  }
+  out["metric"] = experiments::cv_metric_name(choice->metric);
+  out["cv"] = cv;
+  out["gammas"] = choice->gammas;
+  return out;
+}
+
 }  // namespace
 
 void bind_tune(py::module_& m) {
+  m.def("auto_config", &auto_config, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("hyper"),
+        py::arg("threads"));
   m.def("tune", &tune, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("budget"),
         py::arg("folds"), py::arg("fold_seed"), py::arg("search_seed"), py::arg("fly_seed"),
         py::arg("time_limit"), py::arg("refit"), py::arg("threads"), py::arg("metric") = "accuracy",

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/eval/auto_config.hpp"
+#include "flynn/eval/auto_report.hpp"
 #include "flynn/eval/calibration.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/evaluation_report.hpp"
@@ -26,6 +28,12 @@ const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
        "Also report exact kNN (FAISS) on L2-normalised rows and on standardised features, k tuned over "
        "{1,2,4,...,64} on the same folds",
        &R::knn},
+      {"--auto",
+       "Cross-validate train --auto: in each fold the configuration is chosen among a few candidates "
+       "by CV on that fold's training rows alone",
+       &R::auto_config},
+      {"--auto-study", "With --auto: every candidate of the study (scripts/auto_study.py)", &R::auto_study, {},
+       false, {}, {}, true},
   };
   return fields;
 }
@@ -39,7 +47,17 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   const FlyConfig config = how.hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
   config.class_weight.check_classes(data.classes.names());
   const auto folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
-  const CvResult r = cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
+  if (o.auto_study && !o.auto_config) throw Error("--auto-study goes with --auto");
+  if (o.auto_config && o.calibration) throw Error("--calibration cannot be combined with --auto");
+  std::optional<AutoCvResult> nested;
+  if (o.auto_config) {
+    AutoOptions auto_options;
+    auto_options.threads = how.threads;
+    auto_options.metric = auto_metric(how.hyper);
+    if (o.auto_study) auto_options.candidates = AutoCandidateSet::Study;
+    nested = cross_validate_auto(data, how.hyper, folds, o.folds, auto_options, how.progress);
+  }
+  const CvResult r = nested ? nested->cv : cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
   std::optional<Report> knn;
   if (o.knn) knn = how.knn(data, folds, o.folds, how.threads);
   // The temperature fitted on out-of-fold scores of the same folds.
@@ -68,10 +86,15 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
               {"fold_macro_f1", r.fold_macro_f1},
               {"seconds", r.seconds}};
   if (knn) out.json.update(knn->json);
+  if (nested) out.json["auto"] = auto_cv_json(*nested);
   if (cal) out.json["calibration"] = to_json(*cal);
   out.text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows, data.n_features,
                          data.classes.size());
-  out.text += fmt::format("config: {}\n", config.describe());
+  if (nested) {
+    out.text += auto_cv_text(*nested);
+  } else {
+    out.text += fmt::format("config: {}\n", config.describe());
+  }
   out.text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds) in {:.2f} s\n", o.folds, r.mean,
                           r.sd, r.seconds);
   out.text += fmt::format("balanced accuracy {:.4f}, macro-F1 {:.4f} (means over folds)\n", r.balanced_accuracy,

@@ -185,4 +185,20 @@ CvResult cross_validate_flynn(const Dataset& data, const FlyConfig& config,
   return FlyCvEvaluator(data, fold_of_row, k).evaluate(config, {config.gamma}, threads, progress).front();
 }
 
+std::vector<std::size_t> stratified_subsample(const Dataset& data, double q, std::uint64_t seed) {
+  if (!data.has_labels) throw Error(fmt::format("{}: a stratified subsample needs labels", data.source));
+  const std::size_t L = data.classes.size();
+  std::vector<std::vector<std::size_t>> by_class(L);
+  for (std::size_t r = 0; r < data.n_rows; ++r) by_class[data.labels[r]].push_back(r);
+  SeededRng rng = SeededRng::keyed(seed, RngStream::Search, 2);
+  std::vector<std::size_t> keep;
+  for (auto& rows : by_class) {
+    flynn::shuffle(rows, rng);
+    const auto take = static_cast<std::size_t>(std::ceil(q * static_cast<double>(rows.size()) - 1e-9));
+    keep.insert(keep.end(), rows.begin(), rows.begin() + std::min(take, rows.size()));
+  }
+  std::sort(keep.begin(), keep.end());
+  return keep;
+}
+
 }  // namespace flynn::experiments

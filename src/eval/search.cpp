@@ -45,23 +45,6 @@ class Design {
   std::uint64_t index_ = 0;
 };
 
-// Rows of a stratified subsample keeping ⌈q·n_l⌉ rows of each class; nested in q because
-// every rung reads prefixes of the same per-class permutations.
-std::vector<std::size_t> stratified_subsample(const Dataset& data, double q, std::uint64_t seed) {
-  const std::size_t L = data.classes.size();
-  std::vector<std::vector<std::size_t>> by_class(L);
-  for (std::size_t r = 0; r < data.n_rows; ++r) by_class[data.labels[r]].push_back(r);
-  SeededRng rng = SeededRng::keyed(seed, RngStream::Search, 2);
-  std::vector<std::size_t> keep;
-  for (auto& rows : by_class) {
-    flynn::shuffle(rows, rng);
-    const auto take = static_cast<std::size_t>(std::ceil(q * static_cast<double>(rows.size()) - 1e-9));
-    keep.insert(keep.end(), rows.begin(), rows.begin() + std::min(take, rows.size()));
-  }
-  std::sort(keep.begin(), keep.end());
-  return keep;
-}
-
 SearchEvaluation evaluate_candidate(const FlyCvEvaluator& ev, const SearchOptions& o,
                                     std::size_t candidate, std::uint32_t rung,
                                     const std::vector<double>& u, std::vector<CvResult>* cv_out) {

@@ -2,13 +2,18 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/detail/cpu_time.hpp"
+#include "flynn/error.hpp"
+#include "flynn/eval/auto_config.hpp"
+#include "flynn/eval/auto_report.hpp"
 #include "flynn/eval/evaluation_report.hpp"
 #include "flynn/eval/study_io.hpp"
+#include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
 
@@ -21,6 +26,11 @@ const OptionTable<TrainFileRequest>& train_file_fields() {
       {"--test", "Optional test data: accuracy, log-loss, ECE and prediction time are reported", &R::test},
       {"--model", "Output model file (written atomically)", &R::model, {}, true},
       {"--labels", "Label list L1,L2,... fixing class ids (default: sorted labels of the data)", &R::labels},
+      {"--auto",
+       "Choose the variant, m and γ first: a few candidates around the default, by 3-fold CV on the "
+       "training rows (the whole file in memory); the default stays unless another is better by more "
+       "than 1 point",
+       &R::auto_config},
       // Hidden: memory tuning, and tests that check chunked training equals whole-file training.
       {"--chunk-rows", "Rows read and counted at a time", &R::chunk_rows, {}, false, 1, double(1u << 30), true},
   };
@@ -31,6 +41,21 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
   io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
   if (!o.labels.empty()) training.labels = LabelSet::parse_list(o.labels);
   training.chunk_rows = o.chunk_rows;
+  std::optional<AutoChoice> choice;
+  if (o.auto_config) {
+    if (training.public_stats)
+      throw Error("--auto cross-validates with the rows' own statistics: it cannot be combined with "
+                  "--feature-stats");
+    Dataset data = io::load_dataset(o.data, training.load);
+    if (training.labels) data.relabel(*training.labels);
+    ProgressFn progress = training.progress ? training.progress("choosing") : ProgressFn{};
+    AutoOptions options;
+    options.threads = training.threads;
+    options.metric = auto_metric(training.hyper);
+    choice = choose_auto_config(data, training.hyper, options, progress);
+    if (training.progress) training.progress("");
+    training.hyper = hyper_params_of(choice->config);
+  }
   const io::FileTrainingResult t = io::train_from_file(o.data, training);
   const FlyNN& model = t.model;
 
@@ -56,6 +81,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
        {"model", o.model},
        {"model_bytes", model_bytes},
        {"save_seconds", save_seconds}};
+  if (choice) j["auto"] = auto_choice_json(*choice);
   const TableSchema& schema = model.table_schema();
   if (!schema.empty()) {
     j["table"] = {{"columns", schema.columns.size()}, {"named", schema.named}};
@@ -67,6 +93,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
   out.text = fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s (read in {:.3f} s; {} rows, {} kernel)\n",
                          t.rows, t.n_features, model.labels().size(), t.train_seconds, t.load_seconds,
                          t.row_elements, t.row_path);
+  if (choice) out.text += auto_choice_text(*choice);
   out.text += fmt::format("config: {}\n", model.config().describe());
   out.text += fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
   if (!o.test.empty()) {

@@ -113,3 +113,22 @@ def test_load_rejects_a_corrupt_file_with_a_clear_error(tmp_path, digits_split, 
         flynn.load(tmp_path / "text.flynn")
     with pytest.raises(ValueError, match="cannot open"):
         flynn.load(tmp_path / "missing.flynn")
+
+
+def test_auto_chooses_and_trains_as_train_auto(cli, digits_split, tmp_path):
+    """auto=True runs the library's choice that `flynn train --auto` runs: same rows, same
+    choice, same model bytes; and the chosen parameters given explicitly give that model."""
+    Xtr, ytr, _, _ = digits_split
+    Xtr, ytr = Xtr[:400], ytr[:400]
+    write_csv(tmp_path / "train.csv", Xtr, ytr)
+    out = json.loads(run(cli, "train", "--auto", "--data", str(tmp_path / "train.csv"), "--model",
+                         str(tmp_path / "cli.flynn"), "--quiet", "--json"))
+    clf = flynn.FlyNNClassifier(auto=True, n_jobs=1).fit(Xtr, ytr)
+    assert clf.auto_["chosen"] == out["auto"]["chosen"]
+    assert clf.auto_["gamma"] == out["auto"]["gamma"]
+    assert set(clf.auto_["cv"]) == set(out["auto"]["cv"])
+    assert clf.to_bytes() == (tmp_path / "cli.flynn").read_bytes()
+    params = {k: v for k, v in clf.config_.items() if k not in ("n_features", "class_weight")}
+    assert flynn.FlyNNClassifier(**params).fit(Xtr, ytr).to_bytes() == clf.to_bytes()
+    with pytest.raises(ValueError, match="partial_fit"):
+        flynn.FlyNNClassifier(auto=True).partial_fit(Xtr, ytr)

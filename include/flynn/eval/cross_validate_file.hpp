@@ -21,9 +21,14 @@ struct CrossValidateFileRequest {
   std::uint64_t fold_seed = 0;
   bool knn = false;
   bool calibration = false;
+  /// Nested CV of `flynn train --auto` (auto_config.hpp: cross_validate_auto).
+  bool auto_config = false;
+  /// Hidden: the study's superset of candidates (scripts/auto_study.py).
+  bool auto_study = false;
 };
 
-/// The flags of CrossValidateFileRequest: --data, --folds, --fold-seed, --calibration, --knn.
+/// The flags of CrossValidateFileRequest: --data, --folds, --fold-seed, --calibration, --knn,
+/// --auto (hidden: --auto-study).
 const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields();
 
 /// How the request is run.

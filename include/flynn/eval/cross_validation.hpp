@@ -21,6 +21,12 @@ std::vector<std::uint32_t> stratified_folds(const std::vector<std::uint32_t>& la
                                             std::size_t n_classes, std::uint32_t k,
                                             std::uint64_t seed);
 
+/// Rows (sorted) of a stratified subsample keeping ⌈q·n_l⌉ rows of each class l (all rows
+/// for q ≥ 1). Nested in q for one seed: every q takes prefixes of the same per-class
+/// permutations (SeededRng stream (seed, Search, 2)), so the search's rungs grow by adding
+/// rows. Throws flynn::Error on unlabelled data.
+std::vector<std::size_t> stratified_subsample(const Dataset& data, double q, std::uint64_t seed);
+
 /// Train/test row indices of fold f.
 struct FoldRows {
   std::vector<std::size_t> train;

@@ -1,0 +1,186 @@
+// The automatic choice (auto_config.hpp): its rule, its candidates, determinism, and the
+// nested cross-validation's scores against FlyNN models trained on each outer fold
+// (`flynn train --auto` end to end: cli_tune_test.cpp).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "flynn/classifier.hpp"
+#include "flynn/error.hpp"
+#include "flynn/eval/auto_config.hpp"
+#include "test_support.hpp"
+
+namespace flynn::experiments {
+namespace {
+
+TEST(AutoRule, KeepsTheDefaultUnlessAnotherWinsByMoreThanTheMargin) {
+  // Candidate 0 is the default, its γ index 1 (values exact in binary, so "more than" is exact).
+  const std::vector<std::vector<double>> m = {{0.25, 0.5, 0.625}, {0.5, 0.75, 0.25}};
+  EXPECT_EQ(auto_rule(m, 1, 0.0), std::make_pair(std::size_t{1}, std::size_t{1}));
+  EXPECT_EQ(auto_rule(m, 1, 0.125), std::make_pair(std::size_t{1}, std::size_t{1}));
+  EXPECT_EQ(auto_rule(m, 1, 0.25), std::make_pair(std::size_t{0}, std::size_t{1}));  // not more than
+  EXPECT_EQ(auto_rule(m, 1, 0.5), std::make_pair(std::size_t{0}, std::size_t{1}));
+  // Ties go to the earlier candidate, then the earlier γ.
+  const std::vector<std::vector<double>> tie = {{0.5, 0.6}, {0.9, 0.7}, {0.9, 0.9}};
+  EXPECT_EQ(auto_rule(tie, 1, 0.0), std::make_pair(std::size_t{1}, std::size_t{0}));
+  // The default's own other γ can win.
+  EXPECT_EQ(auto_rule({{0.9, 0.6}}, 1, 0.01), std::make_pair(std::size_t{0}, std::size_t{0}));
+  EXPECT_THROW(auto_rule({}, 0, 0.0), Error);
+  EXPECT_THROW(auto_rule({{0.5}}, 1, 0.0), Error);
+}
+
+TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
+  for (std::uint32_t d : {3u, 9u, 20u, 40u, 200u, 784u}) {
+    SCOPED_TRACE(d);
+    for (AutoCandidateSet set : {AutoCandidateSet::Product, AutoCandidateSet::Study}) {
+      const auto c = auto_candidates(HyperParams{}, d, 4, set);
+      ASSERT_GE(c.size(), 3u);
+      EXPECT_EQ(c.front().name, "default");
+      EXPECT_EQ(c.front().config, HyperParams{}.resolve(d, 4));
+      std::set<std::string> names;
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        EXPECT_TRUE(names.insert(c[i].name).second) << c[i].name;
+        for (std::size_t j = 0; j < i; ++j) EXPECT_NE(c[i].config, c[j].config) << c[i].name;
+        // Anchor encodings only where they were made for: few features.
+        if (c[i].config.variant.anchors) {
+          EXPECT_LE(d, 32u);
+        }
+        EXPECT_LE(c[i].config.m, Defaults::max_m);
+      }
+    }
+    EXPECT_LE(auto_candidates(HyperParams{}, d, 4).size(), auto_candidates(HyperParams{}, d, 4, AutoCandidateSet::Study).size());
+  }
+  // A given variant and seed stay in every candidate; a given m leaves no larger hash.
+  HyperParams given;
+  given.variant = parse_variant("paper");
+  given.seed = 11;
+  for (const auto& c : auto_candidates(given, 20, 3)) {
+    EXPECT_TRUE(c.config.variant.is_paper()) << c.name;
+    EXPECT_EQ(c.config.seed, 11u);
+  }
+  given = HyperParams{};
+  given.m = 5000;
+  for (const auto& c : auto_candidates(given, 20, 3)) EXPECT_EQ(c.config.m, 5000u) << c.name;
+  given.gamma = 0.3;
+  EXPECT_EQ(auto_gammas(given), std::vector<double>{0.3});
+  EXPECT_EQ(auto_gammas(HyperParams{}).size(), 4u);
+}
+
+TEST(AutoChoice, DeterministicThreadIndependentAndTheRulesChoice) {
+  const Dataset data = test::blobs(4, 45, 6, 23, 1.2);
+  AutoOptions o;
+  o.threads = 1;
+  const AutoChoice a = choose_auto_config(data, HyperParams{}, o);
+  o.threads = 2;
+  const AutoChoice b = choose_auto_config(data, HyperParams{}, o);
+  EXPECT_EQ(a.config, b.config);
+  ASSERT_EQ(a.cv.size(), a.candidates.size());
+  ASSERT_EQ(a.cv.size(), b.cv.size());
+  for (std::size_t c = 0; c < a.cv.size(); ++c)
+    for (std::size_t g = 0; g < a.gammas.size(); ++g) EXPECT_EQ(a.cv[c][g].fold_accuracy, b.cv[c][g].fold_accuracy);
+  // The chosen score is the best of all, and the default's is its own γ's.
+  double best = 0;
+  for (const auto& per_gamma : a.cv)
+    for (const CvResult& r : per_gamma) best = std::max(best, r.mean);
+  const std::size_t g08 = 2;
+  ASSERT_EQ(a.gammas[g08], 0.8);
+  EXPECT_EQ(a.default_metric, a.cv[0][g08].mean);
+  if (a.chosen == 0 && a.chosen_gamma == g08) {
+    EXPECT_LE(best - a.default_metric, o.margin);
+  } else {
+    EXPECT_EQ(a.chosen_metric, best);
+    EXPECT_GT(a.chosen_metric - a.default_metric, o.margin);
+  }
+  EXPECT_EQ(a.config.gamma, a.gammas[a.chosen_gamma]);
+  // An unreachable margin keeps the default.
+  o.margin = 1.0;
+  const AutoChoice kept = choose_auto_config(data, HyperParams{}, o);
+  FlyConfig rule = HyperParams{}.resolve(6, 4);
+  EXPECT_EQ(kept.config, rule);
+  // Too few rows to cross-validate: the default, without CV.
+  const Dataset tiny = test::blobs(2, 2, 6, 3);
+  const AutoChoice small = choose_auto_config(tiny, HyperParams{}, AutoOptions{});
+  EXPECT_TRUE(small.cv.empty());
+  EXPECT_EQ(small.config, HyperParams{}.resolve(6, 2));
+  // Bad settings.
+  AutoOptions bad;
+  bad.folds = 1;
+  EXPECT_THROW(choose_auto_config(data, HyperParams{}, bad), Error);
+  bad = AutoOptions{};
+  bad.max_rows = 3;
+  EXPECT_THROW(choose_auto_config(data, HyperParams{}, bad), Error);
+}
+
+TEST(AutoChoice, LargeDataChoosesOnAStratifiedSubsample) {
+  const Dataset data = test::blobs(3, 100, 5, 29, 1.0);
+  AutoOptions o;
+  o.max_rows = 90;
+  o.threads = 1;
+  const AutoChoice a = choose_auto_config(data, HyperParams{}, o);
+  EXPECT_EQ(a.rows, 90u);
+  EXPECT_EQ(choose_auto_config(data, HyperParams{}, o).config, a.config);
+}
+
+TEST(AutoCrossValidation, EachFoldScoresTheModelItsChoiceTrainsOnThatFoldsRows) {
+  // Nested CV: fold f's score is that of a FlyNN with the configuration chosen on fold f's
+  // training rows alone, trained on them and scored on fold f.
+  const Dataset data = test::blobs(3, 40, 5, 41, 1.5);
+  const std::uint32_t k = 4;
+  const auto folds = stratified_folds(data.labels, 3, k, 0);
+  AutoOptions o;
+  o.threads = 2;
+  o.margin = 0.0;  // let the choice move, so the folds need not all keep the default
+  const AutoCvResult r = cross_validate_auto(data, HyperParams{}, folds, k, o);
+  ASSERT_EQ(r.choices.size(), k);
+  ASSERT_EQ(r.cv.fold_accuracy.size(), k);
+  const auto rows = fold_rows(folds, k);
+  for (std::uint32_t f = 0; f < k; ++f) {
+    const Dataset train = data.subset(rows[f].train);
+    EXPECT_EQ(r.choices[f].config, choose_auto_config(train, HyperParams{}, o).config);
+    FlyNN model(r.choices[f].config, data.classes, 1);
+    model.fit(train);
+    const auto p = model.predict(data.subset(rows[f].test));
+    std::size_t right = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) right += p[i] == data.labels[rows[f].test[i]];
+    EXPECT_DOUBLE_EQ(r.cv.fold_accuracy[f], static_cast<double>(right) / static_cast<double>(p.size())) << f;
+  }
+  // With the default kept everywhere, nested CV is plain CV of the default.
+  o.margin = 1.0;
+  const AutoCvResult kept = cross_validate_auto(data, HyperParams{}, folds, k, o);
+  EXPECT_EQ(kept.cv.fold_accuracy,
+            cross_validate_flynn(data, HyperParams{}.resolve(5, 3), folds, k, 1).fold_accuracy);
+}
+
+TEST(AutoMetric, BalancedAccuracyWhenClassesAreWeighted) {
+  HyperParams h;
+  EXPECT_EQ(auto_metric(h), CvMetric::Accuracy);
+  h.class_weight = ClassWeight::parse("none");
+  EXPECT_EQ(auto_metric(h), CvMetric::Accuracy);
+  h.class_weight = ClassWeight::parse("balanced");
+  EXPECT_EQ(auto_metric(h), CvMetric::BalancedAccuracy);
+  h.class_weight = ClassWeight::parse("c1=3");
+  EXPECT_EQ(auto_metric(h), CvMetric::BalancedAccuracy);
+  // The choice reports the metric it judged by, and its scores are that metric.
+  const Dataset data = test::blobs(3, 30, 5, 7, 1.5);
+  AutoOptions o;
+  o.threads = 1;
+  o.metric = CvMetric::BalancedAccuracy;
+  const AutoChoice a = choose_auto_config(data, h, o);
+  EXPECT_EQ(a.metric, CvMetric::BalancedAccuracy);
+  EXPECT_EQ(a.default_metric, a.cv[0][2].balanced_accuracy);
+  EXPECT_EQ(a.config.class_weight, h.class_weight.value());
+}
+
+TEST(HyperParamsOf, ResolvesBackToTheSameConfig) {
+  for (const char* v : {"paper", "zsign-q+paper", "anchor", "thermo-sign"}) {
+    HyperParams h;
+    h.variant = parse_variant(v);
+    h.gamma = 0.5;
+    h.class_weight = ClassWeight::parse("balanced");
+    const FlyConfig c = h.resolve(7, 3);
+    EXPECT_EQ(hyper_params_of(c).resolve(7, 3), c) << v;
+  }
+}
+
+}  // namespace
+}  // namespace flynn::experiments
