@@ -3,8 +3,8 @@
 
 run: for every set of the groups (scripts/shapes_study.py's groups and data), one nested
      cross-validation `flynn eval --folds 5 --auto --auto-study --json`: in each outer fold,
-     every candidate of the study's superset is cross-validated (3 folds) on that fold's
-     training rows, and every candidate is also scored on the outer folds. One JSON line per
+     every candidate is cross-validated (3 folds) on that fold's training rows, and
+     (--auto-study) every candidate is also scored on the outer folds. One JSON line per
      set goes to OUT_DIR/auto.jsonl (resumable).
 rules: replays decision rules on those runs without running anything again. A rule is a
      candidate subset, a γ grid and a margin: in outer fold f it takes the best (candidate, γ)
@@ -33,8 +33,11 @@ from shapes_study import group_sets  # noqa: E402
 DEFAULT_GAMMA = 0.8
 
 # Rules replayed by `rules`: name -> (candidate names or None for all, γ grid or None for
-# all, margin). "default" is the rule's configuration alone.
-PRODUCT_VARIANTS = ["default", "default m×4", "zsign-q+paper", "zsign-q", "z", "paper", "thermo-sign", "anchor",
+# all, margin). "default" is the rule's configuration alone. Adopted (2026-12-03, on the
+# selection groups): all_se0.5, every candidate and γ with a margin of half a standard error
+# (AutoOptions in include/flynn/eval/auto_config.hpp). SMALL_SET is the candidate list
+# without the other variants' m×4.
+SMALL_SET = ["default", "default m×4", "zsign-q+paper", "zsign-q", "z", "paper", "thermo-sign", "anchor",
                     "anchor+paper"]
 RULES = {
     "default": (["default"], [DEFAULT_GAMMA], 0.0),
@@ -43,15 +46,21 @@ RULES = {
     "all_m0.01": (None, None, 0.01),
     "all_m0.02": (None, None, 0.02),
     "all_m0.03": (None, None, 0.03),
-    "prod_m0": (PRODUCT_VARIANTS, None, 0.0),
-    "prod_m0.005": (PRODUCT_VARIANTS, None, 0.005),
-    "prod_m0.01": (PRODUCT_VARIANTS, None, 0.01),
-    "prod_m0.02": (PRODUCT_VARIANTS, None, 0.02),
+    "small_m0": (SMALL_SET, None, 0.0),
+    "small_m0.005": (SMALL_SET, None, 0.005),
+    "small_m0.01": (SMALL_SET, None, 0.01),
+    "small_m0.02": (SMALL_SET, None, 0.02),
+    # A margin that shrinks with the rows the choice reads (n = 4/5 of the set's): k·√(0.25/n),
+    # k binomial standard errors of an accuracy near 0.5, at least `floor`.
+    "all_se1": (None, None, ("se", 1.0, 0.005)),
+    "all_se0.5": (None, None, ("se", 0.5, 0.005)),
+    "small_se1": (SMALL_SET, None, ("se", 1.0, 0.005)),
+    "small_se0.5": (SMALL_SET, None, ("se", 0.5, 0.005)),
     "gamma_only_m0.01": (["default"], None, 0.01),
     "variants_g.8_m0.01": (["default", "zsign-q+paper", "zsign-q", "z", "paper", "thermo-sign", "anchor",
                             "anchor+paper"], [DEFAULT_GAMMA], 0.01),
-    "prod_g08_m0.01": (PRODUCT_VARIANTS, [0.0, 0.8], 0.01),
-    "prod_g089_m0.01": (PRODUCT_VARIANTS, [0.0, 0.8, 0.9], 0.01),
+    "small_g08_m0.01": (SMALL_SET, [0.0, 0.8], 0.01),
+    "small_g089_m0.01": (SMALL_SET, [0.0, 0.8, 0.9], 0.01),
 }
 
 
@@ -85,6 +94,9 @@ def run(a):
 def replay(rec, rule):
     """Nested accuracy of `rule` on one set's runs."""
     names, gammas, margin = rule
+    if isinstance(margin, tuple):
+        _, k, floor = margin
+        margin = max(floor, k * (0.25 / (0.8 * rec["rows"])) ** 0.5)
     cand = [i for i, n in enumerate(rec["candidates"]) if names is None or n in names]
     gam = [i for i, g in enumerate(rec["gammas"]) if gammas is None or g in gammas]
     g0 = rec["gammas"].index(DEFAULT_GAMMA)

@@ -32,8 +32,8 @@ TEST(AutoRule, KeepsTheDefaultUnlessAnotherWinsByMoreThanTheMargin) {
 TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
   for (std::uint32_t d : {3u, 9u, 20u, 40u, 200u, 784u}) {
     SCOPED_TRACE(d);
-    for (AutoCandidateSet set : {AutoCandidateSet::Product, AutoCandidateSet::Study}) {
-      const auto c = auto_candidates(HyperParams{}, d, 4, set);
+    {
+      const auto c = auto_candidates(HyperParams{}, d, 4);
       ASSERT_GE(c.size(), 3u);
       EXPECT_EQ(c.front().name, "default");
       EXPECT_EQ(c.front().config, HyperParams{}.resolve(d, 4));
@@ -48,7 +48,6 @@ TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
         EXPECT_LE(c[i].config.m, Defaults::max_m);
       }
     }
-    EXPECT_LE(auto_candidates(HyperParams{}, d, 4).size(), auto_candidates(HyperParams{}, d, 4, AutoCandidateSet::Study).size());
   }
   // A given variant and seed stay in every candidate; a given m leaves no larger hash.
   HyperParams given;
@@ -86,14 +85,15 @@ TEST(AutoChoice, DeterministicThreadIndependentAndTheRulesChoice) {
   ASSERT_EQ(a.gammas[g08], 0.8);
   EXPECT_EQ(a.default_metric, a.cv[0][g08].mean);
   if (a.chosen == 0 && a.chosen_gamma == g08) {
-    EXPECT_LE(best - a.default_metric, o.margin);
+    EXPECT_LE(best - a.default_metric, a.margin);
   } else {
     EXPECT_EQ(a.chosen_metric, best);
-    EXPECT_GT(a.chosen_metric - a.default_metric, o.margin);
+    EXPECT_GT(a.chosen_metric - a.default_metric, a.margin);
+  EXPECT_EQ(a.margin, auto_margin(o, data.n_rows));
   }
   EXPECT_EQ(a.config.gamma, a.gammas[a.chosen_gamma]);
   // An unreachable margin keeps the default.
-  o.margin = 1.0;
+  o.min_margin = 1.0;
   const AutoChoice kept = choose_auto_config(data, HyperParams{}, o);
   FlyConfig rule = HyperParams{}.resolve(6, 4);
   EXPECT_EQ(kept.config, rule);
@@ -129,8 +129,13 @@ TEST(AutoCrossValidation, EachFoldScoresTheModelItsChoiceTrainsOnThatFoldsRows) 
   const auto folds = stratified_folds(data.labels, 3, k, 0);
   AutoOptions o;
   o.threads = 2;
-  o.margin = 0.0;  // let the choice move, so the folds need not all keep the default
+  o.min_margin = 0.0;  // let the choice move, so the folds need not all keep the default
+  o.margin_standard_errors = 0.0;
   const AutoCvResult r = cross_validate_auto(data, HyperParams{}, folds, k, o);
+  // Scoring every candidate (the study's runs) changes no nested score.
+  const AutoCvResult every = cross_validate_auto(data, HyperParams{}, folds, k, o, true);
+  EXPECT_EQ(every.cv.fold_accuracy, r.cv.fold_accuracy);
+  for (const auto& per_gamma : every.outer) EXPECT_EQ(per_gamma.size(), every.gammas.size());
   ASSERT_EQ(r.choices.size(), k);
   ASSERT_EQ(r.cv.fold_accuracy.size(), k);
   const auto rows = fold_rows(folds, k);
@@ -145,10 +150,18 @@ TEST(AutoCrossValidation, EachFoldScoresTheModelItsChoiceTrainsOnThatFoldsRows) 
     EXPECT_DOUBLE_EQ(r.cv.fold_accuracy[f], static_cast<double>(right) / static_cast<double>(p.size())) << f;
   }
   // With the default kept everywhere, nested CV is plain CV of the default.
-  o.margin = 1.0;
+  o.min_margin = 1.0;
   const AutoCvResult kept = cross_validate_auto(data, HyperParams{}, folds, k, o);
   EXPECT_EQ(kept.cv.fold_accuracy,
             cross_validate_flynn(data, HyperParams{}.resolve(5, 3), folds, k, 1).fold_accuracy);
+}
+
+TEST(AutoMargin, HalfAStandardErrorOfTheRowsReadAtLeastTheFloor) {
+  const AutoOptions o;
+  EXPECT_DOUBLE_EQ(auto_margin(o, 100), 0.5 * 0.05);          // 0.5·√(0.25/100)
+  EXPECT_DOUBLE_EQ(auto_margin(o, 2500), 0.005);              // 0.5·0.01 = the floor
+  EXPECT_DOUBLE_EQ(auto_margin(o, 1000000), 0.005);
+  EXPECT_GT(auto_margin(o, 150), auto_margin(o, 1500));
 }
 
 TEST(AutoMetric, BalancedAccuracyWhenClassesAreWeighted) {

@@ -194,7 +194,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   on all rows (docs/defaults.md, "Imbalanced classes").
       auto:       True: fit first chooses the variant, m and γ (those not given) among a few
                   candidates around the default by 3-fold CV on the rows, keeping the default
-                  unless another is better by more than 1 point, as flynn train --auto
+                  unless another is better by more than half a standard error, as flynn train --auto
                   (docs/defaults.md, "Seventh round"); auto_ then says what it chose. Dense
                   rows and fit only (partial_fit has no rows to choose on).
       n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.

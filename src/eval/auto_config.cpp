@@ -23,13 +23,11 @@ const std::vector<double> kGammas = {0.0, 0.5, 0.8, 0.9};
 struct VariantCandidate {
   const char* name;
   std::uint32_t max_d;
-  bool product;  // in the product's set; the study's set holds all
 };
 constexpr std::uint32_t kAnyD = 0xFFFFFFFFu;
 const VariantCandidate kVariants[] = {
-    {"zsign-q+paper", kAnyD, true}, {"zsign-q", kAnyD, true},   {"z", kAnyD, true},
-    {"paper", kAnyD, true},         {"thermo-sign", 64, true},  {"anchor", 32, true},
-    {"anchor+paper", 32, true},
+    {"zsign-q+paper", kAnyD}, {"zsign-q", kAnyD}, {"z", kAnyD},          {"paper", kAnyD},
+    {"thermo-sign", 64},      {"anchor", 32},     {"anchor+paper", 32},
 };
 
 // The larger hash: 4× the rule's units where that stays within the default's cap (so only
@@ -43,8 +41,7 @@ std::vector<double> auto_gammas(const HyperParams& given) {
   return kGammas;
 }
 
-std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32_t d, std::size_t n_classes,
-                                           AutoCandidateSet set) {
+std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32_t d, std::size_t n_classes) {
   std::vector<AutoCandidate> out;
   auto add = [&](std::string name, const HyperParams& h) {
     FlyConfig c = h.resolve(d, n_classes);
@@ -64,13 +61,18 @@ std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32
   with_larger_m(given, "default");
   if (given.variant || (given.preprocess && *given.preprocess == Preprocess::Densify)) return out;
   for (const VariantCandidate& v : kVariants) {
-    if (d > v.max_d || (set == AutoCandidateSet::Product && !v.product)) continue;
+    if (d > v.max_d) continue;
     HyperParams h = given;
     h.variant = parse_variant(v.name);
     add(v.name, h);
-    if (set == AutoCandidateSet::Study) with_larger_m(h, v.name);
+    with_larger_m(h, v.name);
   }
   return out;
+}
+
+double auto_margin(const AutoOptions& o, std::size_t n_rows) {
+  const double se = std::sqrt(0.25 / static_cast<double>(std::max<std::size_t>(1, n_rows)));
+  return std::max(o.min_margin, o.margin_standard_errors * se);
 }
 
 CvMetric auto_metric(const HyperParams& given) {
@@ -98,11 +100,13 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
   if (!data.has_labels) throw Error(fmt::format("{}: --auto needs labels", data.source));
   data.require_trainable();
   if (o.folds < 2) throw Error("auto: at least 2 folds");
-  if (!(o.margin >= 0.0) || !std::isfinite(o.margin)) throw Error("auto: the margin must be ≥ 0");
+  if (!(o.min_margin >= 0.0) || !std::isfinite(o.min_margin) || !(o.margin_standard_errors >= 0.0) ||
+      !std::isfinite(o.margin_standard_errors))
+    throw Error("auto: the margin must be ≥ 0");
   if (o.max_rows < 2 * o.folds) throw Error(fmt::format("auto: max_rows must be at least {}", 2 * o.folds));
   AutoChoice res;
   const auto d = static_cast<std::uint32_t>(data.n_features);
-  res.candidates = auto_candidates(given, d, data.classes.size(), o.candidates);
+  res.candidates = auto_candidates(given, d, data.classes.size());
   res.gammas = auto_gammas(given);
   res.metric = o.metric;
   const double rule_gamma = res.candidates.front().config.gamma;
@@ -121,6 +125,7 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
     rows = &subsample;
   }
   res.rows = rows->n_rows;
+  res.margin = auto_margin(o, res.rows);
   // CV needs every fold to hold rows of at least two classes' training data; with too few
   // rows the scores would be noise, so the rule's configuration stands.
   const auto sizes = rows->class_sizes();
@@ -138,7 +143,7 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
     for (const CvResult& r : res.cv.back()) metric.back().push_back(r.metric(o.metric));
     tracker.advance(1);
   }
-  const auto [c, g] = auto_rule(metric, default_gamma, o.margin);
+  const auto [c, g] = auto_rule(metric, default_gamma, res.margin);
   res.chosen = c;
   res.chosen_gamma = g;
   res.config = res.candidates[c].config;

@@ -21,6 +21,7 @@ nlohmann::json auto_choice_json(const AutoChoice& c) {
   }
   return {{"chosen", chosen_name(c)},     {"gamma", c.gammas[c.chosen_gamma]},
           {"rows", c.rows},               {"gammas", c.gammas},
+          {"margin", c.margin},
           {"metric", cv_metric_name(c.metric)}, {"cv", metric},
           {"default_metric", c.default_metric}, {"chosen_metric", c.chosen_metric},
           {"seconds", c.seconds}};
@@ -52,11 +53,12 @@ nlohmann::json auto_cv_json(const AutoCvResult& r) {
     j["folds"].push_back({{"chosen", chosen_name(choice)},
                           {"gamma", choice.gammas[choice.chosen_gamma]},
                           {"rows", choice.rows},
+                          {"margin", choice.margin},
                           {"inner", inner},
                           {"inner_folds", inner_folds}});
   }
   for (const auto& per_gamma : r.outer) {
-    nlohmann::json folds = nlohmann::json::array();
+    nlohmann::json folds = nlohmann::json::array();  // empty: a candidate no fold chose
     for (const CvResult& cv : per_gamma) folds.push_back(cv.fold_accuracy);
     j["outer"].push_back(folds);
   }

@@ -32,7 +32,7 @@ const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
        "Cross-validate train --auto: in each fold the configuration is chosen among a few candidates "
        "by CV on that fold's training rows alone",
        &R::auto_config},
-      {"--auto-study", "With --auto: every candidate of the study (scripts/auto_study.py)", &R::auto_study, {},
+      {"--auto-study", "With --auto: score every candidate on the outer folds (scripts/auto_study.py)", &R::auto_study, {},
        false, {}, {}, true},
   };
   return fields;
@@ -54,8 +54,7 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
     AutoOptions auto_options;
     auto_options.threads = how.threads;
     auto_options.metric = auto_metric(how.hyper);
-    if (o.auto_study) auto_options.candidates = AutoCandidateSet::Study;
-    nested = cross_validate_auto(data, how.hyper, folds, o.folds, auto_options, how.progress);
+    nested = cross_validate_auto(data, how.hyper, folds, o.folds, auto_options, o.auto_study, how.progress);
   }
   const CvResult r = nested ? nested->cv : cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
   std::optional<Report> knn;

@@ -29,7 +29,7 @@ const OptionTable<TrainFileRequest>& train_file_fields() {
       {"--auto",
        "Choose the variant, m and γ first: a few candidates around the default, by 3-fold CV on the "
        "training rows (the whole file in memory); the default stays unless another is better by more "
-       "than 1 point",
+       "than half a standard error",
        &R::auto_config},
       // Hidden: memory tuning, and tests that check chunked training equals whole-file training.
       {"--chunk-rows", "Rows read and counted at a time", &R::chunk_rows, {}, false, 1, double(1u << 30), true},

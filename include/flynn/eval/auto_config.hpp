@@ -33,14 +33,12 @@ struct AutoCandidate {
   FlyConfig config;  ///< its γ is the rule's (or the given) γ
 };
 
-/// Which candidates: the product's few, or the study's superset (scripts/auto_study.py).
-enum class AutoCandidateSet : std::uint8_t { Product, Study };
-
-/// The candidates for d features and L classes. Settings the user gave stay fixed in every
-/// candidate (a given variant leaves only the default's m×4 as an alternative; a given m
-/// leaves only the variants). The first candidate is always the default rule's.
-std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32_t d, std::size_t n_classes,
-                                           AutoCandidateSet set = AutoCandidateSet::Product);
+/// The candidates for d features and L classes: the default rule's configuration first, then
+/// each variant of a fixed list (thermo-sign for d ≤ 64, the anchor variants for d ≤ 32),
+/// each also with 4× the rule's units where that stays within Defaults::max_m. Settings the
+/// user gave stay fixed in every candidate (a given variant leaves only the default's m×4 as
+/// an alternative; a given m leaves only the variants). Each configuration appears once.
+std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32_t d, std::size_t n_classes);
 
 /// The γ grid scored for every candidate: the given γ alone, else {0, 0.5, 0.8, 0.9}
 /// (0.8 is the default's).
@@ -53,13 +51,17 @@ struct AutoOptions {
   /// the chosen configuration is then trained on all rows.
   std::size_t max_rows = 20000;
   /// Another candidate replaces the default only when its CV metric is higher by more than
-  /// this (chosen on the selection groups, docs/defaults.md).
-  double margin = 0.01;
+  /// auto_margin(rows read): half a binomial standard error of an accuracy near 0.5, at
+  /// least min_margin (chosen on the selection groups, docs/defaults.md, "Seventh round").
+  double margin_standard_errors = 0.5;
+  double min_margin = 0.005;
   /// What the CV judges by (auto_metric: balanced accuracy when classes are weighted).
   CvMetric metric = CvMetric::Accuracy;
-  AutoCandidateSet candidates = AutoCandidateSet::Product;
   int threads = 0;
 };
+
+/// The margin for a choice made on n rows: max(min_margin, margin_standard_errors·√(0.25/n)).
+double auto_margin(const AutoOptions& options, std::size_t n_rows);
 
 /// The metric the choice judges by for these settings: balanced accuracy when the user
 /// weighs the classes (--class-weight: the minority classes are to count), else accuracy.
@@ -72,6 +74,7 @@ struct AutoChoice {
   CvMetric metric = CvMetric::Accuracy;   ///< what the choice judged by
   std::vector<std::vector<CvResult>> cv;  ///< [candidate][γ]: CV on the rows the choice read
   std::size_t rows = 0;                   ///< rows the choice read (≤ AutoOptions::max_rows)
+  double margin = 0.0;                    ///< auto_margin(options, rows)
   std::size_t chosen = 0;                 ///< index into candidates
   std::size_t chosen_gamma = 0;           ///< index into gammas
   FlyConfig config;                       ///< the chosen configuration, γ included
@@ -86,7 +89,8 @@ struct AutoChoice {
 std::pair<std::size_t, std::size_t> auto_rule(const std::vector<std::vector<double>>& metric,
                                               std::size_t default_gamma, double margin);
 
-/// Cross-validates every candidate on `data` (labelled, trainable) and applies auto_rule.
+/// Cross-validates every candidate on `data` (labelled, trainable) and applies auto_rule with
+/// auto_margin.
 /// With fewer rows than 2·folds, or fewer than `folds` rows in every class but one, the
 /// default is kept without CV (AutoChoice::cv empty). `progress` counts candidates.
 /// Throws flynn::Error for unlabelled data or bad settings.
@@ -105,19 +109,23 @@ namespace flynn::experiments {
 /// fold, choose_auto_config on that fold's training rows alone, and the chosen (candidate,
 /// γ) scored on the fold's test rows. What every candidate would have scored on the outer
 /// folds is kept too (one CV per candidate on all rows with the outer folds, which gives
-/// exactly the fold-by-fold scores of training on each fold's training rows), so a study
-/// can judge other rules on the same runs.
+/// exactly the fold-by-fold scores of training on each fold's training rows), for the
+/// chosen candidates, or with score_every_candidate for all of them, so that a study can
+/// judge other rules on the same runs (scripts/auto_study.py).
 struct AutoCvResult {
   CvResult cv;                               ///< the nested scores, per outer fold
   std::vector<AutoChoice> choices;           ///< the choice made in each outer fold
   std::vector<AutoCandidate> candidates;     ///< the same for every fold
   std::vector<double> gammas;
-  std::vector<std::vector<CvResult>> outer;  ///< [candidate][γ] on the outer folds
+  /// [candidate][γ] on the outer folds; empty for a candidate no fold chose unless
+  /// score_every_candidate.
+  std::vector<std::vector<CvResult>> outer;
 };
 
 /// Throws flynn::Error as choose_auto_config does. `progress` counts outer folds.
 AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
                                  const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
-                                 const AutoOptions& options, const ProgressFn& progress = {});
+                                 const AutoOptions& options, bool score_every_candidate = false,
+                                 const ProgressFn& progress = {});
 
 }  // namespace flynn::experiments

@@ -9,7 +9,7 @@
 
 namespace flynn::experiments {
 
-/// {"chosen", "gamma", "rows", "gammas", "metric", "cv": {candidate name: [its CV metric per γ]},
+/// {"chosen", "gamma", "rows", "margin", "gammas", "metric", "cv": {candidate name: [its CV metric per γ]},
 ///  "default_metric", "chosen_metric", "seconds"}
 nlohmann::json auto_choice_json(const AutoChoice& choice);
 /// "auto: chose zsign-q, γ = 0 (CV accuracy 0.9123 against the default's 0.8811, on 1200 rows, 0.4 s)\n"
@@ -17,7 +17,7 @@ std::string auto_choice_text(const AutoChoice& choice);
 
 /// {"candidates": [{"name", "config"}], "gammas", "folds": [{"chosen", "gamma", "rows",
 ///  "inner": [candidate][γ] CV metric means, "inner_folds": [candidate][γ][inner fold]}],
-///  "outer": [candidate][γ][outer fold] accuracies}
+///  "outer": [candidate][γ][outer fold] accuracies, [] for a candidate not scored}
 nlohmann::json auto_cv_json(const AutoCvResult& result);
 /// One line per outer fold: the candidate and γ it chose.
 std::string auto_cv_text(const AutoCvResult& result);

@@ -23,7 +23,8 @@ struct CrossValidateFileRequest {
   bool calibration = false;
   /// Nested CV of `flynn train --auto` (auto_config.hpp: cross_validate_auto).
   bool auto_config = false;
-  /// Hidden: the study's superset of candidates (scripts/auto_study.py).
+  /// Hidden: with --auto, every candidate is also scored on the outer folds, not only the
+  /// chosen ones (scripts/auto_study.py replays other rules on them).
   bool auto_study = false;
 };
 
