@@ -152,6 +152,7 @@ py::dict auto_config(const py::array& X, const LabelIds& y, std::vector<std::str
   out["chosen"] = choice->candidates[choice->chosen].name;
   out["gamma"] = choice->config.gamma;
   out["rows"] = choice->rows;
+  out["margin"] = choice->margin;
   out["default_score"] = choice->default_metric;
   out["chosen_score"] = choice->chosen_metric;
   py::dict cv;
