@@ -25,7 +25,7 @@ line per set in OUT2; --summary then adds its column when given --auto OUT2.
 Usage: scripts/imbalanced_study.py --out docs/imbalanced_study/results.jsonl
        [--group tables|validation] [--budget 30] [--flynn build/flynn] [--threads 2]
        scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl [--auto OUT2]
-       scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl --auto OUT2 --run-auto
+       scripts/imbalanced_study.py --summary docs/imbalanced_study/results.jsonl --auto OUT2 --run-auto [--group G]
 """
 import argparse
 import csv
@@ -129,7 +129,7 @@ def auto_runs(o):
     with open(o.summary) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     for r in rows:
-        if r["set"] in done:
+        if r["set"] in done or r["group"] != o.group:
             continue
         path, label = paths[r["set"]]
         base = ["--data", path, "--folds", "5"] + (["--label-col", label] if label else [])
