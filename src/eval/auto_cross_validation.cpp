@@ -12,16 +12,6 @@
 
 namespace flynn::experiments {
 
-namespace {
-
-double mean_of(const std::vector<double>& v) {
-  double sum = 0.0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
-}
-
-}  // namespace
-
 AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
                                  const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                                  const AutoOptions& o, bool score_every_candidate, const ProgressFn& progress) {
@@ -55,11 +45,8 @@ AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
     if (r.fold_balanced_accuracy.size() == k) balanced.push_back(r.fold_balanced_accuracy[f]);
     if (r.fold_macro_f1.size() == k) macro.push_back(r.fold_macro_f1[f]);
   }
-  res.cv = summarize_folds(acc, detail::seconds_since(start));
-  res.cv.fold_balanced_accuracy = balanced;
-  res.cv.fold_macro_f1 = macro;
-  res.cv.balanced_accuracy = mean_of(balanced);
-  res.cv.macro_f1 = mean_of(macro);
+  res.cv = summarize_fold_metrics(std::move(acc), std::move(balanced), std::move(macro),
+                                  detail::seconds_since(start));
   return res;
 }
 

@@ -10,6 +10,14 @@ namespace {
 
 std::string chosen_name(const AutoChoice& c) { return c.candidates[c.chosen].name; }
 
+// What was chosen and why, one line: the body of auto_choice_text and of each fold's line.
+std::string choice_line(const AutoChoice& c) {
+  if (c.cv.empty()) return fmt::format("kept the default ({} rows: too few to cross-validate)\n", c.rows);
+  return fmt::format("chose {}, γ = {} (CV {} {:.4f} against the default's {:.4f}, on {} rows, {:.2f} s)\n",
+                     chosen_name(c), c.gammas[c.chosen_gamma], cv_metric_name(c.metric), c.chosen_metric,
+                     c.default_metric, c.rows, c.seconds);
+}
+
 }  // namespace
 
 nlohmann::json auto_choice_json(const AutoChoice& c) {
@@ -27,13 +35,7 @@ nlohmann::json auto_choice_json(const AutoChoice& c) {
           {"seconds", c.seconds}};
 }
 
-std::string auto_choice_text(const AutoChoice& c) {
-  if (c.cv.empty())
-    return fmt::format("auto: kept the default ({} rows: too few to cross-validate)\n", c.rows);
-  return fmt::format("auto: chose {}, γ = {} (CV {} {:.4f} against the default's {:.4f}, on {} rows, {:.2f} s)\n",
-                     chosen_name(c), c.gammas[c.chosen_gamma], cv_metric_name(c.metric), c.chosen_metric,
-                     c.default_metric, c.rows, c.seconds);
-}
+std::string auto_choice_text(const AutoChoice& c) { return "auto: " + choice_line(c); }
 
 nlohmann::json auto_cv_json(const AutoCvResult& r) {
   nlohmann::json j;
@@ -67,10 +69,7 @@ nlohmann::json auto_cv_json(const AutoCvResult& r) {
 
 std::string auto_cv_text(const AutoCvResult& r) {
   std::string out = fmt::format("auto: {} candidates, γ in {}\n", r.candidates.size(), fmt::join(r.gammas, ", "));
-  for (std::size_t f = 0; f < r.choices.size(); ++f) {
-    const AutoChoice& c = r.choices[f];
-    out += fmt::format("  fold {}: {}", f + 1, auto_choice_text(c).substr(6));
-  }
+  for (std::size_t f = 0; f < r.choices.size(); ++f) out += fmt::format("  fold {}: {}", f + 1, choice_line(r.choices[f]));
   return out;
 }
 

@@ -68,6 +68,19 @@ CvResult summarize_folds(std::vector<double> acc, double seconds) {
   return r;
 }
 
+CvResult summarize_fold_metrics(std::vector<double> acc, std::vector<double> balanced, std::vector<double> macro,
+                                double seconds) {
+  CvResult r = summarize_folds(std::move(acc), seconds);
+  const auto mean = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  r.balanced_accuracy = mean(balanced);
+  r.macro_f1 = mean(macro);
+  r.fold_balanced_accuracy = std::move(balanced);
+  r.fold_macro_f1 = std::move(macro);
+  return r;
+}
+
 CvResult summarize_predictions(const std::vector<std::uint32_t>& truth, const std::vector<std::uint32_t>& predicted,
                                const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
                                std::size_t n_classes, double seconds) {
@@ -80,21 +93,14 @@ CvResult summarize_predictions(const std::vector<std::uint32_t>& truth, const st
     t[fold_of_row[r]].push_back(truth[r]);
     p[fold_of_row[r]].push_back(predicted[r]);
   }
-  std::vector<double> acc(k, 0.0);
-  for (std::uint32_t f = 0; f < k; ++f) acc[f] = accuracy(t[f], p[f]);
-  CvResult r = summarize_folds(std::move(acc), seconds);
-  r.fold_balanced_accuracy.assign(k, 0.0);
-  r.fold_macro_f1.assign(k, 0.0);
+  std::vector<double> acc(k, 0.0), balanced(k, 0.0), macro(k, 0.0);
   for (std::uint32_t f = 0; f < k; ++f) {
+    acc[f] = accuracy(t[f], p[f]);
     if (t[f].empty()) continue;
-    r.fold_balanced_accuracy[f] = balanced_accuracy(t[f], p[f], n_classes);
-    r.fold_macro_f1[f] = macro_f1(t[f], p[f], n_classes);
+    balanced[f] = balanced_accuracy(t[f], p[f], n_classes);
+    macro[f] = macro_f1(t[f], p[f], n_classes);
   }
-  if (k > 0) {
-    r.balanced_accuracy = std::accumulate(r.fold_balanced_accuracy.begin(), r.fold_balanced_accuracy.end(), 0.0) / k;
-    r.macro_f1 = std::accumulate(r.fold_macro_f1.begin(), r.fold_macro_f1.end(), 0.0) / k;
-  }
-  return r;
+  return summarize_fold_metrics(std::move(acc), std::move(balanced), std::move(macro), seconds);
 }
 
 CvMetric parse_cv_metric(const std::string& name) {

@@ -16,7 +16,7 @@ nlohmann::json auto_choice_json(const AutoChoice& choice);
 std::string auto_choice_text(const AutoChoice& choice);
 
 /// {"candidates": [{"name", "config"}], "gammas", "folds": [{"chosen", "gamma", "rows",
-///  "inner": [candidate][γ] CV metric means, "inner_folds": [candidate][γ][inner fold]}],
+///  "inner": [candidate][γ] CV metric means, "inner_folds": [candidate][γ][inner fold] accuracies}],
 ///  "outer": [candidate][γ][outer fold] accuracies, [] for a candidate not scored}
 nlohmann::json auto_cv_json(const AutoCvResult& result);
 /// One line per outer fold: the candidate and γ it chose.

@@ -71,6 +71,11 @@ struct CvResult {
 
 /// Mean and sample standard deviation of fold accuracies.
 CvResult summarize_folds(std::vector<double> fold_accuracy, double seconds);
+/// summarize_folds, plus each fold's balanced accuracy and macro-F1 (each list empty or one
+/// value per fold) and their means.
+CvResult summarize_fold_metrics(std::vector<double> fold_accuracy, std::vector<double> fold_balanced_accuracy,
+                                std::vector<double> fold_macro_f1, double seconds);
+
 /// Every metric of each fold from out-of-fold predictions (predicted[r] for row r, made by
 /// the model that did not see r's fold): accuracy, balanced accuracy and macro-F1 per fold
 /// (0 for a fold without rows) and their means.
