@@ -339,3 +339,99 @@ TEST(FlyNN, OneRowScoresEqualBatchScoresAndFollowEveryChangeOfTheCounts) {
 
 }  // namespace
 }  // namespace flynn
+
+namespace flynn {
+namespace {
+
+// FilterScoring::Relative: each class's filter values divided by their mean over the m units.
+TEST(Scoring, RelativeScoresDivideEachClassByItsMeanFilterValue) {
+  SeededRng r(23);
+  const std::size_t L = 5;
+  const std::uint32_t m = 300, rho = 12;
+  ClassCounts counts(L, m);
+  for (auto& c : counts.values()) c = r.uniform01() < 0.6 ? 0 : static_cast<std::uint32_t>(r.uniform_below(6));
+  for (std::uint32_t i = 0; i < m; ++i) counts.of_class(4)[i] = 1 + i % 3;  // class 4 has seen every unit
+  std::vector<std::uint32_t> w(rho);
+  for (double gamma : {0.0, 0.5, 0.8}) {
+    SCOPED_TRACE(gamma);
+    const std::vector<double> table = filter_table(counts, gamma);
+    std::vector<double> scale(L, 0.0);
+    for (std::uint32_t i = 0; i < m; ++i)
+      for (std::size_t l = 0; l < L; ++l) scale[l] += table[std::size_t(i) * L + l];
+    for (double& s : scale) s = s > 0.0 ? m / s : 1.0;  // γ = 0: class 4's values are all 0
+    const FilterScorer relative(counts, gamma, rho, {}, FilterScoring::Relative);
+    const FilterScorer absolute(counts, gamma, rho, {}, FilterScoring::Absolute);
+    std::vector<double> got(L), plain(L), want(L);
+    for (int trial = 0; trial < 40; ++trial) {
+      for (auto& x : w) x = static_cast<std::uint32_t>(r.uniform_below(m));
+      relative.score(w.data(), got.data());
+      absolute.score(w.data(), plain.data());
+      std::fill(want.begin(), want.end(), 0.0);
+      for (std::uint32_t k = 0; k < rho; ++k)
+        for (std::size_t l = 0; l < L; ++l) want[l] += table[std::size_t(w[k]) * L + l] * scale[l];
+      ASSERT_EQ(got, want);
+      for (std::size_t l = 0; l < L; ++l) EXPECT_NEAR(got[l], plain[l] * scale[l], 1e-9 * (1.0 + got[l]));
+    }
+  }
+}
+
+// Two classes, 240 rows against 24, hashed densely (ρ/m = 1/4): the large class's counts
+// sit at every unit, so its absolute scores are low for every row and it takes the small
+// class's rows too; relative scores remove that background and find the small class.
+TEST(Scoring, RelativeScoringStopsTheLargeClassWinningEveryRow) {
+  const Dataset all = test::blobs(2, 300, 8, 41, 0.9);
+  std::vector<std::size_t> train, test;
+  std::size_t seen[2] = {0, 0};
+  for (std::size_t i = 0; i < all.n_rows; ++i) {
+    const std::uint32_t y = all.labels[i];
+    const std::size_t k = seen[y]++;
+    if (k >= 240) test.push_back(i);
+    else if (y == 0 || k < 24) train.push_back(i);
+  }
+  HyperParams h;
+  h.m = 400;
+  h.rho = 100;
+  h.gamma = 0.9;
+  h.variant = parse_variant("zsign");
+  const Dataset tr = all.subset(train), te = all.subset(test);
+  std::vector<double> recall_of_small;
+  for (FilterScoring scoring : {FilterScoring::Absolute, FilterScoring::Relative}) {
+    h.filter_scoring = scoring;
+    FlyNN model(h.resolve(8, 2), all.classes, 1);
+    model.fit(tr);
+    const std::vector<std::uint32_t> p = model.predict(te);
+    std::size_t small = 0, hit = 0;
+    for (std::size_t i = 0; i < te.n_rows; ++i)
+      if (te.labels[i] == 1) ++small, hit += p[i] == 1;
+    recall_of_small.push_back(static_cast<double>(hit) / static_cast<double>(small));
+  }
+  EXPECT_LT(recall_of_small[0], 0.5);
+  EXPECT_GT(recall_of_small[1], 0.9);
+}
+
+// The factors follow the counts: a relative model after merge or forget predicts as the
+// model trained on the same rows (the scorer cache is rebuilt with the counts).
+TEST(Scoring, RelativeModelsMergeAndForgetExactly) {
+  const Dataset all = test::blobs(3, 90, 10, 43, 1.2);
+  std::vector<std::size_t> a, b;
+  for (std::size_t i = 0; i < all.n_rows; ++i) (i % 4 == 0 ? a : b).push_back(i);
+  HyperParams h;
+  h.m = 600;
+  h.rho = 60;
+  h.variant = parse_variant("sign");
+  const FlyConfig c = h.resolve(10, 3);
+  ASSERT_EQ(c.filter_scoring, FilterScoring::Relative);
+  FlyNN whole(c, all.classes, 1), left(c, all.classes, 1), right(c, all.classes, 1), only_b(c, all.classes, 1);
+  whole.fit(all);
+  left.fit(all.subset(a));
+  EXPECT_EQ(left.predict(all).size(), all.n_rows);  // builds left's scorer before the merge
+  right.fit(all.subset(b));
+  only_b.fit(all.subset(b));
+  left.merge(right);
+  EXPECT_EQ(left.scores(all), whole.scores(all));
+  whole.forget(all.subset(a));
+  EXPECT_EQ(whole.scores(all), only_b.scores(all));
+}
+
+}  // namespace
+}  // namespace flynn

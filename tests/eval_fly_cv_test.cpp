@@ -28,8 +28,10 @@ TEST(EvalFlyCv, MatchesCrossValidateFlynnGammasExactly) {
   const auto folds = stratified_folds(data.labels, 4, k, 2);
   const FlyCvEvaluator ev(data, folds, k);
   const std::vector<double> gammas = {0.0, 0.1, 0.5, 0.8};
+  FlyConfig relative = config(9, 400, 4, 40, Preprocess::Normalize);
+  relative.filter_scoring = FilterScoring::Relative;
   for (const FlyConfig& c : {config(9, 60, 3, 6, Preprocess::Normalize), config(9, 400, 4, 20, Preprocess::Densify),
-                             config(9, 30, 2, 10, Preprocess::None)}) {
+                             config(9, 30, 2, 10, Preprocess::None), relative}) {
     const auto ours = ev.evaluate(c, gammas, 2);
     const auto ref = cross_validate_flynn_gammas(data, c, gammas, folds, k, 1);
     ASSERT_EQ(ours.size(), gammas.size());
@@ -66,9 +68,13 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       visit(model, test);
     }
   };
+  // Both scorings: Relative's per-class factors come from each fold's counts.
+  for (const FilterScoring scoring : {FilterScoring::Absolute, FilterScoring::Relative})
   for (const char* cw : {"none", "balanced", "c2=3.5"}) {
+    SCOPED_TRACE(filter_scoring_name(scoring));
     FlyConfig c = config(7, 300, 3, 12, Preprocess::Normalize);
     c.class_weight = ClassWeight::parse(cw);
+    c.filter_scoring = scoring;
     const auto ours = ev.evaluate(c, gammas, 2);
     const auto ref = cross_validate_flynn_gammas(data, c, gammas, folds, k, 1);
     for (std::size_t g = 0; g < gammas.size(); ++g) {
@@ -94,6 +100,7 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       z.gamma = 0.5;
       z.variant = parse_variant(variant);
       z.class_weight = ClassWeight::parse(cw);
+      z.filter_scoring = scoring;
       const std::vector<double> oof = ev.out_of_fold_scores(z, 2);
       std::vector<double> direct(data.n_rows * 3);
       fold_models(z, [&](const FlyNN& model, const std::vector<std::size_t>& test) {

@@ -58,6 +58,7 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"preprocess", {"--preprocess", "none"}},
       {"variant", {"--variant", "paper"}},
       {"class_weight", {"--class-weight", "balanced"}},
+      {"filter_scoring", {"--filter-scoring", "absolute"}},
       {"missing", {"--missing", "zero"}},
   };
   return e;

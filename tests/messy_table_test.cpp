@@ -296,6 +296,7 @@ FlyNN train_on(const Dataset& data) {
   h.rho = 8;
   h.s = 2;
   h.variant = Defaults::variant();  // not the low-dimensional anchor default (format 5)
+  h.filter_scoring = FilterScoring::Absolute;  // not relative scoring (format 6)
   FlyNN model(h.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size()),
               data.classes, 1);
   model.fit(data);

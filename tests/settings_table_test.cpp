@@ -30,11 +30,11 @@ using federated::SharedSettings;
 // breaks this binding: add it here and give it a row in the table.
 std::vector<bool> given_members(const HyperParams& h) {
   const auto& [m, expansion_factor, s, connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed,
-               preprocess, variant, class_weight] = h;
+               preprocess, variant, class_weight, filter_scoring] = h;
   return {m.has_value(),   expansion_factor.has_value(), s.has_value(),
           connection_sparsity.has_value(), rho.has_value(), wta_ratio.has_value(),
           wta_nnz.has_value(), gamma.has_value(), seed.has_value(), preprocess.has_value(),
-          variant.has_value(), class_weight.has_value()};
+          variant.has_value(), class_weight.has_value(), filter_scoring.has_value()};
 }
 
 // A valid config, and one copy per member of FlyConfig with only that member changed (in
@@ -56,8 +56,8 @@ std::vector<FlyConfig> one_member_changed() {
   std::vector<FlyConfig> out;
   auto changed = [&out](auto edit) {
     FlyConfig c = base_config();
-    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight] = c;
-    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight);
+    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring] = c;
+    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring);
     out.push_back(c);
   };
   changed([](auto& d, auto&...) { d = 7; });
@@ -67,8 +67,9 @@ std::vector<FlyConfig> one_member_changed() {
   changed([](auto&, auto&, auto&, auto&, auto& gamma, auto&...) { gamma = 0.25; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto& seed, auto&...) { seed = 12; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&...) { pre = Preprocess::None; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&) { v = parse_variant("sign"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w) { w = ClassWeight::parse("balanced"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&) { w = ClassWeight::parse("balanced"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f) { f = FilterScoring::Relative; });
   return out;
 }
 
@@ -91,6 +92,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"preprocess", {"none", "preprocess"}},
       {"variant", {"standardize+anchors=4", "variant"}},  // d = 6: the default is anchor, same s, ρ
       {"class_weight", {"yes=5,no=0.5", "class_weight"}},
+      {"filter_scoring", {"absolute", "filter scoring"}},  // d = 6: the default (anchor) scores relatively
   };
   return e;
 }
@@ -174,8 +176,8 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   const nlohmann::json j = experiments::config_json(c);
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
-  EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"gamma":0.5,"m":200,"preprocess":"normalize","rho":10,"s":3,)"
-                      R"("seed":11,"variant":"paper"})");
+  EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"filter_scoring":"absolute","gamma":0.5,"m":200,)"
+                      R"("preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
   EXPECT_EQ(c.describe(), "d=6, m=200, s=3, rho=10, gamma=0.5, seed=11, preprocess=normalize");
   FlyConfig v = c;
   v.variant = parse_variant("zsign");
@@ -189,6 +191,13 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
                                          "label list", "d (input dimension)", "m", "s", "rho", "gamma",
                                          "preprocess", "differential privacy", "variant"};
   EXPECT_EQ(keys, want);
+  // Relative scoring (every variant's default but paper's) is shown and fingerprinted.
+  v.filter_scoring = FilterScoring::Relative;
+  EXPECT_EQ(v.describe(),
+            "d=6, m=200, s=3, rho=10, gamma=0.8, seed=11, preprocess=normalize, variant=zsign, filter_scoring=relative");
+  keys.clear();
+  for (const auto& [k, value] : federated::fingerprint(v, LabelSet({"a"}), std::nullopt)) keys.push_back(k);
+  EXPECT_EQ(keys.back(), "filter scoring");
   std::set<std::string> python;
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(python.insert(f.python).second);
   EXPECT_TRUE(python.count("n_features"));

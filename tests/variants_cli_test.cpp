@@ -37,6 +37,9 @@ TEST_F(VariantsCli, TrainInfoPredictWithAVariant) {
   r = run_cli("predict --model " + model + " --data " + digits_ + " --json --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(nlohmann::json::parse(r.out)["accuracy"].get<double>(), 0.9);
+  EXPECT_EQ(read_text(model)[8], 6);  // format version 6: relative scoring, the default of every variant but paper
+  r = run_cli("train --data " + digits_ + " --model " + model + " --variant zsign --m 4096 --filter-scoring absolute --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_text(model)[8], 2);  // format version 2
 }
 

@@ -275,7 +275,19 @@ TEST_P(EachVariant, ModelFileRecordsVariantAndStatistics) {
   FlyNN model(c, data.classes, 2);
   model.fit(data);
   const std::string bytes = io::serialize_model(model);
-  EXPECT_EQ(bytes[8], c.variant.anchors ? 5 : 2);  // format version 2 (5 with anchor units)
+  // Every variant but paper scores relatively by default: format 6.
+  ASSERT_EQ(c.filter_scoring, FilterScoring::Relative);
+  EXPECT_EQ(bytes[8], 6);
+  {
+    // With the paper's absolute scores: format version 2 (5 with anchor units), as before.
+    FlyConfig a = c;
+    a.filter_scoring = FilterScoring::Absolute;
+    FlyNN absolute(a, data.classes, 2);
+    absolute.fit(data);
+    const std::string absolute_bytes = io::serialize_model(absolute);
+    EXPECT_EQ(absolute_bytes[8], c.variant.anchors ? 5 : 2);
+    EXPECT_EQ(io::parse_model(absolute_bytes, "mem").config, a);
+  }
   io::ModelContents mc = io::parse_model(bytes, "mem");
   EXPECT_EQ(mc.config, c);
   EXPECT_EQ(mc.stats, model.feature_stats());

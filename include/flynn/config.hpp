@@ -27,6 +27,25 @@ enum class Preprocess : std::uint8_t {
 Preprocess parse_preprocess(const std::string& name);
 const char* preprocess_name(Preprocess p);
 
+/// How a class's filter values over a row's ρ winners become its score (scoring.hpp).
+///   Absolute  the paper's: the sum of the winners' filter values w_l[i] = γ^{c_l[i]}.
+///   Relative  that sum with each class's values divided by the class's mean filter value
+///             over all m units. A class of many rows has high counts everywhere, also at
+///             units none of its rows resembles the query at, so its absolute score is low
+///             (it looks near) for every query; with many winners per hash that background
+///             outweighs the evidence and the largest class wins. Dividing by the class's
+///             mean removes the background and keeps the evidence (docs/defaults.md,
+///             "Eighth round"). A function of the counts alone: merge, forget, federation
+///             and DP (post-processing of the released counts) are unchanged.
+enum class FilterScoring : std::uint8_t {
+  Absolute = 0,
+  Relative = 1,
+};
+
+/// "absolute", "relative"; throws flynn::Error otherwise.
+FilterScoring parse_filter_scoring(const std::string& name);
+const char* filter_scoring_name(FilterScoring s);
+
 /// A method variant beyond the paper (issue 9): how a row is encoded before FlyHash and how
 /// the lifting matrix is weighted. Every variant keeps FlyNN's properties: training is one
 /// pass of integer counting, the lifting matrix is rebuilt from the seed, results do not
@@ -144,6 +163,9 @@ struct FlyConfig {
   /// How much each class's rows weigh when the model scores (class_weight.hpp; default
   /// none). Not used by hashing or counting: counts stay exact row sums.
   ClassWeight class_weight;
+  /// How filter values become class scores (default here: the paper's; HyperParams
+  /// resolves Defaults::filter_scoring). Not used by hashing or counting.
+  FilterScoring filter_scoring = FilterScoring::Absolute;
 
   /// Width w of an encoded row (Variant): d·thermometer, d·anchors, or d. The lifting rows choose
   /// their s distinct columns among these.
@@ -219,6 +241,10 @@ struct Defaults {
   static constexpr std::uint32_t low_dim_max = 10;
   static constexpr std::uint32_t low_dim_min_s = 8;
   static Variant low_dim_variant();
+  /// The filter scoring of a model of `variant` when none is given: Relative, except for
+  /// the paper's method, which keeps the paper's Absolute scores (its models, and
+  /// `flynn reproduce`, stay byte-identical).
+  static FilterScoring filter_scoring(const Variant& variant);
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -245,6 +271,8 @@ struct HyperParams {
   std::optional<Variant> variant;
   /// Default: ClassWeight{} (none).
   std::optional<ClassWeight> class_weight;
+  /// Default: Defaults::filter_scoring(the resolved variant).
+  std::optional<FilterScoring> filter_scoring;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flynn/class_counts.hpp"
+#include "flynn/config.hpp"
 
 namespace flynn {
 
@@ -29,6 +30,30 @@ inline double filter_value(std::uint32_t count, double gamma, double weight = 1.
 /// (a unit is seen once one weighted row has marked it), else 1.
 std::vector<double> filter_table(const ClassCounts& counts, double gamma,
                                  const std::vector<double>& weights = {});
+
+/// FilterScoring::Relative's factor for one class: m / (the sum of its m filter values),
+/// i.e. 1 / its mean filter value; 1 when the sum is 0 (every unit marked at γ = 0, or
+/// values that underflowed), where every score of the class is 0 anyway. `sum` must be
+/// accumulated over the units in order 0…m−1 (relative_scales does), so every scorer of the
+/// same counts gets the same factor to the last bit.
+inline double relative_scale(double sum, std::uint32_t m) {
+  return sum > 0.0 ? static_cast<double>(m) / sum : 1.0;
+}
+
+/// relative_scale of each class, with value(i, l) the filter value of unit i and class l.
+template <typename ValueOf>
+std::vector<double> relative_scales(std::uint32_t m, std::size_t n_classes, ValueOf value) {
+  std::vector<double> sum(n_classes, 0.0);
+  for (std::uint32_t i = 0; i < m; ++i)
+    for (std::size_t l = 0; l < n_classes; ++l) sum[l] += value(i, l);
+  for (double& v : sum) v = relative_scale(v, m);
+  return sum;
+}
+
+/// filter_table for a scoring: with Relative, each class's column multiplied by its
+/// relative_scale, so score_winners gives the relative scores.
+std::vector<double> scoring_table(const ClassCounts& counts, double gamma, FilterScoring scoring,
+                                  const std::vector<double>& weights = {});
 
 /// score_l = Σ_k table[winners[k]][l] over the ρ winners, summed in the winners' order.
 inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const double* table,
@@ -57,12 +82,13 @@ inline void score_winners_binary(const std::uint32_t* winners, std::uint32_t rho
   for (std::size_t l = 0; l < n_classes; ++l) out[l] = static_cast<double>(rho - hits[l]);
 }
 
-/// Scores hashed rows against a model's counts, choosing the bit-packed form for γ = 0.
-/// `weights`: the class weights (ClassWeight::weights; empty = all 1).
+/// Scores hashed rows against a model's counts, choosing the bit-packed form for γ = 0 with
+/// Absolute scoring. `weights`: the class weights (ClassWeight::weights; empty = all 1).
 class FilterScorer {
  public:
   FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
-               const std::vector<double>& weights = {});
+               const std::vector<double>& weights = {},
+               FilterScoring scoring = FilterScoring::Absolute);
   /// Scores of one row's ρ winners into out[0..L).
   void score(const std::uint32_t* winners, double* out) const {
     if (binary_) {

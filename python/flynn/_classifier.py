@@ -192,6 +192,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   imbalanced table are predicted again) or a dict {label: weight}. Applied
                   when scoring, from the model's counts, so fit on parts + merge equals fit
                   on all rows (docs/defaults.md, "Imbalanced classes").
+      filter_scoring: "relative" (default for every variant but "paper": each class's
+                  filter values divided by their mean over all units, so a class of many
+                  rows is not near to every row) or "absolute" (the paper's; the default of
+                  variant="paper"). docs/defaults.md, "Eighth round".
       auto:       True: fit first chooses the variant, m and γ (those not given) among a few
                   candidates around the default by 3-fold CV on the rows, keeping the default
                   unless another is better by more than half a standard error, as flynn train --auto
@@ -216,7 +220,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     resolved hyper-parameters as a dict; its n_features counts one-hot features), table_
     (the flynn._flynn.TableSchema stored in the model file, or None).
 
-    Scores are Σ γ^count over the ρ winners of a row's hash, per class; lower = more
+    Scores are Σ γ^count over the ρ winners of a row's hash, per class (with relative
+    filter scoring, each class's γ^count divided by its mean over all units); lower = more
     familiar. predict returns the class of the lowest score (ties to the first class),
     predict_proba calibrated probabilities (prior-weighted softmax(−score/(ρ·t))),
     decision_function −score (binary: score of
@@ -224,8 +229,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, class_weight=None, auto=False, n_jobs=None, missing="mean",
-                 label_name=None):
+                 variant=None, class_weight=None, filter_scoring=None, auto=False, n_jobs=None,
+                 missing="mean", label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -234,6 +239,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.preprocess = preprocess
         self.variant = variant
         self.class_weight = class_weight
+        self.filter_scoring = filter_scoring
         self.auto = auto
         self.n_jobs = n_jobs
         self.missing = missing
@@ -245,7 +251,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return _flynn.HyperParams(m=self.m, s=self.s, rho=self.rho, gamma=self.gamma,
                                   seed=self.seed, preprocess=self.preprocess,
                                   variant=self.variant,
-                                  class_weight=_class_weight_text(self.class_weight))
+                                  class_weight=_class_weight_text(self.class_weight),
+                                  filter_scoring=self.filter_scoring)
 
     def _new_model(self, classes, n_features, hyper=None):
         self._model = _flynn.Model(hyper if hyper is not None else self._hyper(), n_features, _label_names(classes),
@@ -525,6 +532,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   seed=config["seed"], preprocess=config["preprocess"],
                   variant=config["variant"],
                   class_weight=None if config["class_weight"] == "none" else config["class_weight"],
+                  filter_scoring=config["filter_scoring"],
                   n_jobs=n_jobs,
                   label_name=schema.label_name if schema.named else None)
         clf._model = model

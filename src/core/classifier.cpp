@@ -53,7 +53,7 @@ void FlyNN::ScorerCache::build(const FlyNN& model) {
   if (scorer) return;
   weights = model.class_weights();
   scorer = std::make_shared<const FilterScorer>(model.counts_, model.config().gamma,
-                                                model.config().rho, weights);
+                                                model.config().rho, weights, model.config().filter_scoring);
 }
 
 std::shared_ptr<const FilterScorer> FlyNN::scorer() const {

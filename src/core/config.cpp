@@ -57,6 +57,16 @@ Preprocess parse_preprocess(const std::string& name) {
   throw Error(fmt::format("preprocess: '{}' is not one of none, normalize, densify", name));
 }
 
+FilterScoring parse_filter_scoring(const std::string& name) {
+  if (name == "absolute") return FilterScoring::Absolute;
+  if (name == "relative") return FilterScoring::Relative;
+  throw Error(fmt::format("filter scoring: '{}' is not one of absolute, relative", name));
+}
+
+const char* filter_scoring_name(FilterScoring s) {
+  return s == FilterScoring::Relative ? "relative" : "absolute";
+}
+
 const char* preprocess_name(Preprocess p) {
   switch (p) {
     case Preprocess::None: return "none";
@@ -130,6 +140,10 @@ Variant Defaults::variant() { return Variant{true, true, 0, 16, true}; }
 // Median gap to tuned kNN: 0.70 vs 2.13 points (k = 4), 1.41 vs 3.71 (k = 8), but 1.68 vs
 // 1.25 at k = 12: hence the bound 10. It replaced thermo-sign with ρ = m/4 for d ≤ 4.
 Variant Defaults::low_dim_variant() { return Variant{true, false, 0, 0, false, 8}; }
+
+FilterScoring Defaults::filter_scoring(const Variant& variant) {
+  return variant.is_paper() ? FilterScoring::Absolute : FilterScoring::Relative;
+}
 
 const char* variant_names() {
   return "paper, sign, z, zsign, zsign-q, thermo, thermo-sign, zsign-q+paper, zsign+paper, "
@@ -240,6 +254,7 @@ std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
 void FlyConfig::validate(std::size_t n_classes) const {
   if (input_dim == 0) throw Error("d (input dimension): must be at least 1");
   if (static_cast<int>(preprocess) > 2) throw Error("preprocess: unknown value");
+  if (static_cast<int>(filter_scoring) > 1) throw Error("filter scoring: unknown value");
   if (preprocess == Preprocess::Densify && input_dim > (1u << 30))
     throw Error(fmt::format("d = {} is too large for densify (at most 2^30)", input_dim));
   variant.validate();
@@ -330,6 +345,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   c.variant.validate();
   c.class_weight = class_weight.value_or(ClassWeight{});
   c.class_weight.validate();  // names are checked against a model's classes by FlyNN
+  c.filter_scoring = filter_scoring.value_or(Defaults::filter_scoring(c.variant));
 
   std::uint64_t mm;
   if (m) {

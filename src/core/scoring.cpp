@@ -58,13 +58,25 @@ std::vector<std::uint64_t> seen_bits(const ClassCounts& counts, const std::vecto
   return seen;
 }
 
+std::vector<double> scoring_table(const ClassCounts& counts, double gamma, FilterScoring scoring,
+                                  const std::vector<double>& weights) {
+  std::vector<double> table = filter_table(counts, gamma, weights);
+  if (scoring == FilterScoring::Absolute) return table;
+  const std::size_t L = counts.n_classes();
+  const std::vector<double> scale =
+      relative_scales(counts.m(), L, [&](std::uint32_t i, std::size_t l) { return table[std::size_t(i) * L + l]; });
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] *= scale[i % L];
+  return table;
+}
+
 FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
-                           const std::vector<double>& weights)
-    : binary_(gamma == 0.0 && counts.n_classes() <= 64), rho_(rho), n_classes_(counts.n_classes()) {
+                           const std::vector<double>& weights, FilterScoring scoring)
+    // Relative scores are not whole numbers of winners, so γ = 0 takes the table too.
+    : binary_(gamma == 0.0 && counts.n_classes() <= 64 && scoring == FilterScoring::Absolute), rho_(rho), n_classes_(counts.n_classes()) {
   if (binary_) {
     seen_ = seen_bits(counts, weights);
   } else {
-    table_ = filter_table(counts, gamma, weights);
+    table_ = scoring_table(counts, gamma, scoring, weights);
   }
 }
 

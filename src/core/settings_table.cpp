@@ -85,6 +85,18 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                [](HyperParams& h, const SettingValue& v) {
                  h.class_weight = ClassWeight::parse(setting_as<std::string>(v, "class_weight"));
                }});
+  f.push_back({"filter_scoring", "--filter-scoring",
+               "How filter values become class scores: relative (default; each class's values "
+               "divided by its mean over all units, so a large class's counts do not make it "
+               "near to every row) or absolute (the paper's; the default of --variant paper)",
+               SettingKind::Choice,
+               [](const HyperParams& h) -> std::optional<SettingValue> {
+                 if (!h.filter_scoring) return std::nullopt;
+                 return SettingValue(std::string(filter_scoring_name(*h.filter_scoring)));
+               },
+               [](HyperParams& h, const SettingValue& v) {
+                 h.filter_scoring = parse_filter_scoring(setting_as<std::string>(v, "filter_scoring"));
+               }});
   return f;
 }
 
@@ -108,6 +120,9 @@ std::vector<ConfigField> make_config_fields() {
        [](const FlyConfig& c) { return V(variant_name(c.variant)); }, true, true, "paper"},
       {"class_weight", "class_weight", "class_weight", SettingKind::Choice,
        [](const FlyConfig& c) { return V(c.class_weight.text()); }, true, true, "none"},
+      {"filter scoring", "filter_scoring", "filter_scoring", SettingKind::Choice,
+       [](const FlyConfig& c) { return V(std::string(filter_scoring_name(c.filter_scoring))); }, true,
+       true, "absolute"},
   };
 }
 

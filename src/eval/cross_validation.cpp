@@ -171,7 +171,8 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
     for (std::uint32_t f = 0; f < k; ++f) {
       ClassCounts train = total;
       train -= fold_counts[f];
-      const FilterScorer scorer(train, gamma, rho, config.class_weight.weights(data.classes.names(), train, rho));
+      const FilterScorer scorer(train, gamma, rho, config.class_weight.weights(data.classes.names(), train, rho),
+                                config.filter_scoring);
       for (std::size_t r = 0; r < data.n_rows; ++r) {
         if (fold_of_row[r] != f) continue;
         scorer.score(winners.data() + r * rho, scores.data());

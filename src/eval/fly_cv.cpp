@@ -127,6 +127,22 @@ FlyCvEvaluator::PowerTable FlyCvEvaluator::gamma_powers(const std::vector<double
   return t;
 }
 
+std::vector<double> FlyCvEvaluator::scoring_scales(FilterScoring scoring, const PowerTable& table,
+                                                   std::size_t G, const std::vector<std::uint32_t>& counts,
+                                                   std::uint32_t m) const {
+  const std::size_t L = data_.classes.size();
+  std::vector<double> out(G * L, 1.0);
+  if (scoring == FilterScoring::Absolute) return out;
+  for (std::size_t g = 0; g < G; ++g) {
+    const double* pw = table.power.data() + g * table.block;
+    const std::vector<double> s = relative_scales(m, L, [&](std::uint32_t i, std::size_t l) {
+      return pw[table.offsets[l] + counts[std::size_t(i) * L + l]];
+    });
+    std::copy(s.begin(), s.end(), out.begin() + static_cast<std::ptrdiff_t>(g * L));
+  }
+  return out;
+}
+
 std::vector<double> FlyCvEvaluator::fold_weights(const FlyConfig& config, std::uint32_t fold) const {
   if (config.class_weight.is_none()) return {};
   // The training rows of each class: the counts' mass / ρ, which ClassWeight::weights reads.
@@ -146,7 +162,8 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
     // Each fold hashed with its own training statistics, as evaluate() does.
     for_each_fold_standardized(config, threads, progress,
                                [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
-                                 const FilterScorer scorer(counts, config.gamma, rho, fold_weights(config, f));
+                                 const FilterScorer scorer(counts, config.gamma, rho, fold_weights(config, f),
+                                                           config.filter_scoring);
                                  for (std::size_t r : test_rows_[f])
                                    scorer.score(winners.data() + r * rho, scores.data() + r * L);
                                });
@@ -160,6 +177,7 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers({config.gamma}, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::vector<double> scale = scoring_scales(config.filter_scoring, table, 1, counts, config.m);
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
     detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       const std::size_t end = std::min(rows.size(), (chunk + 1) * kScoreChunk);
@@ -167,10 +185,11 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
         const std::size_t r = rows[i];
         const std::uint32_t* w = winners.data() + r * rho;
         double* out = scores.data() + r * L;
-        // Same summation order as evaluate()'s scores (winner by winner).
+        // Same terms (value × scale) and summation order (winner by winner) as
+        // FilterScorer's, so the scores equal the fold model's to the last bit.
         for (std::uint32_t t = 0; t < rho; ++t) {
           const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
-          for (std::size_t l = 0; l < L; ++l) out[l] += table.power[table.offsets[l] + c[l]];
+          for (std::size_t l = 0; l < L; ++l) out[l] += table.power[table.offsets[l] + c[l]] * scale[l];
         }
       }
     });
@@ -201,6 +220,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
     const std::vector<std::size_t>& rows = test_rows_[f];
     if (!config.class_weight.is_none()) table = gamma_powers(gammas, fold_weights(config, f));
     update_counts(rows, winners, rho, -1, counts);  // counts now hold the training folds only
+    const std::vector<double> scales = scoring_scales(config.filter_scoring, table, G, counts, config.m);
     const std::size_t chunks = (rows.size() + kScoreChunk - 1) / kScoreChunk;
     detail::parallel_for(chunks, workers, [&](std::size_t chunk, int) {
       std::vector<double> scores(L);
@@ -210,10 +230,11 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
         const std::uint32_t* w = winners.data() + r * rho;
         for (std::size_t g = 0; g < G; ++g) {
           const double* pw = table.power.data() + g * table.block;
+          const double* scale = scales.data() + g * L;
           std::fill(scores.begin(), scores.end(), 0.0);
           for (std::uint32_t t = 0; t < rho; ++t) {
             const std::uint32_t* c = counts.data() + std::size_t(w[t]) * L;
-            for (std::size_t l = 0; l < L; ++l) scores[l] += pw[table.offsets[l] + c[l]];
+            for (std::size_t l = 0; l < L; ++l) scores[l] += pw[table.offsets[l] + c[l]] * scale[l];
           }
           predicted[g * n + r] = argmin_class(scores.data(), L);
           if (with_log_loss) std::copy(scores.begin(), scores.end(), kept.begin() + (g * n + r) * L);
@@ -264,7 +285,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
                                const std::vector<double> weights = fold_weights(config, f);
                                std::vector<double> scores(L);
                                for (std::size_t g = 0; g < G; ++g) {
-                                 const FilterScorer scorer(counts, gammas[g], rho, weights);
+                                 const FilterScorer scorer(counts, gammas[g], rho, weights, config.filter_scoring);
                                  for (std::size_t r : test_rows_[f]) {
                                    scorer.score(winners.data() + r * rho, scores.data());
                                    predicted[g * n + r] = argmin_class(scores.data(), L);

@@ -26,7 +26,7 @@ def test_search_object_is_consistent(search, digits):
     assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
     assert len(search.best_fold_scores_) == search.n_splits_ == 3
     assert set(search.best_params_) == {"m", "s", "rho", "gamma", "seed", "preprocess", "variant",
-                                        "class_weight"}
+                                        "class_weight", "filter_scoring"}
     # The search's space: m in [2d, 2048d], s in [2, d/2], rho in [8, 256].
     d = X.shape[1]
     for p in r["params"]:

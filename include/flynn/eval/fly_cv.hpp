@@ -79,6 +79,10 @@ class FlyCvEvaluator {
     std::size_t block = 0;
   };
   PowerTable gamma_powers(const std::vector<double>& gammas, const std::vector<double>& weights) const;
+  // The factor of each γ and class (γ-major, G × L) that FilterScorer's table applies for
+  // `scoring` (scoring.hpp: relative_scales) to unit-major `counts`; all 1 for Absolute.
+  std::vector<double> scoring_scales(FilterScoring scoring, const PowerTable& table, std::size_t G,
+                                     const std::vector<std::uint32_t>& counts, std::uint32_t m) const;
   // The class weights of fold f's model (config.class_weight from the fold's training
   // rows per class, as the model trained on them would have); empty for none.
   std::vector<double> fold_weights(const FlyConfig& config, std::uint32_t fold) const;

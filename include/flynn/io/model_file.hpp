@@ -6,7 +6,8 @@
 //   version      u32      format version: 1, or 2 when the model has a variant other than
 //                         paper or a set temperature, or 3 when it also carries a
 //                         table section, or 4 when it has class weights, or 5 when its
-//                         variant has anchor units (this build reads all five)
+//                         variant has anchor units, or 6 when it scores relatively
+//                         (FilterScoring::Relative; this build reads all six)
 //   body_length  u64      bytes of the body that follows
 //   body:
 //     d, m, s, rho              u32 × 4
@@ -17,7 +18,7 @@
 //     flags                     u16  (bit 0: counts are a differential-privacy release)
 //     dp_epsilon                f64  (0 unless DP)
 //     dp_T, dp_parties          u32 × 2 (0 unless DP)
-//     -- versions 2 to 5: --
+//     -- versions 2 to 6: --
 //     variant flags             u8   (bit 0 standardize, bit 1 signed lifting, bit 2 paper half,
 //                                     bit 3 (version 5) anchor units)
 //     levels K                  u16  (thermometer K, or anchors K with bit 3; 0 = off)
@@ -25,14 +26,15 @@
 //     temperature               f64  (> 0: set by tune; 0: not set, Defaults::temperature)
 //     has_stats                 u8   (1 when the variant standardises)
 //     d × { f32 mean, f32 scale }    when has_stats
-//     -- versions 4 and 5: has_table u8 (1: the table section follows) --
-//     -- version 3, and 4 or 5 with has_table: the table section (src/core/io/table_schema_codec.hpp) --
+//     -- versions 4 to 6: has_table u8 (1: the table section follows) --
+//     -- version 3, and 4 to 6 with has_table: the table section (src/core/io/table_schema_codec.hpp) --
 //     named u8; label column name, id column name (u32 length + bytes)
 //     n_columns u32; per column { name, n_categories u32, categories }
 //     has_fill u8; d × f32 missing-value fill means when has_fill
-//     -- versions 4 and 5: the class weight (class_weight.hpp) --
-//     mode u8 (1 balanced, 2 given; 0 none, version 5 only); given: n u32, n × { u32 length,
+//     -- versions 4 to 6: the class weight (class_weight.hpp) --
+//     mode u8 (1 balanced, 2 given; 0 none, versions 5 and 6); given: n u32, n × { u32 length,
 //     bytes name, f64 weight }
+//     -- version 6: filter_scoring u8 (1 relative; versions before 6 are absolute) --
 //     -- every version: --
 //     n_classes L               u32
 //     L × { u32 length, bytes } class names (UTF-8)
@@ -47,8 +49,9 @@
 // the variant's signed-lifting and paper-half flags). A paper-variant model without a set
 // temperature is written as version 1, byte for byte as before variants existed; a model
 // without a table schema (positional data) is never written as version 3, and only a model
-// with class weights (and no anchor units) is written as version 4, and only a model with
-// anchor units as version 5.
+// with class weights (and no anchor units) is written as version 4, only a model with
+// anchor units as version 5, and every model with relative scoring (the default of every
+// variant but paper, docs/defaults.md "Eighth round") as version 6.
 // Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
 // raw L·m·4 bytes. The same model always serialises to the same bytes. Since issue 13 the
 // deflate stream is written by flynn's own run-length encoder (src/core/io/counts_deflate.hpp:
@@ -67,7 +70,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 5;  ///< the newest version this build reads
+inline constexpr std::uint32_t kModelFormatVersion = 6;  ///< the newest version this build reads
+inline constexpr std::uint32_t kAnchorModelFormatVersion = 5;  ///< written with anchor units, absolute scoring
 inline constexpr std::uint32_t kClassWeightModelFormatVersion = 4;  ///< written with class weights, without anchor units
 inline constexpr std::uint32_t kTableModelFormatVersion = 3;  ///< written with a table, without class weights
 inline constexpr std::uint32_t kVariantModelFormatVersion = 2;  ///< written without a table

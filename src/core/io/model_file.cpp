@@ -443,7 +443,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version5 = c.variant.anchors != 0;
+  const bool version6 = c.filter_scoring != FilterScoring::Absolute;
+  const bool version5 = version6 || c.variant.anchors != 0;
   const bool version4 = version5 || !c.class_weight.is_none();
   const bool version3 = version4 || !model.table_schema().empty();
   const bool version2 = version3 || !c.variant.is_paper() || model.has_temperature();
@@ -451,9 +452,11 @@ std::string serialize_model(const FlyNN& model) {
   if (version4) body.u8(model.table_schema().empty() ? 0 : 1);
   if (version3 && !model.table_schema().empty()) detail::write_table_schema(body, model.table_schema());
   if (version4) write_class_weight(body, c.class_weight);
+  if (version6) body.u8(static_cast<std::uint8_t>(c.filter_scoring));
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version5   ? kModelFormatVersion
+  return write_envelope(version6   ? kModelFormatVersion
+                        : version5 ? kAnchorModelFormatVersion
                         : version4 ? kClassWeightModelFormatVersion
                         : version3 ? kTableModelFormatVersion
                         : version2 ? kVariantModelFormatVersion
@@ -485,6 +488,11 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   }
   if (has_schema) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
   if (version >= 4) read_class_weight(r, mc.config.class_weight, version);
+  if (version >= 6) {
+    const std::uint8_t scoring = r.u8("filter scoring");
+    if (scoring != 1) r.fail(fmt::format("filter scoring {} is not 1 (relative)", scoring));
+    mc.config.filter_scoring = FilterScoring::Relative;
+  }
   std::vector<std::uint64_t> rows = read_labels(r, mc);
   read_counts(r, mc, std::move(rows), ModelSource{source, bytes.size(), max_input_bytes, memory});
   return mc;
