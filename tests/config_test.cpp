@@ -59,20 +59,34 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
 }
 
 // The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
-// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(64, ⌊m/(4d)⌋), variant zsign-q+paper; for d ≤ 10
-// variant anchor and s = max(8, d), at most half the 8·d anchor units.
+// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(128, ⌊m/(4d)⌋) with relative filter scoring (every
+// variant's default but paper's; 64 with the paper's absolute scoring), variant
+// zsign-q+paper; for d ≤ 10 variant anchor and s = max(8, d), at most half the 8·d anchor units.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
   struct Case { std::uint32_t d, m, s, rho; const char* variant; };
   for (const Case& k : {Case{1, 4096, 4, 1024, "anchor"}, Case{2, 4096, 8, 512, "anchor"},
                         Case{4, 4096, 8, 256, "anchor"}, Case{5, 4096, 8, 204, "anchor"},
-                        Case{10, 4096, 10, 102, "anchor"}, Case{11, 4096, 3, 93, "zsign-q+paper"},
-                        Case{13, 4096, 3, 78, "zsign-q+paper"}, Case{16, 4096, 4, 64, "zsign-q+paper"},
-                        Case{40, 10240, 12, 64, "zsign-q+paper"}, Case{784, 131072, 64, 64, "zsign-q+paper"}}) {
+                        Case{8, 4096, 8, 128, "anchor"}, Case{10, 4096, 10, 128, "anchor"},
+                        Case{11, 4096, 3, 128, "zsign-q+paper"}, Case{16, 4096, 4, 128, "zsign-q+paper"},
+                        Case{40, 10240, 12, 128, "zsign-q+paper"}, Case{784, 131072, 64, 128, "zsign-q+paper"}}) {
     const FlyConfig c = HyperParams{}.resolve(k.d);
     EXPECT_EQ(c.m, k.m) << k.d;
     EXPECT_EQ(c.s, k.s) << k.d;
     EXPECT_EQ(c.rho, k.rho) << k.d;
     EXPECT_EQ(variant_name(c.variant), k.variant) << k.d;
+    EXPECT_EQ(c.filter_scoring, FilterScoring::Relative) << k.d;
+  }
+  // The paper's method, and any variant scored absolutely, keep the floor of 64.
+  for (const Case& k : {Case{10, 4096, 3, 102, "paper"}, Case{13, 4096, 3, 78, "paper"},
+                        Case{16, 4096, 4, 64, "paper"}, Case{784, 131072, 64, 64, "paper"},
+                        Case{784, 131072, 64, 64, "zsign-q+paper"}}) {
+    HyperParams h;
+    h.variant = parse_variant(k.variant);
+    if (!h.variant->is_paper()) h.filter_scoring = FilterScoring::Absolute;
+    const FlyConfig c = h.resolve(k.d);
+    EXPECT_EQ(c.m, k.m) << k.d;
+    EXPECT_EQ(c.rho, k.rho) << k.d << " " << k.variant;
+    EXPECT_EQ(c.filter_scoring, FilterScoring::Absolute) << k.d;
   }
 }
 
@@ -105,7 +119,7 @@ TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
   p.variant = parse_variant("anchor");
   c = p.resolve(20);
   EXPECT_EQ(c.s, 20u);
-  EXPECT_EQ(c.rho, 64u);
+  EXPECT_EQ(c.rho, 128u);
 }
 
 TEST(HyperParams, InvalidValuesNameTheParameter) {

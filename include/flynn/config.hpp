@@ -216,10 +216,15 @@ struct Defaults {
   static constexpr std::uint32_t max_m = 131072;       ///< … and at most 2^17
   static constexpr double connection_sparsity = 0.3;   ///< s = max(2, ⌊0.3·d⌋), …
   static constexpr std::uint32_t max_s = 64;           ///< … at most 64 (hashing costs m·s)
-  /// ρ = max(64, ⌊m/(4d)⌋), capped below m: 64 wherever m = 256·d; where m is held at its
-  /// 4096 floor (d < 16) ρ keeps the ratio ρ/m = 1/(4d) of that rule, so low-dimensional
-  /// data, whose units repeat the few distinct column sets, gets enough winners.
+  /// ρ = max(floor, ⌊m/(4d)⌋), capped below m, with floor = `rho` (64) for the paper's
+  /// absolute filter scoring and `relative_rho` (128) for relative scoring: the floor
+  /// wherever m = 256·d; where m is held at its 4096 floor (small d) ρ keeps the ratio
+  /// ρ/m = 1/(4d), so low-dimensional data, whose units repeat the few distinct column
+  /// sets, gets enough winners. More winners widen what a hash calls near; under absolute
+  /// scoring that adds each class's count background, under relative scoring it does not,
+  /// and 128 beat 64 on the selection groups (docs/defaults.md, "Eighth round").
   static constexpr std::uint32_t rho = 64;
+  static constexpr std::uint32_t relative_rho = 128;
   static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
   static constexpr double gamma = 0.8;                 ///< γ
   static constexpr std::uint64_t seed = 5489;          ///< the reference's seed

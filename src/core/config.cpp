@@ -396,7 +396,9 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     rr = std::max<std::uint64_t>(2, floor_ratio(*wta_ratio, c.m));
   } else {
     const std::uint64_t by_ratio = floor_ratio(Defaults::rho_per_unit_and_feature / d, c.m);
-    rr = std::min<std::uint64_t>(std::max<std::uint64_t>(Defaults::rho, by_ratio), c.m > 1 ? c.m - 1 : 1);
+    const std::uint64_t floor =
+        c.filter_scoring == FilterScoring::Relative ? Defaults::relative_rho : Defaults::rho;
+    rr = std::min<std::uint64_t>(std::max<std::uint64_t>(floor, by_ratio), c.m > 1 ? c.m - 1 : 1);
   }
   if (rr > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rr, c.m - 1));
