@@ -76,6 +76,10 @@ TEST(ModelFootprint, EachUseCountsWhatItBuilds) {
             1000u * 8);
   EXPECT_EQ(model_footprint(paper_config(6, 1000, 3, 0.0), 65, ModelUse::Predict, 1).score_table,
             1000u * 65 * 8);
+  // Relative scores take the table at γ = 0 too.
+  FlyConfig relative = paper_config(6, 1000, 3, 0.0);
+  relative.filter_scoring = FilterScoring::Relative;
+  EXPECT_EQ(model_footprint(relative, 64, ModelUse::Predict, 1).score_table, 1000u * 64 * 8);
 }
 
 TEST(ModelFootprint, WideColumnsHaveNoNarrowCopyAndDensifyNoSparseLists) {

@@ -98,6 +98,12 @@ class FilterScorer {
     }
   }
   std::size_t n_classes() const { return n_classes_; }
+  /// Whether a scorer of these settings keeps seen_bits (γ = 0, at most 64 classes,
+  /// absolute scores: relative scores are not whole numbers of winners) instead of the
+  /// m × L table; what model_footprint counts.
+  static bool packs_bits(double gamma, std::size_t n_classes, FilterScoring scoring) {
+    return gamma == 0.0 && n_classes <= 64 && scoring == FilterScoring::Absolute;
+  }
 
  private:
   bool binary_;

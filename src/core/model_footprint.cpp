@@ -11,6 +11,7 @@
 #include "flynn/detail/memory.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
+#include "flynn/scoring.hpp"
 
 namespace flynn {
 
@@ -145,9 +146,9 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
     f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), rho, 4));
 
   if (use == ModelUse::Predict) {
-    // FilterScorer: a bit mask per unit for binary filters of at most 64 classes, else the
-    // m × L table of γ^count in double.
-    const bool binary = c.gamma == 0.0 && L <= 64;
+    // FilterScorer: a bit mask per unit where it packs bits, else the m × L table of
+    // filter values in double.
+    const bool binary = FilterScorer::packs_bits(c.gamma, L, c.filter_scoring);
     f.score_table = binary ? mul(m, 8) : mul(cells, 8);
     f.build_operations = add(f.build_operations, binary ? m : cells);
   } else {

@@ -71,8 +71,7 @@ std::vector<double> scoring_table(const ClassCounts& counts, double gamma, Filte
 
 FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
                            const std::vector<double>& weights, FilterScoring scoring)
-    // Relative scores are not whole numbers of winners, so γ = 0 takes the table too.
-    : binary_(gamma == 0.0 && counts.n_classes() <= 64 && scoring == FilterScoring::Absolute), rho_(rho), n_classes_(counts.n_classes()) {
+    : binary_(packs_bits(gamma, counts.n_classes(), scoring)), rho_(rho), n_classes_(counts.n_classes()) {
   if (binary_) {
     seen_ = seen_bits(counts, weights);
   } else {
