@@ -112,7 +112,8 @@ struct SearchOptions {
 std::size_t search_dimensions(const SearchSpace& space);
 
 /// A point of the unit cube (search_dimensions(space) coordinates) mapped to a
-/// configuration (γ left at 0), before the guard.
+/// configuration (γ left at 0), before the guard. Its filter scoring is its variant's
+/// default (Defaults::filter_scoring: relative but for paper), as train gives it.
 FlyConfig search_point_config(const SearchSpace& space, const std::vector<double>& u,
                               std::uint32_t d, std::uint64_t fly_seed);
 
