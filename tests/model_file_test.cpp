@@ -2,6 +2,8 @@
 // corrupted, foreign and future-version files; atomic writes.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <filesystem>
 
 #include "flynn/classifier.hpp"
@@ -94,6 +96,38 @@ TEST(ModelFile, ForeignAndFutureFiles) {
   const std::string e = error_of(future);
   EXPECT_NE(e.find("version " + std::to_string(io::kModelFormatVersion + 1)), std::string::npos) << e;
   EXPECT_NE(e.find("newer"), std::string::npos) << e;
+}
+
+// Relative filter scoring (the default of every variant but paper) is format 6: it round
+// trips, and its one byte must say relative (format 6 is written for nothing else).
+TEST(ModelFile, RelativeScoringIsFormatSixAndItsByteIsChecked) {
+  const Dataset data = test::blobs(3, 60, 8, 9);
+  HyperParams p;
+  p.m = 500;
+  p.rho = 12;
+  p.variant = parse_variant("sign");
+  FlyNN model(p.resolve(8, 3), data.classes, 1);
+  ASSERT_EQ(model.config().filter_scoring, FilterScoring::Relative);
+  model.fit(data);
+  const std::string bytes = io::serialize_model(model);
+  EXPECT_EQ(bytes[8], 6);
+  const io::ModelContents mc = io::parse_model(bytes, "m");
+  EXPECT_EQ(mc.config, model.config());
+  FlyNN back(mc.config, mc.labels, mc.counts, 1);
+  EXPECT_EQ(io::serialize_model(back), bytes);
+  EXPECT_EQ(back.scores(data), model.scores(data));
+  // Every byte of the body set to 2, with a valid checksum: exactly one position is the
+  // scoring byte, and its error names it.
+  int named = 0;
+  for (std::size_t i = 20; i + 4 < bytes.size(); ++i) {
+    if (bytes[i] == 2) continue;
+    std::string bad = bytes;
+    bad[i] = 2;
+    const uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(bad.data()), static_cast<uInt>(bad.size() - 4));
+    for (int k = 0; k < 4; ++k) bad[bad.size() - 4 + k] = static_cast<char>((crc >> (8 * k)) & 0xff);
+    named += error_of(bad).find("filter scoring 2 is not 1") != std::string::npos;
+  }
+  EXPECT_EQ(named, 1);
 }
 
 TEST(ModelFile, TrailingGarbageIsAnError) {
