@@ -45,9 +45,9 @@ MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
 # name -> extra `flynn eval` flags ("default" = this build's defaults).
 SETTINGS = {
     "default": [],
-    "auto": ["--auto"],
+    "auto": ["--auto"],  # nested: train --auto's choice made on each fold's training rows
     # The defaults before the eighth round (docs/defaults.md): absolute scoring, ρ floor 64.
-    "absolute": ["--filter-scoring", "absolute"],  # nested: train --auto's choice made on each fold's training rows
+    "absolute": ["--filter-scoring", "absolute"],
     "paper": ["--variant", "paper"],
     "g0": ["--gamma", "0"],
     "g0.5": ["--gamma", "0.5"],
