@@ -60,14 +60,16 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
 
 // The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
 // s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(128, ⌊m/(4d)⌋) with relative filter scoring (every
-// variant's default but paper's; 64 with the paper's absolute scoring), variant
-// zsign-q+paper; for d ≤ 10 variant anchor and s = max(8, d), at most half the 8·d anchor units.
+// variant's default but paper's; 64 with the paper's absolute scoring), γ = 0.8, variant
+// zsign-q+paper; for d ≤ 16 variant anchor with s = max(8, d) (at most half the 8·d anchor
+// units), m = 256·d in [16384, 131072], ρ = 128 (no m/(4d) term) and γ = 0.5.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
   struct Case { std::uint32_t d, m, s, rho; const char* variant; };
-  for (const Case& k : {Case{1, 4096, 4, 1024, "anchor"}, Case{2, 4096, 8, 512, "anchor"},
-                        Case{4, 4096, 8, 256, "anchor"}, Case{5, 4096, 8, 204, "anchor"},
-                        Case{8, 4096, 8, 128, "anchor"}, Case{10, 4096, 10, 128, "anchor"},
-                        Case{11, 4096, 3, 128, "zsign-q+paper"}, Case{16, 4096, 4, 128, "zsign-q+paper"},
+  for (const Case& k : {Case{1, 16384, 4, 128, "anchor"}, Case{2, 16384, 8, 128, "anchor"},
+                        Case{4, 16384, 8, 128, "anchor"}, Case{5, 16384, 8, 128, "anchor"},
+                        Case{8, 16384, 8, 128, "anchor"}, Case{10, 16384, 10, 128, "anchor"},
+                        Case{11, 16384, 11, 128, "anchor"}, Case{16, 16384, 16, 128, "anchor"},
+                        Case{17, 4352, 5, 128, "zsign-q+paper"},
                         Case{40, 10240, 12, 128, "zsign-q+paper"}, Case{784, 131072, 64, 128, "zsign-q+paper"}}) {
     const FlyConfig c = HyperParams{}.resolve(k.d);
     EXPECT_EQ(c.m, k.m) << k.d;
@@ -75,7 +77,22 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
     EXPECT_EQ(c.rho, k.rho) << k.d;
     EXPECT_EQ(variant_name(c.variant), k.variant) << k.d;
     EXPECT_EQ(c.filter_scoring, FilterScoring::Relative) << k.d;
+    EXPECT_EQ(c.gamma, c.variant.anchors ? Defaults::anchor_gamma : Defaults::gamma) << k.d;
   }
+  // A named anchor variant takes the anchor rules at any d; a given γ, m or ρ stays.
+  HyperParams named;
+  named.variant = parse_variant("anchor");
+  FlyConfig a = named.resolve(40);
+  EXPECT_EQ(a.m, 16384u);
+  EXPECT_EQ(a.rho, 128u);
+  EXPECT_EQ(a.gamma, 0.5);
+  named.gamma = 0.8;
+  named.m = 4096;
+  named.rho = 300;
+  a = named.resolve(4);
+  EXPECT_EQ(a.m, 4096u);
+  EXPECT_EQ(a.rho, 300u);
+  EXPECT_EQ(a.gamma, 0.8);
   // The paper's method, and any variant scored absolutely, keep the floor of 64.
   for (const Case& k : {Case{10, 4096, 3, 102, "paper"}, Case{13, 4096, 3, 78, "paper"},
                         Case{16, 4096, 4, 64, "paper"}, Case{784, 131072, 64, 64, "paper"},

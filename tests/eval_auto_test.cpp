@@ -3,6 +3,7 @@
 // (`flynn train --auto` end to end: cli_tune_test.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "flynn/classifier.hpp"
@@ -81,10 +82,13 @@ TEST(AutoChoice, DeterministicThreadIndependentAndTheRulesChoice) {
   double best = 0;
   for (const auto& per_gamma : a.cv)
     for (const CvResult& r : per_gamma) best = std::max(best, r.mean);
-  const std::size_t g08 = 2;
-  ASSERT_EQ(a.gammas[g08], 0.8);
-  EXPECT_EQ(a.default_metric, a.cv[0][g08].mean);
-  if (a.chosen == 0 && a.chosen_gamma == g08) {
+  // The rule's γ (0.5 here: 6 features get anchor units) is the default's column.
+  const auto g_rule = static_cast<std::size_t>(
+      std::find(a.gammas.begin(), a.gammas.end(), a.candidates.front().config.gamma) - a.gammas.begin());
+  ASSERT_LT(g_rule, a.gammas.size());
+  EXPECT_EQ(a.gammas[g_rule], Defaults::anchor_gamma);
+  EXPECT_EQ(a.default_metric, a.cv[0][g_rule].mean);
+  if (a.chosen == 0 && a.chosen_gamma == g_rule) {
     EXPECT_LE(best - a.default_metric, a.margin);
   } else {
     EXPECT_EQ(a.chosen_metric, best);
@@ -180,7 +184,10 @@ TEST(AutoMetric, BalancedAccuracyWhenClassesAreWeighted) {
   o.metric = CvMetric::BalancedAccuracy;
   const AutoChoice a = choose_auto_config(data, h, o);
   EXPECT_EQ(a.metric, CvMetric::BalancedAccuracy);
-  EXPECT_EQ(a.default_metric, a.cv[0][2].balanced_accuracy);
+  const auto g_rule = static_cast<std::size_t>(
+      std::find(a.gammas.begin(), a.gammas.end(), a.candidates.front().config.gamma) - a.gammas.begin());
+  ASSERT_LT(g_rule, a.gammas.size());
+  EXPECT_EQ(a.default_metric, a.cv[0][g_rule].balanced_accuracy);
   EXPECT_EQ(a.config.class_weight, h.class_weight.value());
 }
 

@@ -212,7 +212,7 @@ TEST(FederatedGrpc, DifferentConfigStopsEveryoneNamingTheField) {
   std::vector<std::unique_ptr<Process>> joins;
   for (int p = 0; p < 3; ++p)
     joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p)),
-                           p == 1 ? std::vector<std::string>{"--gamma", "0.5"} : std::vector<std::string>{}));
+                           p == 1 ? std::vector<std::string>{"--gamma", "0.7"} : std::vector<std::string>{}));
   for (int p = 0; p < 3; ++p) {
     EXPECT_EQ(joins[p]->wait(30), 1);
     EXPECT_NE(joins[p]->err().find("its gamma differs from party 0's"), std::string::npos) << joins[p]->err();

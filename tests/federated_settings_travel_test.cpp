@@ -53,7 +53,7 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"rho", {"--rho", "32"}},
       {"wta_ratio", {"--wta-ratio", "0.01"}},
       {"wta_nnz", {"--wta-nnz", "50"}},
-      {"gamma", {"--gamma", "0.5"}},
+      {"gamma", {"--gamma", "0.7"}},
       {"seed", {"--seed", "99"}},
       {"preprocess", {"--preprocess", "none"}},
       {"variant", {"--variant", "paper"}},

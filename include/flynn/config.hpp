@@ -242,9 +242,17 @@ struct Defaults {
   /// little where there are few features; it gets low_dim_variant() (anchor: 8 anchor
   /// units per feature, a hash of where the row lies). Variants with anchor units take,
   /// unless s is given, s = max(low_dim_min_s, d) (at most half the K·d anchor units, and
-  /// max_s). ρ keeps its rule.
-  static constexpr std::uint32_t low_dim_max = 10;
+  /// max_s); unless given, m = 256·d clamped to [anchor_min_m, max_m], ρ = anchor_rho
+  /// (without the m/(4d) term, whatever the scoring) and γ = anchor_gamma (docs/defaults.md, "Ninth round"). An anchor unit is one grid point,
+  /// a distinct place in the row's space, so more units make the hash finer rather than
+  /// repeat few column sets (the reason ρ grows with m/(4d) for the other variants); with
+  /// 4× the units each unit gathers ¼ of the counts, and a smaller γ lets a few counts
+  /// say "near" as many did at 4096 units.
+  static constexpr std::uint32_t low_dim_max = 16;
   static constexpr std::uint32_t low_dim_min_s = 8;
+  static constexpr std::uint32_t anchor_min_m = 16384;
+  static constexpr std::uint32_t anchor_rho = 128;
+  static constexpr double anchor_gamma = 0.5;
   static Variant low_dim_variant();
   /// The filter scoring of a model of `variant` when none is given: Relative, except for
   /// the paper's method, which keeps the paper's Absolute scores (its models, and
