@@ -46,6 +46,10 @@ MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
 SETTINGS = {
     "default": [],
     "auto": ["--auto"],  # nested: train --auto's choice made on each fold's training rows
+    # The defaults of the eighth round (docs/defaults.md): anchor only for d <= 10, at the
+    # rules of m, ρ and γ of the other variants.
+    "eighth": ["--variant", "{'anchor' if d <= 10 else 'zsign-q+paper'}", "--m", "{max(4096, min(131072, 256 * d))}",
+               "--rho", "{max(128, max(4096, min(131072, 256 * d)) // (4 * d))}", "--gamma", "0.8"],
     # The defaults before the eighth round (docs/defaults.md): absolute scoring, ρ floor 64.
     "absolute": ["--filter-scoring", "absolute"],
     "paper": ["--variant", "paper"],
@@ -82,12 +86,53 @@ SETTINGS = {
     "anchor_s8_g0.9": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--gamma", "0.9"],
     "anchor_s8_r2x": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--rho", "{max(128, 4096 // (2 * d))}"],
     "anchor_s8_m2x": ["--variant", "anchor", "--s", "{min(8, 8 * d)}", "--m", "8192", "--rho", "{max(64, 8192 // (4 * d))}"],
+    "r32": ["--rho", "32"],
+    "r64": ["--rho", "64"],
+    "g0.7": ["--gamma", "0.7"],
+    "m2x": ["--m", "{2 * max(4096, min(131072, 256 * d))}"],
+    "m4x": ["--m", "{4 * max(4096, min(131072, 256 * d))}"],
+    "m4x_r128": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "128"],
+    "m4x_r256": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "256"],
+    "m4x_r512": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "512"],
+    "m2x_r128": ["--m", "{2 * max(4096, min(131072, 256 * d))}", "--rho", "128"],
+    "m4x_g0.5": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--gamma", "0.5"],
+    "anchor_sd_r128": ["--variant", "anchor", "--s", "{d}", "--rho", "128"],
 }
 
 
 def expand(flags, d):
-    """Flags with {expressions} of d (the number of features) evaluated."""
-    return [str(eval(f[1:-1], {"d": d, "min": min, "max": max})) if f.startswith("{") else f for f in flags]
+    """Flags with {expressions} of d (the number of features) evaluated; an expression that
+    gives None drops itself and the flag before it (a setting that applies below some d)."""
+    out = []
+    for f in flags:
+        v = eval(f[1:-1], {"d": d, "min": min, "max": max}) if f.startswith("{") else f
+        if v is None:
+            out.pop()
+        else:
+            out.append(str(v))
+    return out
+
+
+def anchor_rule(max_d, m_times=1, rho=None, gamma=None):
+    """The default, but with anchor units (s = max(8, d)) for d <= max_d, there at m_times
+    the default m and, when given, that ρ and γ (the ninth round's candidates)."""
+    below = f"d <= {max_d}"
+    flags = ["--variant", f"{{'anchor' if {below} else None}}", "--s", f"{{max(8, d) if {below} else None}}"]
+    if m_times != 1:
+        flags += ["--m", f"{{{m_times} * max(4096, 256 * d) if {below} else None}}"]
+    if rho is not None:
+        flags += ["--rho", f"{{{rho} if {below} else None}}"]
+    if gamma is not None:
+        flags += ["--gamma", f"{{{gamma} if {below} else None}}"]
+    return flags
+
+SETTINGS.update({
+    f"anchor_le{t}{tag}": anchor_rule(t, **kw)
+    for t in (10, 16, 24, 32, 40, 64)
+    for tag, kw in [("", {}), ("_m4x_r128", {"m_times": 4, "rho": 128}), ("_m4x_r256", {"m_times": 4, "rho": 256}),
+                    ("_m4x_r128_g0.5", {"m_times": 4, "rho": 128, "gamma": 0.5}),
+                    ("_m2x_r128", {"m_times": 2, "rho": 128})]
+})
 
 GROUPS_SELECTION = ["openml-sel", "sel-subsets", "sel-binarized", "tables", "lowd", "binary", "onehot"]
 GROUPS_VALIDATION = ["openml-val", "sklearn", "mlbench", "lowd-val", "binary-val", "onehot-val", "lowd-fresh",
@@ -319,6 +364,10 @@ def main():
                             best = max((l2["accuracy_mean"], "l2", l2["best_k"]), (z["accuracy_mean"], "std", z["best_k"]))
                             rec = {"dataset": name, "group": group, "setting": "knn", "accuracy": best[0],
                                    "which": f"{best[1]} k={best[2]}", "d": j["features"], "L": j["classes"]}
+                        elif not expand(SETTINGS[setting], done[(name, "knn")]["d"]) and setting != "default" \
+                                and "accuracy" in done.get((name, "default"), {}):
+                            # the setting is the default on this set (a rule for other shapes)
+                            rec = dict(done[(name, "default")], setting=setting)
                         else:
                             j = run(base + expand(SETTINGS[setting], done[(name, "knn")]["d"]))
                             rec = {"dataset": name, "group": group, "setting": setting,

@@ -172,17 +172,19 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     FlyHash codes (Ram & Sinha, AAAI 2022), trained by exact integer counting.
 
     Parameters (None = flynn's default, the one ``flynn train`` uses):
-      m:          FlyHash dimensionality (default 256·d clamped to [4096, 131072]).
+      m:          FlyHash dimensionality (default 256·d clamped to [4096, 131072];
+                  [16384, 131072] for the anchor variants).
       s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 64;
                   max(8, d) for the anchor variants).
-      rho:        winners per hash ρ (default 64).
-      gamma:      filter decay γ in [0, 1) (default 0.8; 0 = binary filters).
+      rho:        winners per hash ρ (default max(128, ⌊m/(4d)⌋); 128 for the anchor
+                  variants; floor 64 with the paper's absolute scoring).
+      gamma:      filter decay γ in [0, 1) (default 0.8, 0.5 with anchor units; 0 = binary filters).
       seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
       preprocess: "normalize" (default: unit L2 norm), "none" or "densify".
       variant:    the method: "zsign-q+paper" (default: half the units hash standardised
                   features from the training rows' exact statistics with signed lifting
                   rows and quantised rows, half the raw row as the paper does;
-                  "anchor" for at most 10 features: 8 closeness units per standardised
+                  "anchor" for at most 16 features: 8 closeness units per standardised
                   feature, a hash of where the row lies), "paper" (the paper's exact
                   FlyNN), "sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign",
                   "zsign+paper", "anchor", "anchor+paper" (docs/defaults.md). Standardising variants fix their statistics at the

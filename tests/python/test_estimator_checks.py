@@ -15,7 +15,7 @@ def test_check_estimator_passes():
 
 def test_two_feature_blobs_pass_because_of_the_low_dimensional_defaults():
     """check_classifiers_train asks for accuracy > 0.83 on standardised 2-feature blobs. The
-    defaults reach it through the d ≤ 10 rule (anchor units, s = max(8, d)); the paper's hash of two
+    defaults reach it through the d ≤ 16 rule (anchor units, s = max(8, d)); the paper's hash of two
     features has too few distinct units and does not, so the rule is what passes the check."""
     X2, y2 = make_blobs(n_samples=300, random_state=0)
     X2 = StandardScaler().fit_transform(X2)
