@@ -19,7 +19,7 @@ pickle them, or send their fields (``dataclasses.asdict``) in any format.
 import numpy as np
 
 from . import _flynn
-from ._classifier import FlyNNClassifier, _label_names, _threads
+from ._classifier import FlyNNClassifier, _class_weight_text, _label_names, _threads
 from ._party_counts import DpRelease, FederationError, PartyCounts
 
 __all__ = ["simulate", "PartyCounts", "DpRelease", "aggregate", "FederationError"]
@@ -55,10 +55,17 @@ def _feature_stats_pair(feature_stats, n_features):
 # keyword here, with its help in simulate's documentation.
 _DP_FIELDS = tuple(_flynn.federated.dp_param_fields())
 
+# simulate's hyper-parameter keywords: the rows of the library's table of settings
+# (include/flynn/settings_table.hpp), as fit_file's and the CLI's flags are; a row added
+# there is a keyword here. FlyNNClassifier's parameters that are not agreed settings of a
+# federation are refused by name: auto (a search on rows no single party holds), missing
+# and label_name (how a party reads its own table).
+_HYPER_KEYWORDS = tuple(_flynn.hyper_param_names())
+_NOT_AGREED_SETTINGS = ("auto", "missing", "label_name")
 
-def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, m=None,
-             s=None, rho=None, gamma=None, seed=None, preprocess=None, variant=None,
-             n_jobs=None, **dp):
+
+def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, n_jobs=None,
+             **settings):
     """Simulates FlyNNFL on (X, y): the rows are split among ``parties`` parties
     ("iid", "by-class", "dirichlet:ALPHA" or "sizes:W1,W2,..."; deterministic given
     split_seed), each party trains on its own thread with the agreed hyper-parameters and
@@ -66,12 +73,18 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
     releases of T entries per party, total budget dp_epsilon). Exactly the protocol of
     ``flynn federated simulate``.
 
-    The DP keywords are the CLI's --dp-* flags (listed below, from the library's table;
-    docs/federated.md); as there, dp_epsilon and dp_T go together, and the others need
-    them. feature_stats = (centres, scales), one value per feature, are public
-    standardisation statistics (--feature-stats): the parties then exchange no statistic
-    of their rows, which a standardising ``variant`` needs under DP (without DP and
-    without a variant, the default variant applies; with DP and no variant, the paper's).
+    The hyper-parameter keywords are the rows of the library's table of settings, as
+    ``fit_file``'s and the CLI's flags are (m, expansion_factor, s, connection_sparsity, rho,
+    wta_ratio, wta_nnz, gamma, seed, preprocess, variant, class_weight (as
+    FlyNNClassifier's: a dict {label: weight} too), filter_scoring; None = the default).
+    ``auto`` is not one: the parties agree on settings before a row is counted, so choose
+    with ``FlyNNClassifier(auto=True)`` on rows you hold and pass its ``config_``. The DP keywords are the CLI's --dp-* flags (listed below,
+    from the library's table; docs/federated.md); as there, dp_epsilon and dp_T go
+    together, and the others need them. feature_stats = (centres, scales), one value per
+    feature, are public standardisation statistics (--feature-stats): the parties then
+    exchange no statistic of their rows, which a standardising ``variant`` needs under DP
+    (without DP and without a variant, the default variant applies; with DP and no
+    variant, the paper's).
 
     Returns the aggregated, fitted FlyNNClassifier; its ``federation_report_`` dict gives
     the rows of each party, the seed, and with DP the privacy accounting (Theorem 6) and
@@ -81,12 +94,20 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
 
     DP keywords:
 """
-    template = FlyNNClassifier(m=m, s=s, rho=rho, gamma=gamma, seed=seed,
-                               preprocess=preprocess, variant=variant, n_jobs=n_jobs)
+    for name in _NOT_AGREED_SETTINGS:
+        if name in settings:
+            raise TypeError(f"simulate() got {name}=: not a setting the parties agree on "
+                            f"(the agreed settings are {', '.join(_HYPER_KEYWORDS)})")
+    hyper = {k: settings.pop(k) for k in _HYPER_KEYWORDS if k in settings}
+    if "class_weight" in hyper:
+        hyper["class_weight"] = _class_weight_text(hyper["class_weight"])
+    hyper = _flynn.HyperParams(**{k: v for k, v in hyper.items() if v is not None})
+    dp = settings
+    template = FlyNNClassifier(n_jobs=n_jobs)  # reads X and y as fit does
     X, y = template._check_Xy(X, y, reset=True)
     classes, ids = np.unique(y, return_inverse=True)
     model, report = _flynn.federated.simulate(
-        X, ids.astype(np.uint32), _label_names(classes), template._hyper(), int(parties),
+        X, ids.astype(np.uint32), _label_names(classes), hyper, int(parties),
         split, int(split_seed), dp, *_feature_stats_pair(feature_stats, X.shape[1]),
         _threads(n_jobs))
     clf = FlyNNClassifier._from_model(model, n_jobs, classes=classes)

@@ -11,10 +11,11 @@ import pytest
 import flynn
 from flynn import _flynn
 
-# A non-default value of every row for the data below (d = 5); a row without one fails.
+# A non-default value of every row for the data below (d = 5: anchor units, whose default γ
+# is 0.5); a row without one fails.
 EXAMPLES = {
     "m": 512, "expansion_factor": 100.0, "s": 3, "connection_sparsity": 0.8, "rho": 32,
-    "wta_ratio": 0.01, "wta_nnz": 50, "gamma": 0.5, "seed": 99, "preprocess": "none",
+    "wta_ratio": 0.01, "wta_nnz": 50, "gamma": 0.7, "seed": 99, "preprocess": "none",
     "variant": "paper", "class_weight": "c0=2.5", "filter_scoring": "absolute",
 }
 
@@ -100,3 +101,27 @@ def test_every_dp_row_is_a_simulate_keyword_reaching_the_federation():
         flynn.federated.simulate(X, y, dp_epsilom=1.0)
     with pytest.raises(TypeError, match="dp_T=1.5: expected a non-negative integer"):
         flynn.federated.simulate(X, y, dp_epsilon=1.0, dp_T=1.5)
+
+
+def test_every_row_is_a_simulate_keyword_reaching_the_federation():
+    """simulate's hyper-parameter keywords are the table's rows (as fit_file's and the CLI's
+    flags): each reaches the parties' agreed config, and the federation's model is the
+    central one trained with the same setting."""
+    rng = np.random.default_rng(3)
+    X = (rng.normal(size=(90, 5)) + np.arange(90)[:, None] % 3).astype(np.float32)
+    y = np.array([f"c{i % 3}" for i in range(90)])
+    default = flynn.federated.simulate(X, y, parties=2, seed=7).config_
+    for name in _flynn.hyper_param_names():
+        given = {"seed": 7, name: EXAMPLES[name]}
+        fed = flynn.federated.simulate(X, y, parties=3, **given)
+        want = _flynn.HyperParams(**given).resolve(5)
+        assert fed.config_ == want, name
+        assert fed.config_ != default, name
+    # The estimator's form of class_weight (a dict of labels) and its equality with central
+    # training; the estimator's parameters that no federation agrees on are refused by name.
+    fed = flynn.federated.simulate(X, y, parties=3, class_weight={"c0": 2.5}, filter_scoring="absolute")
+    central = flynn.FlyNNClassifier(class_weight={"c0": 2.5}, filter_scoring="absolute").fit(X, y)
+    assert fed.to_bytes() == central.to_bytes()
+    for name, value in [("auto", True), ("missing", "zero"), ("label_name", "y")]:
+        with pytest.raises(TypeError, match=f"got {name}=: not a setting the parties agree on"):
+            flynn.federated.simulate(X, y, **{name: value})
