@@ -225,6 +225,45 @@ TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
   EXPECT_EQ(model.config(), a.config);
 }
 
+// keep_default_unless_beaten: the defaults' configuration (anchor units here, d = 6, which
+// the search's space does not hold) is evaluated on the same folds and kept unless the
+// search's best scores higher, so tuning never returns less than `train` with no flags.
+TEST(Tune, KeepsTheDefaultsOwnConfigurationUnlessBeaten) {
+  const Dataset data = test::blobs(4, 45, 6, 23, 1.2);
+  const auto folds = stratified_folds(data.labels, 4, 3, 0);
+  TuneOptions o = tiny_space(3);
+  const TuneResult plain = tune_flynn(data, folds, 3, o);
+  EXPECT_FALSE(plain.default_cv);
+  EXPECT_FALSE(plain.kept_default);
+  EXPECT_EQ(plain.config, plain.search.best_config);
+
+  o.keep_default_unless_beaten = true;
+  const FlyConfig rule = default_rule_config(o.search, 6, 4);
+  EXPECT_EQ(rule, HyperParams{}.resolve(6, 4));
+  EXPECT_TRUE(rule.variant.anchors);
+  const TuneResult r = tune_flynn(data, folds, 3, o);
+  ASSERT_TRUE(r.default_cv);
+  EXPECT_EQ(r.search.best_config, plain.search.best_config);  // the search itself is unchanged
+  const FlyCvEvaluator ev(data, folds, 3);
+  EXPECT_EQ(r.default_cv->fold_accuracy, ev.evaluate(rule, {rule.gamma}, 1).front().fold_accuracy);
+  EXPECT_GE(r.cv.mean, r.default_cv->mean);
+  EXPECT_GE(r.cv.mean, r.search.best_cv.mean);
+  EXPECT_EQ(r.kept_default, r.default_cv->mean >= r.search.best_cv.mean);
+  EXPECT_EQ(r.config, r.kept_default ? rule : r.search.best_config);
+  // Here the tiny space (m ≤ 16d) loses to the defaults: the model is train's.
+  EXPECT_TRUE(r.kept_default);
+  EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config(), rule);
+  // With a class weight and another metric the candidate carries the search's weight, and
+  // the choice is judged by that metric.
+  o.search.class_weight = ClassWeight::parse("balanced");
+  o.search.metric = CvMetric::BalancedAccuracy;
+  const TuneResult w = tune_flynn(data, folds, 3, o);
+  ASSERT_TRUE(w.default_cv);
+  EXPECT_EQ(default_rule_config(o.search, 6, 4).class_weight.text(), "balanced");
+  EXPECT_GE(w.cv.balanced_accuracy, w.default_cv->balanced_accuracy);
+  EXPECT_GE(w.cv.balanced_accuracy, w.search.best_cv.balanced_accuracy);
+}
+
 TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
   // The evaluator's log-loss (with_log_loss) is the temperature fitted on the out-of-fold
   // scores out_of_fold_scores gives, for the plain and the per-fold (standardising) path,

@@ -18,6 +18,10 @@ class TuneSearch:
       best_accuracy_, best_balanced_accuracy_, best_macro_f1_: every metric's mean for them.
       best_log_loss_:  the out-of-fold log-loss of their calibrated probabilities (only
                        with scoring="log_loss"; None otherwise).
+      kept_default_:   True when best_params_ are the defaults' own configuration (what
+                       FlyNNClassifier() would fit), evaluated on the same folds and kept
+                       because no searched configuration scored higher (cv_results_ holds
+                       the searched ones only).
       best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
                        calibrated temperature_ (refit=True): the model `flynn tune` saves.
       temperature_:    the probability temperature t fitted on the chosen configuration's
@@ -38,6 +42,7 @@ class TuneSearch:
     def __init__(self, raw, n_splits):
         self.n_splits_ = n_splits
         self.best_params_ = dict(raw["best_params"])
+        self.kept_default_ = bool(raw["kept_default"])
         self.scoring = raw["scoring"]
         self.best_score_ = float(raw["best_score"])
         self.best_fold_scores_ = np.asarray(raw["best_fold_scores"])

@@ -43,6 +43,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.metric = experiments::parse_cv_metric(metric);
   options.search.class_weight = ClassWeight::parse(class_weight);
   options.search.class_weight.check_classes(classes.names());
+  options.keep_default_unless_beaten = true;  // as `flynn tune`: never less than the defaults
   std::optional<experiments::TuneResult> result;
   std::optional<FlyNN> model;
   {
@@ -76,6 +77,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["gammas"] = options.search.space.gammas;
   out["best_index"] = s.best;
   out["best_params"] = config_params(result->config);
+  out["kept_default"] = result->kept_default;
   const experiments::CvResult& cv = result->cv;
   out["best_fold_accuracy"] = cv.fold_accuracy;
   out["best_mean"] = cv.mean;

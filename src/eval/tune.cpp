@@ -49,6 +49,13 @@ std::vector<Variant> tune_variants() {
   return out;
 }
 
+FlyConfig default_rule_config(const SearchOptions& search, std::uint32_t d, std::size_t n_classes) {
+  HyperParams h;
+  h.seed = search.fly_seed;
+  h.class_weight = search.class_weight;
+  return h.resolve(d, n_classes);
+}
+
 TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                       std::uint32_t k_folds, const TuneOptions& o, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -59,11 +66,26 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
 
   // Shares: the search costs about `budget` full-data passes; calibration one more; each
   // comparison two (tuned kNN: FAISS over all rows, once per scaling).
-  StagedProgress staged(progress, o.search.budget + (o.calibrate ? 1 : 0) + (o.comparison ? 2 : 0));
+  StagedProgress staged(progress, o.search.budget + (o.keep_default_unless_beaten ? 1 : 0) + (o.calibrate ? 1 : 0) +
+                                      (o.comparison ? 2 : 0));
   TuneResult res;
   res.search = search_flynn(data, fold_of_row, k_folds, o.search, staged.stage(o.search.budget));
   res.config = res.search.best_config;
   res.cv = res.search.best_cv;
+  if (o.keep_default_unless_beaten) {
+    // One more evaluation, at the rule's own γ, judged by the search's metric; a tie keeps
+    // the default (what `flynn train` would give anyway).
+    const FlyConfig rule = default_rule_config(o.search, data.n_features, data.classes.size());
+    const FlyCvEvaluator ev(data, fold_of_row, k_folds);
+    res.default_cv = ev.evaluate(rule, {rule.gamma}, o.search.threads, staged.stage(1),
+                                 o.search.metric == CvMetric::LogLoss)
+                         .front();
+    if (res.default_cv->metric(o.search.metric) >= res.cv.metric(o.search.metric)) {
+      res.config = rule;
+      res.cv = *res.default_cv;
+      res.kept_default = true;
+    }
+  }
 
   if (o.calibrate) {
     const FlyCvEvaluator ev(data, fold_of_row, k_folds);

@@ -101,6 +101,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   to.search.seed = o.search_seed;
   to.search.threads = how.threads;
   to.search.time_limit_seconds = o.time_limit;
+  // A search over a space the user narrowed (--variants) stays in it; otherwise the
+  // defaults' own configuration is a candidate too (TuneOptions).
+  to.keep_default_unless_beaten = o.variants.empty();
   std::optional<Report> knn;
   if (o.knn)
     to.comparison = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
@@ -141,6 +144,11 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
     j["log_loss"] = r.cv.log_loss;
     j["fold_log_loss"] = r.cv.fold_log_loss;
   }
+  if (r.default_cv) {
+    j["default_config"] = config_json(default_rule_config(to.search, data.n_features, data.classes.size()));
+    j["default_metric"] = r.default_cv->metric(to.search.metric);
+    j["kept_default"] = r.kept_default;
+  }
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
@@ -151,7 +159,11 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   text += fmt::format("search: {} design, budget {}: {} evaluations ({} on all rows) in {:.1f} s{}\n",
                       search_design_name(to.search.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
                       s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
-  text += fmt::format("chosen: {}\n", r.config.describe());
+  text += fmt::format("chosen: {}{}\n", r.config.describe(),
+                      r.kept_default ? " (the defaults' own configuration: no searched one scored higher)" : "");
+  if (r.default_cv && !r.kept_default)
+    text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
+                        r.default_cv->metric(to.search.metric), o.metric);
   text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);

@@ -4,7 +4,9 @@
 //
 // tune_flynn() on stratified k-fold CV:
 //   1. the successive-halving search of search.hpp (search_flynn) over the whole space, with
-//      an optional wall-clock limit (SearchOptions::time_limit_seconds);
+//      an optional wall-clock limit (SearchOptions::time_limit_seconds); then, optionally
+//      (TuneOptions::keep_default_unless_beaten), the defaults' own configuration on the
+//      same folds, kept unless the search's best scores higher;
 //   2. calibration (optional): the chosen configuration's out-of-fold scores
 //      (FlyCvEvaluator::out_of_fold_scores) and the temperature of minimum log-loss on them
 //      (calibration.hpp), so the temperature is chosen on data the scores' models never saw;
@@ -48,13 +50,28 @@ struct TuneOptions {
   }();
   bool calibrate = true;            ///< fit the probability temperature on out-of-fold scores
   TuneComparison comparison;        ///< run on the same folds when set
+  /// Also cross-validate, on the same folds, the configuration `flynn train` gives these
+  /// data (default_rule_config), and keep it unless the search's best scores higher: the
+  /// search's space does not hold every rule of the defaults (anchor units for d ≤ 16, their
+  /// m, ρ and γ), so without it tuning could return less than training with no flags.
+  /// `flynn tune` and Python's flynn.tune set it; the paper's study (`reproduce`) does not.
+  bool keep_default_unless_beaten = false;
 };
+
+/// The configuration `flynn train` gives data of d features and n_classes classes (the
+/// default rule, HyperParams{}.resolve) with the search's lifting seed and class weight: the
+/// candidate of TuneOptions::keep_default_unless_beaten.
+FlyConfig default_rule_config(const SearchOptions& search, std::uint32_t d, std::size_t n_classes);
 
 /// Outcome of tune_flynn.
 struct TuneResult {
   SearchResult search;                  ///< trace, best configuration and its CV
-  FlyConfig config;                     ///< the chosen configuration (= search.best_config)
-  CvResult cv;                          ///< its CV accuracy per fold (= search.best_cv)
+  FlyConfig config;                     ///< the chosen configuration: search.best_config, or the default's
+  CvResult cv;                          ///< its CV result per fold (search.best_cv, or default_cv)
+  /// With TuneOptions::keep_default_unless_beaten: the default rule's CV on the same folds,
+  /// and whether it was kept (the search's best did not score higher).
+  std::optional<CvResult> default_cv;
+  bool kept_default = false;
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
   double seconds = 0.0;                 ///< wall time of tune_flynn
   /// The temperature to store in the model: the fitted one, else Defaults::temperature.
