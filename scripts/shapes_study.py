@@ -42,14 +42,17 @@ from heldout_split import split  # noqa: E402
 SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
 
+# The default m rule of the variants without anchor units, as an expression of d.
+DEFAULT_M = "max(4096, min(131072, 256 * d))"
+
 # name -> extra `flynn eval` flags ("default" = this build's defaults).
 SETTINGS = {
     "default": [],
     "auto": ["--auto"],  # nested: train --auto's choice made on each fold's training rows
     # The defaults of the eighth round (docs/defaults.md): anchor only for d <= 10, at the
     # rules of m, ρ and γ of the other variants.
-    "eighth": ["--variant", "{'anchor' if d <= 10 else 'zsign-q+paper'}", "--m", "{max(4096, min(131072, 256 * d))}",
-               "--rho", "{max(128, max(4096, min(131072, 256 * d)) // (4 * d))}", "--gamma", "0.8"],
+    "eighth": ["--variant", "{'anchor' if d <= 10 else 'zsign-q+paper'}", "--m", f"{{{DEFAULT_M}}}",
+               "--rho", f"{{max(128, {DEFAULT_M} // (4 * d))}}", "--gamma", "0.8"],
     # The defaults before the eighth round (docs/defaults.md): absolute scoring, ρ floor 64.
     "absolute": ["--filter-scoring", "absolute"],
     "paper": ["--variant", "paper"],
@@ -89,13 +92,13 @@ SETTINGS = {
     "r32": ["--rho", "32"],
     "r64": ["--rho", "64"],
     "g0.7": ["--gamma", "0.7"],
-    "m2x": ["--m", "{2 * max(4096, min(131072, 256 * d))}"],
-    "m4x": ["--m", "{4 * max(4096, min(131072, 256 * d))}"],
-    "m4x_r128": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "128"],
-    "m4x_r256": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "256"],
-    "m4x_r512": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--rho", "512"],
-    "m2x_r128": ["--m", "{2 * max(4096, min(131072, 256 * d))}", "--rho", "128"],
-    "m4x_g0.5": ["--m", "{4 * max(4096, min(131072, 256 * d))}", "--gamma", "0.5"],
+    "m2x": ["--m", f"{{2 * {DEFAULT_M}}}"],
+    "m4x": ["--m", f"{{4 * {DEFAULT_M}}}"],
+    "m4x_r128": ["--m", f"{{4 * {DEFAULT_M}}}", "--rho", "128"],
+    "m4x_r256": ["--m", f"{{4 * {DEFAULT_M}}}", "--rho", "256"],
+    "m4x_r512": ["--m", f"{{4 * {DEFAULT_M}}}", "--rho", "512"],
+    "m2x_r128": ["--m", f"{{2 * {DEFAULT_M}}}", "--rho", "128"],
+    "m4x_g0.5": ["--m", f"{{4 * {DEFAULT_M}}}", "--gamma", "0.5"],
     "anchor_sd_r128": ["--variant", "anchor", "--s", "{d}", "--rho", "128"],
 }
 
