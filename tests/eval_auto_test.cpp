@@ -14,6 +14,13 @@
 namespace flynn::experiments {
 namespace {
 
+// The column of a choice's γ grid that holds the default rule's own γ (gammas.size() when
+// absent): the γ its default_metric was read at.
+std::size_t rule_gamma_column(const AutoChoice& a) {
+  return static_cast<std::size_t>(
+      std::find(a.gammas.begin(), a.gammas.end(), a.candidates.front().config.gamma) - a.gammas.begin());
+}
+
 TEST(AutoRule, KeepsTheDefaultUnlessAnotherWinsByMoreThanTheMargin) {
   // Candidate 0 is the default, its γ index 1 (values exact in binary, so "more than" is exact).
   const std::vector<std::vector<double>> m = {{0.25, 0.5, 0.625}, {0.5, 0.75, 0.25}};
@@ -83,8 +90,7 @@ TEST(AutoChoice, DeterministicThreadIndependentAndTheRulesChoice) {
   for (const auto& per_gamma : a.cv)
     for (const CvResult& r : per_gamma) best = std::max(best, r.mean);
   // The rule's γ (0.5 here: 6 features get anchor units) is the default's column.
-  const auto g_rule = static_cast<std::size_t>(
-      std::find(a.gammas.begin(), a.gammas.end(), a.candidates.front().config.gamma) - a.gammas.begin());
+  const std::size_t g_rule = rule_gamma_column(a);
   ASSERT_LT(g_rule, a.gammas.size());
   EXPECT_EQ(a.gammas[g_rule], Defaults::anchor_gamma);
   EXPECT_EQ(a.default_metric, a.cv[0][g_rule].mean);
@@ -184,8 +190,7 @@ TEST(AutoMetric, BalancedAccuracyWhenClassesAreWeighted) {
   o.metric = CvMetric::BalancedAccuracy;
   const AutoChoice a = choose_auto_config(data, h, o);
   EXPECT_EQ(a.metric, CvMetric::BalancedAccuracy);
-  const auto g_rule = static_cast<std::size_t>(
-      std::find(a.gammas.begin(), a.gammas.end(), a.candidates.front().config.gamma) - a.gammas.begin());
+  const std::size_t g_rule = rule_gamma_column(a);
   ASSERT_LT(g_rule, a.gammas.size());
   EXPECT_EQ(a.default_metric, a.cv[0][g_rule].balanced_accuracy);
   EXPECT_EQ(a.config.class_weight, h.class_weight.value());

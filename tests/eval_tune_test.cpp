@@ -233,7 +233,7 @@ TEST(Tune, KeepsTheDefaultsOwnConfigurationUnlessBeaten) {
   const auto folds = stratified_folds(data.labels, 4, 3, 0);
   TuneOptions o = tiny_space(3);
   const TuneResult plain = tune_flynn(data, folds, 3, o);
-  EXPECT_FALSE(plain.default_cv);
+  EXPECT_FALSE(plain.default_candidate);
   EXPECT_FALSE(plain.kept_default);
   EXPECT_EQ(plain.config, plain.search.best_config);
 
@@ -242,13 +242,15 @@ TEST(Tune, KeepsTheDefaultsOwnConfigurationUnlessBeaten) {
   EXPECT_EQ(rule, HyperParams{}.resolve(6, 4));
   EXPECT_TRUE(rule.variant.anchors);
   const TuneResult r = tune_flynn(data, folds, 3, o);
-  ASSERT_TRUE(r.default_cv);
+  ASSERT_TRUE(r.default_candidate);
+  EXPECT_EQ(r.default_candidate->config, rule);
+  const CvResult& default_cv = r.default_candidate->cv;
   EXPECT_EQ(r.search.best_config, plain.search.best_config);  // the search itself is unchanged
   const FlyCvEvaluator ev(data, folds, 3);
-  EXPECT_EQ(r.default_cv->fold_accuracy, ev.evaluate(rule, {rule.gamma}, 1).front().fold_accuracy);
-  EXPECT_GE(r.cv.mean, r.default_cv->mean);
+  EXPECT_EQ(default_cv.fold_accuracy, ev.evaluate(rule, {rule.gamma}, 1).front().fold_accuracy);
+  EXPECT_GE(r.cv.mean, default_cv.mean);
   EXPECT_GE(r.cv.mean, r.search.best_cv.mean);
-  EXPECT_EQ(r.kept_default, r.default_cv->mean >= r.search.best_cv.mean);
+  EXPECT_EQ(r.kept_default, default_cv.mean >= r.search.best_cv.mean);
   EXPECT_EQ(r.config, r.kept_default ? rule : r.search.best_config);
   // Here the tiny space (m ≤ 16d) loses to the defaults: the model is train's.
   EXPECT_TRUE(r.kept_default);
@@ -258,9 +260,9 @@ TEST(Tune, KeepsTheDefaultsOwnConfigurationUnlessBeaten) {
   o.search.class_weight = ClassWeight::parse("balanced");
   o.search.metric = CvMetric::BalancedAccuracy;
   const TuneResult w = tune_flynn(data, folds, 3, o);
-  ASSERT_TRUE(w.default_cv);
+  ASSERT_TRUE(w.default_candidate);
   EXPECT_EQ(default_rule_config(o.search, 6, 4).class_weight.text(), "balanced");
-  EXPECT_GE(w.cv.balanced_accuracy, w.default_cv->balanced_accuracy);
+  EXPECT_GE(w.cv.balanced_accuracy, w.default_candidate->cv.balanced_accuracy);
   EXPECT_GE(w.cv.balanced_accuracy, w.search.best_cv.balanced_accuracy);
 }
 

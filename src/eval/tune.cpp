@@ -77,12 +77,13 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     // the default (what `flynn train` would give anyway).
     const FlyConfig rule = default_rule_config(o.search, data.n_features, data.classes.size());
     const FlyCvEvaluator ev(data, fold_of_row, k_folds);
-    res.default_cv = ev.evaluate(rule, {rule.gamma}, o.search.threads, staged.stage(1),
-                                 o.search.metric == CvMetric::LogLoss)
-                         .front();
-    if (res.default_cv->metric(o.search.metric) >= res.cv.metric(o.search.metric)) {
+    const CvResult cv =
+        ev.evaluate(rule, {rule.gamma}, o.search.threads, staged.stage(1), o.search.metric == CvMetric::LogLoss)
+            .front();
+    res.default_candidate = TuneResult::DefaultCandidate{rule, cv};
+    if (cv.metric(o.search.metric) >= res.cv.metric(o.search.metric)) {
       res.config = rule;
-      res.cv = *res.default_cv;
+      res.cv = cv;
       res.kept_default = true;
     }
   }

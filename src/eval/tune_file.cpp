@@ -144,9 +144,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
     j["log_loss"] = r.cv.log_loss;
     j["fold_log_loss"] = r.cv.fold_log_loss;
   }
-  if (r.default_cv) {
-    j["default_config"] = config_json(default_rule_config(to.search, data.n_features, data.classes.size()));
-    j["default_metric"] = r.default_cv->metric(to.search.metric);
+  if (r.default_candidate) {
+    j["default_config"] = config_json(r.default_candidate->config);
+    j["default_metric"] = r.default_candidate->cv.metric(to.search.metric);
     j["kept_default"] = r.kept_default;
   }
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
@@ -161,9 +161,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
   text += fmt::format("chosen: {}{}\n", r.config.describe(),
                       r.kept_default ? " (the defaults' own configuration: no searched one scored higher)" : "");
-  if (r.default_cv && !r.kept_default)
+  if (r.default_candidate && !r.kept_default)
     text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
-                        r.default_cv->metric(to.search.metric), o.metric);
+                        r.default_candidate->cv.metric(to.search.metric), o.metric);
   text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);

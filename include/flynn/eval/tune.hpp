@@ -67,10 +67,15 @@ FlyConfig default_rule_config(const SearchOptions& search, std::uint32_t d, std:
 struct TuneResult {
   SearchResult search;                  ///< trace, best configuration and its CV
   FlyConfig config;                     ///< the chosen configuration: search.best_config, or the default's
-  CvResult cv;                          ///< its CV result per fold (search.best_cv, or default_cv)
-  /// With TuneOptions::keep_default_unless_beaten: the default rule's CV on the same folds,
-  /// and whether it was kept (the search's best did not score higher).
-  std::optional<CvResult> default_cv;
+  CvResult cv;                          ///< its CV result per fold (search.best_cv, or the default's)
+  /// The defaults' own configuration and its CV on the same folds.
+  struct DefaultCandidate {
+    FlyConfig config;
+    CvResult cv;
+  };
+  /// With TuneOptions::keep_default_unless_beaten: the default candidate, and whether it was
+  /// kept (the search's best did not score higher).
+  std::optional<DefaultCandidate> default_candidate;
   bool kept_default = false;
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
   double seconds = 0.0;                 ///< wall time of tune_flynn
