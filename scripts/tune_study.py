@@ -16,7 +16,7 @@ interrupted run resumes):
             fractions.
   summary   medians and fractions from a validate TSV.
 
-Usage: scripts/tune_study.py select|validate|summary --out FILE.tsv [--budget 60] [--folds 5]
+Usage: scripts/tune_study.py select|calibration|validate|summary --out FILE.tsv [--budget 60] [--folds 5]
        [--flynn build/flynn] [--sklearn | --half selection] [--only NAME,...] [--threads 2]
 """
 import argparse
@@ -95,7 +95,7 @@ def run(cmd):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["select", "validate", "summary"])
+    ap.add_argument("mode", choices=["select", "calibration", "validate", "summary"])
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--folds", type=int, default=5)
@@ -103,7 +103,7 @@ def main():
     ap.add_argument("--flynn", default=os.path.join(ROOT, "build", "flynn"))
     ap.add_argument("--sklearn", action="store_true", help="validate scikit-learn's sets instead")
     ap.add_argument("--half", choices=["validation", "selection"], default="validation",
-                    help="validate: which OpenML half (selection: `flynn tune` on the sets the defaults "
+                    help="validate, calibration: which OpenML half (selection: `flynn tune` on the sets the defaults "
                          "were chosen on, reported for completeness)")
     ap.add_argument("--only", default="", help="comma-separated dataset names")
     a = ap.parse_args()
@@ -111,7 +111,7 @@ def main():
     if a.mode == "summary":
         with open(a.out) as f:
             rows = list(csv.DictReader(f, delimiter="\t"))
-        if "gap" not in rows[0]:  # a select TSV
+        if "gap" not in rows[0]:  # a select or calibration TSV
             print("| dataset | n | CV accuracy (defaults) | fitted t | held-out ECE | ECE at default t |")
             print("|---|---|---|---|---|---|")
             for r in rows:
@@ -142,12 +142,12 @@ def main():
     selection, validation = halves()
     if a.mode == "select":
         files = selection
-    else:
+    else:  # calibration, validate
         files = (sklearn_sets(os.path.dirname(os.path.abspath(a.out))) if a.sklearn
                  else selection if a.half == "selection" else validation)
     for path, name in pending(files, a.only, a.out):
         try:
-            if a.mode == "select":
+            if a.mode in ("select", "calibration"):
                 j = run([a.flynn, "eval", "--data", path, "--folds", str(a.folds), "--calibration", "--json",
                          "--quiet", "--threads", str(a.threads)])
                 c = j["calibration"]

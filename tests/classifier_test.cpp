@@ -9,6 +9,7 @@
 #include "flynn/error.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/random.hpp"
+#include "flynn/scoring.hpp"
 #include "test_support.hpp"
 
 namespace flynn {
@@ -69,7 +70,7 @@ TEST(FlyNN, HandComputedAlgorithm1) {
   EXPECT_DOUBLE_EQ(s[3], 0.5);
   EXPECT_EQ(model.predict(q), (std::vector<std::uint32_t>{0, 1}));
   // Probabilities: equal priors (2 rows each), so softmax(-score/(rho·t)) →
-  // p_A(q1) = 1 / (1 + e^{-(2-.75)/(2t)}), t = 0.054 by default, then a set t = 1.
+  // p_A(q1) = 1 / (1 + e^{-(2-.75)/(2t)}), t = Defaults::temperature by default, then a set t = 1.
   auto p = model.predict_proba(q);
   EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-1.25 / (2 * Defaults::temperature))), 1e-12);
   model.set_temperature(1.0);
@@ -91,6 +92,38 @@ TEST(FlyNN, ClassesAndProbabilitiesFromScoresEqualPredictAndPredictProba) {
   std::vector<double> short_scores(3, 0.0);
   EXPECT_THROW(model.choose_classes(short_scores, 2), Error);
   EXPECT_THROW(model.to_probabilities(short_scores, 2), Error);
+}
+
+TEST(FlyNN, HashGivesTheWinnersItCountsAndScores) {
+  FlyNN model(tiny_config(0.5), LabelSet({"A", "B"}), 1);
+  const Dataset train = tiny_training_set();
+  model.fit(train);
+  // The hand-worked hashes of tiny_training_set, in ascending unit order.
+  EXPECT_EQ(model.hash(DataView(train)), (std::vector<std::uint32_t>{0, 1, 0, 2, 3, 5, 3, 5}));
+  EXPECT_THROW(model.hash(DataView(train.features.data(), 2, 3)), Error);  // wrong width
+
+  // At the defaults (a standardising variant): each class's counts are the tally of its
+  // rows' hashes, and each score sums the scoring table over the row's hash.
+  const Dataset data = blobs(3, 40, 12, 7);
+  FlyNN big(HyperParams{}.resolve(12, 3), data.classes, 2);
+  big.fit(data);
+  const std::uint32_t rho = big.config().rho, m = big.config().m;
+  const std::vector<std::uint32_t> winners = big.hash(DataView(data));
+  ASSERT_EQ(winners.size(), data.n_rows * rho);
+  ClassCounts tally(3, m);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    EXPECT_TRUE(std::is_sorted(winners.begin() + r * rho, winners.begin() + (r + 1) * rho));
+    tally.add_row(data.labels[r], winners.data() + r * rho, rho);
+  }
+  EXPECT_EQ(tally.values(), big.counts().values());
+  const std::vector<double> table =
+      scoring_table(big.counts(), big.config().gamma, big.config().filter_scoring);
+  const std::vector<double> scores = big.scores(data);
+  std::vector<double> expected(3);
+  for (std::size_t r = 0; r < data.n_rows; ++r) {
+    score_winners(winners.data() + r * rho, rho, table.data(), 3, expected.data());
+    for (std::size_t l = 0; l < 3; ++l) EXPECT_DOUBLE_EQ(scores[r * 3 + l], expected[l]);
+  }
 }
 
 TEST(FlyNN, BinaryFiltersWithGammaZero) {

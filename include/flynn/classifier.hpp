@@ -206,6 +206,11 @@ class FlyNN {
   /// Class probabilities softmax(−score/ρ), rows × L row-major.
   std::vector<double> predict_proba(const DataView& rows,
                                     const PredictOptions& options = {}) const;
+  /// Each row's FlyHash h(x): its ρ winning units in ascending order, rows × ρ row-major;
+  /// exactly the units fit() counts for the row and scores() looks up. For studies of the
+  /// hash itself (which rows share winners) and for FlyHash as a sparse feature map.
+  /// Standardising variants need their statistics (a trained model has them).
+  std::vector<std::uint32_t> hash(const DataView& rows, const PredictOptions& options = {}) const;
 
   // ---- From scores already computed (scores() of n rows, n × L), so that a caller wanting
   // both classes and probabilities hashes each row once.

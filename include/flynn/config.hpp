@@ -232,7 +232,9 @@ struct Defaults {
   /// Probability temperature t of an untuned model (scores_to_probabilities in
   /// scoring.hpp): fitted once on the out-of-fold scores of the SELECTION half of the
   /// OpenML sets (docs/evaluation.md, "Calibrated probabilities"), never on the validation
-  /// half; `flynn tune` fits one per dataset.
+  /// half; `flynn tune` fits one per dataset. Re-measured after relative scoring and the
+  /// anchor rules (docs/evaluation.md, "Re-measured"): the rule's new value did worse on
+  /// the validation half, so it stays.
   static constexpr double temperature = 0.054;
   /// The variant used when none is given for d > low_dim_max features (defined in
   /// config.cpp; docs/defaults.md).

@@ -504,6 +504,16 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X(X)
         return self._model.scores(X)
 
+    def hash(self, X):
+        """Each row's FlyHash: its ρ winning units in ascending order, an n × ρ uint32
+        array; exactly the units `fit` counts for the row and `scores` looks up. For
+        studying the hash (rows sharing winners are near in its space) or using it as a
+        sparse feature map: ``scipy.sparse.csr_matrix((np.ones(w.size), w.ravel(),
+        np.arange(0, w.size + 1, w.shape[1])), shape=(n, m))`` is the n × m indicator
+        matrix, m = ``config_["m"]``."""
+        X = self._check_X(X)
+        return self._model.hash(X)
+
     # ---- model files, pickling, federation
 
     def save(self, path):

@@ -176,6 +176,29 @@ py::array_t<std::uint32_t> ModelHandle::predict_rows(const Rows& rows) const {
   return to_numpy(std::move(ids), {static_cast<py::ssize_t>(rows.n_rows())});
 }
 
+py::array_t<std::uint32_t> ModelHandle::hash(const py::array& X) const { return hash_rows(NumpyRows(X)); }
+py::array_t<std::uint32_t> ModelHandle::hash_sparse(const CsrRows& X) const { return hash_rows(X); }
+
+template <typename Rows>
+py::array_t<std::uint32_t> ModelHandle::hash_rows(const Rows& rows) const {
+  const std::size_t rho = model_.config().rho;
+  std::vector<std::uint32_t> winners;
+  {
+    py::gil_scoped_release nogil;
+    if (const std::optional<DataView> v = rows.view()) {
+      winners = model_.hash(*v);
+    } else {
+      winners.resize(rows.n_rows() * rho);
+      for_each_view(rows, [&](const DataView& block, std::size_t first) {
+        const std::vector<std::uint32_t> part = model_.hash(block);
+        std::copy(part.begin(), part.end(), winners.begin() + static_cast<std::ptrdiff_t>(first * rho));
+      });
+    }
+  }
+  return to_numpy(std::move(winners),
+                  {static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(rho)});
+}
+
 py::array_t<double> ModelHandle::scores(const py::array& X) const {
   return per_class(NumpyRows(X), &FlyNN::scores);
 }

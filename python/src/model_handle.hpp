@@ -67,6 +67,9 @@ class ModelHandle {
   pybind11::array_t<double> scores_sparse(const CsrRows& X) const;
   pybind11::array_t<double> predict_proba(const pybind11::array& X) const;
   pybind11::array_t<double> predict_proba_sparse(const CsrRows& X) const;
+  /// FlyNN::hash: each row's ρ winning units, ascending (n × ρ, uint32).
+  pybind11::array_t<std::uint32_t> hash(const pybind11::array& X) const;
+  pybind11::array_t<std::uint32_t> hash_sparse(const CsrRows& X) const;
 
   /// A copy of the model's counts (L × m, uint32) and rows per class (L, uint64).
   pybind11::tuple counts() const;
@@ -85,6 +88,7 @@ class ModelHandle {
   template <typename Rows> void partial_fit_rows(const Rows& rows, const LabelIds& y);
   template <typename Rows> void forget_rows(const Rows& rows, const LabelIds& y);
   template <typename Rows> pybind11::array_t<std::uint32_t> predict_rows(const Rows& rows) const;
+  template <typename Rows> pybind11::array_t<std::uint32_t> hash_rows(const Rows& rows) const;
   using PerClassFn = std::vector<double> (FlyNN::*)(const DataView&, const PredictOptions&) const;
   /// scores or predict_proba (n × L) over the rows.
   template <typename Rows>

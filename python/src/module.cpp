@@ -68,6 +68,9 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
 
+  // predict_proba's temperature for a model without one (docs/evaluation.md).
+  m.attr("default_temperature") = Defaults::temperature;
+
   m.def("hyper_param_names", &python::hyper_param_names,
         "The hyper-parameters' names, in the order of the library's table of settings.");
 
@@ -102,6 +105,7 @@ PYBIND11_MODULE(_flynn, m) {
       .def("merge", &ModelHandle::merge, py::arg("other"))
       .def("predict", &ModelHandle::predict, py::arg("X"))
       .def("scores", &ModelHandle::scores, py::arg("X"))
+      .def("hash", &ModelHandle::hash, py::arg("X"))
       .def("predict_proba", &ModelHandle::predict_proba, py::arg("X"))
       .def("counts", &ModelHandle::counts)
       .def("set_counts", &ModelHandle::set_counts, py::arg("counts"), py::arg("rows_per_class"),

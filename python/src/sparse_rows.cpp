@@ -124,6 +124,7 @@ void bind_sparse_rows(py::module_& m) {
            py::arg("y"))
       .def("predict", &ModelHandle::predict_sparse, py::arg("X"))
       .def("scores", &ModelHandle::scores_sparse, py::arg("X"))
+      .def("hash", &ModelHandle::hash_sparse, py::arg("X"))
       .def("predict_proba", &ModelHandle::predict_proba_sparse,
            py::arg("X"));
 }

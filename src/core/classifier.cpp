@@ -369,6 +369,13 @@ std::vector<double> FlyNN::scores(const DataView& rows, const PredictOptions& op
   return scores_checked(rows, options);
 }
 
+std::vector<std::uint32_t> FlyNN::hash(const DataView& rows, const PredictOptions& options) const {
+  check_view(rows);
+  std::vector<std::uint32_t> out(rows.n_rows() * config().rho);
+  hasher_->hash(rows, out.data(), options.threads ? options.threads : threads_, options.progress);
+  return out;
+}
+
 std::vector<double> FlyNN::scores_checked(const DataView& rows,
                                           const PredictOptions& options) const {
   config().check_memory(labels_.size());

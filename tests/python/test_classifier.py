@@ -90,12 +90,34 @@ def test_predict_outputs_are_consistent(fitted, digits_split):
     np.testing.assert_array_equal(decision, -scores)
     assert fitted.score(Xte, yte) > 0.85
     # Calibrated: the class frequencies (n_l + 1)/(n + L) weigh softmax(−score/(ρ·t)), with
-    # the default t = 0.054 of a model no one tuned.
+    # the default t of a model no one tuned (the library's, 0.054).
     rho = fitted.config_["rho"]
     _, rows = fitted._model.counts()
     priors = (rows + 1.0) / (rows.sum() + len(rows))
-    e = priors * np.exp(-(scores - scores.min(axis=1, keepdims=True)) / (rho * 0.054))
+    e = priors * np.exp(-(scores - scores.min(axis=1, keepdims=True)) / (rho * flynn._flynn.default_temperature))
     np.testing.assert_allclose(proba, e / e.sum(axis=1, keepdims=True), rtol=1e-9)
+
+
+def test_hash_is_what_the_model_counts_and_scores(fitted, digits_split):
+    Xtr, ytr, Xte, _ = digits_split
+    rho, m = fitted.config_["rho"], fitted.config_["m"]
+    winners = fitted.hash(Xtr)
+    assert winners.shape == (len(Xtr), rho) and winners.dtype == np.uint32
+    assert np.all(np.diff(winners.astype(np.int64), axis=1) > 0)  # ascending, distinct
+    assert winners.max() < m
+    # Each class's counts are the tally of its rows' winners.
+    counts, _ = fitted._model.counts()
+    for i, c in enumerate(fitted.classes_):
+        np.testing.assert_array_equal(np.bincount(winners[ytr == c].ravel(), minlength=m), counts[i])
+    # Every input layout of the same values hashes alike (sparse, DataFrame, one row).
+    import scipy.sparse as sp
+    np.testing.assert_array_equal(fitted.hash(sp.csr_matrix(Xte)), fitted.hash(Xte))
+    np.testing.assert_array_equal(fitted.hash(pd.DataFrame(Xte)), fitted.hash(Xte))
+    np.testing.assert_array_equal(fitted.hash(Xte[3:4])[0], fitted.hash(Xte)[3])
+    with pytest.raises(ValueError):
+        fitted.hash(Xte[:, :10])
+    with pytest.raises(Exception, match="not fitted"):
+        flynn.FlyNNClassifier().hash(Xte)
 
 
 def test_binary_decision_function_sign(digits, small_params):
