@@ -12,6 +12,8 @@ measures, on the same hashes:
   * nearest neighbours in the hash's own space: the training rows sharing the most winners
     with the query (k = 1, 5, 10, 20): what the hash keeps of the neighbourhoods, before
     the filters sum each class's rows;
+  * each class's sum over its rows of (shared winners)^p, p = 1, 2, 4, 6: what a model
+    counting p-tuples of units per class could see at best (p = 1 is the filters' counts);
   * exact kNN on the pixels (L2-normalised rows), for reference;
   * min-hash bands (B bands of K min-hashes of the winner set): a count-based second-order
     structure (class counts per band bucket, added to the filter scores), the kind of
@@ -73,6 +75,10 @@ def indicator(W, m):
 def hash_space_knn(TW, ty, W, y, m, L, ks=(1, 5, 10, 20)):
     T = indicator(TW, m).T.tocsc()
     votes = {k: np.zeros((len(y), L)) for k in ks}
+    powers = (1, 2, 4, 6)
+    kernel = {p: np.zeros((len(y), L)) for p in powers}
+    onehot = np.zeros((len(ty), L))
+    onehot[np.arange(len(ty)), ty] = 1
     overlap_nn = []
     for start in range(0, len(y), 1000):
         O = (indicator(W[start:start + 1000], m) @ T).toarray()  # shared winners
@@ -80,11 +86,14 @@ def hash_space_knn(TW, ty, W, y, m, L, ks=(1, 5, 10, 20)):
         order = np.lexsort((part, -np.take_along_axis(O, part, 1)), axis=1)  # most shared first
         top = np.take_along_axis(part, order, 1)
         overlap_nn.append(O[np.arange(len(O)), top[:, 0]])
+        for p in powers:  # Σ over each class's rows of (shared winners)^p
+            kernel[p][start:start + len(O)] = (O.astype(np.float64) ** p) @ onehot
         for k in ks:
             for j in range(k):
                 np.add.at(votes[k], (start + np.arange(len(O)), ty[top[:, j]]), 1)
     return ({f"k={k}": float(np.mean(votes[k].argmax(1) == y)) for k in ks},
-            float(np.mean(np.concatenate(overlap_nn))))
+            float(np.mean(np.concatenate(overlap_nn))),
+            {f"p={p}": float(np.mean(kernel[p].argmax(1) == y)) for p in powers})
 
 
 def minhash_bands(TW, ty, W, y, m, L, base_scores, bands=128, k=4, seed=1):
@@ -130,8 +139,8 @@ def main():
               "config": {k: clf.config_[k] for k in ("variant", "m", "s", "rho", "gamma", "filter_scoring")},
               "defaults (predict)": float(np.mean(clf.predict(Xq) == yq))}
     result["filter scorings"] = filter_scorings(C, n, W, yi)
-    result["hash-space kNN (shared winners)"], result["mean winners shared with the nearest row"] = \
-        hash_space_knn(TW, tyi, W, yi, m, L)
+    (result["hash-space kNN (shared winners)"], result["mean winners shared with the nearest row"],
+     result["class sums of (shared winners)^p"]) = hash_space_knn(TW, tyi, W, yi, m, L)
     # For reference, exact kNN on the pixels (L2-normalised rows) on the same split.
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.preprocessing import normalize
