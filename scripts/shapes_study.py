@@ -82,6 +82,10 @@ SETTINGS = {
     "paper_r256": ["--variant", "paper", "--rho", "256"],
     "paper_s0.1": ["--variant", "paper", "--connection-sparsity", "0.1"],
     "sign": ["--variant", "sign"],
+    "zsign-q": ["--variant", "zsign-q"],
+    "zsign-q_r256": ["--variant", "zsign-q", "--rho", "256"],
+    # the default for d ≤ 16 (anchors), zsign-q with ρ = 256 above (tenth round)
+    "zsign-q_r256_gt16": ["--variant", "{'zsign-q' if d > 16 else None}", "--rho", "{256 if d > 16 else None}"],
     "zsign-q_s0.1": ["--variant", "zsign-q", "--connection-sparsity", "0.1"],
     "anchor_s12": ["--variant", "anchor", "--s", "{min(12, 8 * d)}"],
     "anchor_s16": ["--variant", "anchor", "--s", "{min(16, 8 * d)}"],
