@@ -85,6 +85,11 @@ SETTINGS = {
     "zsign-q": ["--variant", "zsign-q"],
     "zsign-q_r256": ["--variant", "zsign-q", "--rho", "256"],
     # the default for d ≤ 16 (anchors), zsign-q with ρ = 256 above (tenth round)
+    # d > 16: m = 512·d within the same cap (twice the hashing below d = 256) and ρ = 256
+    "m2x_capped_r256_gt16": ["--m", "{min(131072, 512 * d) if d > 16 else None}", "--rho", "{256 if d > 16 else None}"],
+    # the tenth round's rule: m = 512·d capped, ρ = max(128, m/(2d)) for d > 16 (the default since)
+    "tenth": ["--m", "{min(131072, 512 * d) if d > 16 else None}",
+              "--rho", "{max(128, min(131072, 512 * d) // (2 * d)) if d > 16 else None}"],
     "zsign-q_r256_gt16": ["--variant", "{'zsign-q' if d > 16 else None}", "--rho", "{256 if d > 16 else None}"],
     "zsign-q_s0.1": ["--variant", "zsign-q", "--connection-sparsity", "0.1"],
     "anchor_s12": ["--variant", "anchor", "--s", "{min(12, 8 * d)}"],

@@ -58,9 +58,10 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
   }
 }
 
-// The documented default rules (docs/defaults.md): m = 256·d in [4096, 131072],
-// s = max(2, ⌊0.3·d⌋) ≤ 64, ρ = max(128, ⌊m/(4d)⌋) with relative filter scoring (every
-// variant's default but paper's; 64 with the paper's absolute scoring), γ = 0.8, variant
+// The documented default rules (docs/defaults.md): for d > 16 with relative filter scoring
+// (every variant's default but paper's) m = 512·d in [4096, 131072] and
+// ρ = max(128, ⌊m/(2d)⌋); otherwise m = 256·d in [4096, 131072] and ρ = max(128, ⌊m/(4d)⌋)
+// (64 with the paper's absolute scoring); s = max(2, ⌊0.3·d⌋) ≤ 64, γ = 0.8, variant
 // zsign-q+paper; for d ≤ 16 variant anchor with s = max(8, d) (at most half the 8·d anchor
 // units), m = 256·d in [16384, 131072], ρ = 128 (no m/(4d) term) and γ = 0.5.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
@@ -69,8 +70,11 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
                         Case{4, 16384, 8, 128, "anchor"}, Case{5, 16384, 8, 128, "anchor"},
                         Case{8, 16384, 8, 128, "anchor"}, Case{10, 16384, 10, 128, "anchor"},
                         Case{11, 16384, 11, 128, "anchor"}, Case{16, 16384, 16, 128, "anchor"},
-                        Case{17, 4352, 5, 128, "zsign-q+paper"},
-                        Case{40, 10240, 12, 128, "zsign-q+paper"}, Case{784, 131072, 64, 128, "zsign-q+paper"}}) {
+                        // d > 16, relative scoring (tenth round): m = 512·d capped,
+                        // ρ = max(128, ⌊m/(2d)⌋): 256 up to d = 256, then down to 128
+                        Case{17, 8704, 5, 256, "zsign-q+paper"}, Case{40, 20480, 12, 256, "zsign-q+paper"},
+                        Case{256, 131072, 64, 256, "zsign-q+paper"}, Case{300, 131072, 64, 218, "zsign-q+paper"},
+                        Case{784, 131072, 64, 128, "zsign-q+paper"}}) {
     const FlyConfig c = HyperParams{}.resolve(k.d);
     EXPECT_EQ(c.m, k.m) << k.d;
     EXPECT_EQ(c.s, k.s) << k.d;
@@ -93,7 +97,19 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
   EXPECT_EQ(a.m, 4096u);
   EXPECT_EQ(a.rho, 300u);
   EXPECT_EQ(a.gamma, 0.8);
-  // The paper's method, and any variant scored absolutely, keep the floor of 64.
+  // At d ≤ 16 a named variant without anchor units keeps m = 256·d (at least 4096) and
+  // ρ = max(128, ⌊m/(4d)⌋); above, any variant scored relatively takes the d > 16 rule.
+  HyperParams zq;
+  zq.variant = Defaults::variant();
+  FlyConfig z = zq.resolve(16);
+  EXPECT_EQ(z.m, 4096u);
+  EXPECT_EQ(z.rho, 128u);
+  zq.variant = parse_variant("zsign");
+  z = zq.resolve(30);
+  EXPECT_EQ(z.m, 15360u);
+  EXPECT_EQ(z.rho, 256u);
+  // The paper's method, and any variant scored absolutely, keep m = 256·d and the floor
+  // of 64.
   for (const Case& k : {Case{10, 4096, 3, 102, "paper"}, Case{13, 4096, 3, 78, "paper"},
                         Case{16, 4096, 4, 64, "paper"}, Case{784, 131072, 64, 64, "paper"},
                         Case{784, 131072, 64, 64, "zsign-q+paper"}}) {

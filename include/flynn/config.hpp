@@ -251,6 +251,16 @@ struct Defaults {
   /// 4× the units each unit gathers ¼ of the counts, and a smaller γ lets a few counts
   /// say "near" as many did at 4096 units.
   static constexpr std::uint32_t low_dim_max = 16;
+  /// Above low_dim_max features, variants scored relatively without anchor units (the
+  /// default zsign-q+paper among them) take, unless given, m = wide_expansion_factor·d
+  /// (clamped to [min_m, max_m] as above: twice the units below d = 256, the same cap) and
+  /// ρ = max(relative_rho, ⌊m/(2d)⌋): 256 wherever m = 512·d, falling to the floor of 128
+  /// as the cap holds m for wider data (Fashion-MNIST keeps m = 131072, ρ = 128). Twice
+  /// the units and twice the winners, the paper half unchanged in kind, gained on every
+  /// selection group and on the held-out OpenML half, binary and one-hot kinds
+  /// (docs/defaults.md, "Tenth round").
+  static constexpr double wide_expansion_factor = 512.0;
+  static constexpr double wide_rho_per_unit_and_feature = 0.5;  ///< the 1/2 in ⌊m/(2d)⌋
   static constexpr std::uint32_t low_dim_min_s = 8;
   static constexpr std::uint32_t anchor_min_m = 16384;
   static constexpr std::uint32_t anchor_rho = 128;

@@ -172,12 +172,14 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     FlyHash codes (Ram & Sinha, AAAI 2022), trained by exact integer counting.
 
     Parameters (None = flynn's default, the one ``flynn train`` uses):
-      m:          FlyHash dimensionality (default 256·d clamped to [4096, 131072];
-                  [16384, 131072] for the anchor variants).
+      m:          FlyHash dimensionality (default 512·d clamped to [4096, 131072]; 256·d
+                  for d ≤ 16 or absolute scoring, within [16384, 131072] for the anchor
+                  variants).
       s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 64;
                   max(8, d) for the anchor variants).
-      rho:        winners per hash ρ (default max(128, ⌊m/(4d)⌋); 128 for the anchor
-                  variants; floor 64 with the paper's absolute scoring).
+      rho:        winners per hash ρ (default max(128, ⌊m/(2d)⌋), 256 for 16 < d ≤ 256;
+                  max(128, ⌊m/(4d)⌋) for d ≤ 16; 128 for the anchor variants; floor 64
+                  and m/(4d) with the paper's absolute scoring).
       gamma:      filter decay γ in [0, 1) (default 0.8, 0.5 with anchor units; 0 = binary filters).
       seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
       preprocess: "normalize" (default: unit L2 norm), "none" or "densify".

@@ -348,6 +348,9 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   c.class_weight = class_weight.value_or(ClassWeight{});
   c.class_weight.validate();  // names are checked against a model's classes by FlyNN
   c.filter_scoring = filter_scoring.value_or(Defaults::filter_scoring(c.variant));
+  // The tenth round's rule for d > low_dim_max under relative scoring (Defaults).
+  const bool wide_relative = !c.variant.anchors && d > Defaults::low_dim_max &&
+                             c.filter_scoring == FilterScoring::Relative;
 
   std::uint64_t mm;
   if (m) {
@@ -359,8 +362,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     mm = floor_ratio(*expansion_factor, d);
   } else {
     const std::uint64_t min_m = c.variant.anchors ? Defaults::anchor_min_m : Defaults::min_m;
-    mm = std::clamp<std::uint64_t>(floor_ratio(Defaults::expansion_factor, d), min_m,
-                                   Defaults::max_m);
+    const double factor = wide_relative ? Defaults::wide_expansion_factor : Defaults::expansion_factor;
+    mm = std::clamp<std::uint64_t>(floor_ratio(factor, d), min_m, Defaults::max_m);
   }
   if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
   c.m = static_cast<std::uint32_t>(mm);
@@ -400,8 +403,9 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   } else {
     // Anchor units are grid points, not repeats of few column sets: a fixed ρ, without
     // the m/(4d) term and whatever the scoring.
-    const std::uint64_t by_ratio =
-        c.variant.anchors ? 0 : floor_ratio(Defaults::rho_per_unit_and_feature / d, c.m);
+    const double per_unit = wide_relative ? Defaults::wide_rho_per_unit_and_feature
+                                          : Defaults::rho_per_unit_and_feature;
+    const std::uint64_t by_ratio = c.variant.anchors ? 0 : floor_ratio(per_unit / d, c.m);
     const std::uint64_t floor = c.variant.anchors                             ? Defaults::anchor_rho
                                 : c.filter_scoring == FilterScoring::Relative ? Defaults::relative_rho
                                                                               : Defaults::rho;
