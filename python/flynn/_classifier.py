@@ -605,7 +605,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return None if schema.empty else schema
 
     def _more_tags(self):
-        # No poor_score: with d ≤ 10 the defaults switch to anchor units (docs/defaults.md),
+        # No poor_score: with d ≤ 16 the defaults switch to anchor units (docs/defaults.md),
         # so check_classifiers_train's 2-feature blobs score above its 0.83 (a test).
         # NaN is a missing cell unless missing="error". X_types stays ["2darray"]: in
         # scikit-learn 1.2's vocabulary "categorical" means integer category codes (its
