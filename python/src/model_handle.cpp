@@ -37,6 +37,21 @@ ClassCounts count_converted_rows(const FlyNN& model, const Rows& rows,
   return total;
 }
 
+/// `width` outputs per row from `fn` (a model's per-row operation on a DataView): over the
+/// rows' own view when they have one, else over converted blocks, each block's outputs
+/// placed at its first row. Runs without the GIL.
+template <typename T, typename Rows, typename Fn>
+std::vector<T> outputs_per_row(const Rows& rows, std::size_t width, Fn fn) {
+  py::gil_scoped_release nogil;
+  if (const std::optional<DataView> v = rows.view()) return fn(*v);
+  std::vector<T> out(rows.n_rows() * width);
+  for_each_view(rows, [&](const DataView& block, std::size_t first) {
+    const std::vector<T> part = fn(block);
+    std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * width));
+  });
+  return out;
+}
+
 /// For standardising variants: the feature statistics of rows that must be converted, from
 /// the same exact integer sums the library uses (a first pass over the converted blocks),
 /// so that the counts pass hashes every row with the statistics of all of them.
@@ -160,20 +175,8 @@ py::array_t<std::uint32_t> ModelHandle::predict_sparse(const CsrRows& X) const {
 
 template <typename Rows>
 py::array_t<std::uint32_t> ModelHandle::predict_rows(const Rows& rows) const {
-  std::vector<std::uint32_t> ids;
-  {
-    py::gil_scoped_release nogil;
-    if (const std::optional<DataView> v = rows.view()) {
-      ids = model_.predict(*v);
-    } else {
-      ids.resize(rows.n_rows());
-      for_each_view(rows, [&](const DataView& block, std::size_t first) {
-        const std::vector<std::uint32_t> part = model_.predict(block);
-        std::copy(part.begin(), part.end(), ids.begin() + static_cast<std::ptrdiff_t>(first));
-      });
-    }
-  }
-  return to_numpy(std::move(ids), {static_cast<py::ssize_t>(rows.n_rows())});
+  return to_numpy(outputs_per_row<std::uint32_t>(rows, 1, [&](const DataView& v) { return model_.predict(v); }),
+                  {static_cast<py::ssize_t>(rows.n_rows())});
 }
 
 py::array_t<std::uint32_t> ModelHandle::hash(const py::array& X) const { return hash_rows(NumpyRows(X)); }
@@ -182,20 +185,7 @@ py::array_t<std::uint32_t> ModelHandle::hash_sparse(const CsrRows& X) const { re
 template <typename Rows>
 py::array_t<std::uint32_t> ModelHandle::hash_rows(const Rows& rows) const {
   const std::size_t rho = model_.config().rho;
-  std::vector<std::uint32_t> winners;
-  {
-    py::gil_scoped_release nogil;
-    if (const std::optional<DataView> v = rows.view()) {
-      winners = model_.hash(*v);
-    } else {
-      winners.resize(rows.n_rows() * rho);
-      for_each_view(rows, [&](const DataView& block, std::size_t first) {
-        const std::vector<std::uint32_t> part = model_.hash(block);
-        std::copy(part.begin(), part.end(), winners.begin() + static_cast<std::ptrdiff_t>(first * rho));
-      });
-    }
-  }
-  return to_numpy(std::move(winners),
+  return to_numpy(outputs_per_row<std::uint32_t>(rows, rho, [&](const DataView& v) { return model_.hash(v); }),
                   {static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(rho)});
 }
 
@@ -216,21 +206,8 @@ py::array_t<double> ModelHandle::predict_proba_sparse(const CsrRows& X) const {
 template <typename Rows>
 py::array_t<double> ModelHandle::per_class(const Rows& rows, PerClassFn fn) const {
   const std::size_t L = model_.labels().size();
-  std::vector<double> out;
-  {
-    py::gil_scoped_release nogil;
-    if (const std::optional<DataView> v = rows.view()) {
-      out = (model_.*fn)(*v, PredictOptions{});
-    } else {
-      out.resize(rows.n_rows() * L);
-      for_each_view(rows, [&](const DataView& block, std::size_t first) {
-        const std::vector<double> part = (model_.*fn)(block, PredictOptions{});
-        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * L));
-      });
-    }
-  }
-  return to_numpy(std::move(out), {static_cast<py::ssize_t>(rows.n_rows()),
-                                   static_cast<py::ssize_t>(L)});
+  return to_numpy(outputs_per_row<double>(rows, L, [&](const DataView& v) { return (model_.*fn)(v, PredictOptions{}); }),
+                  {static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(L)});
 }
 
 py::tuple ModelHandle::counts() const {

@@ -72,11 +72,11 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
   res.search = search_flynn(data, fold_of_row, k_folds, o.search, staged.stage(o.search.budget));
   res.config = res.search.best_config;
   res.cv = res.search.best_cv;
+  const FlyCvEvaluator ev(data, fold_of_row, k_folds);  // the default candidate's and calibration's
   if (o.keep_default_unless_beaten) {
     // One more evaluation, at the rule's own γ, judged by the search's metric; a tie keeps
     // the default (what `flynn train` would give anyway).
     const FlyConfig rule = default_rule_config(o.search, data.n_features, data.classes.size());
-    const FlyCvEvaluator ev(data, fold_of_row, k_folds);
     const CvResult cv =
         ev.evaluate(rule, {rule.gamma}, o.search.threads, staged.stage(1), o.search.metric == CvMetric::LogLoss)
             .front();
@@ -89,7 +89,6 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
   }
 
   if (o.calibrate) {
-    const FlyCvEvaluator ev(data, fold_of_row, k_folds);
     const std::vector<double> scores = ev.out_of_fold_scores(res.config, o.search.threads, staged.stage(1));
     res.calibration =
         calibrate_out_of_fold(scores, data.classes.size(), res.config.rho, data.labels, fold_of_row, k_folds,
