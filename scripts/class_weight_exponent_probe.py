@@ -31,6 +31,7 @@ import flynn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import imbalanced_study  # noqa: E402  (its set lists and imbalance rule)
+from filter_scores import relative_table, scores  # noqa: E402
 
 EXPONENTS = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
 
@@ -54,9 +55,7 @@ def probe(path, label, threads):
         g = clf.config_["gamma"]
         for a in EXPONENTS:
             w = (n.sum() / (L * np.maximum(n, 1))) ** a
-            T = g ** (w[:, None] * C)
-            T = T / T.mean(1, keepdims=True)  # relative scoring (the default's)
-            preds[a][test] = T.T[W].sum(1).argmin(1)
+            preds[a][test] = scores(relative_table(C, g, w), W).argmin(1)  # the default's scoring
     return ({a: balanced_accuracy(preds[a], y, L) for a in EXPONENTS},
             {a: float(f1_score(y, preds[a], average="macro")) for a in EXPONENTS},
             {a: float(np.mean(preds[a] == y)) for a in EXPONENTS})

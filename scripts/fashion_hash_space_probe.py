@@ -32,6 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import flynn
+from filter_scores import relative_table, scores
 
 FASHION = "/usr/share/datasets/fashion-mnist"
 N_TRAIN = 50000
@@ -54,7 +55,7 @@ def filter_scorings(C, n, W, y):
     for g in (0.5, 0.8, 0.9, 0.95):
         T = g ** C
         out[f"absolute gamma {g}"] = accuracy(T.T, W, y)
-        out[f"relative gamma {g}"] = accuracy((T / T.mean(1, keepdims=True)).T, W, y)
+        out[f"relative gamma {g}"] = accuracy(relative_table(C, g).T, W, y)
         E = 1 - T
         out[f"unit share gamma {g}"] = accuracy((E / (E.sum(0, keepdims=True) + 1e-12)).T, W, y, lower=False)
     for a in (0.1, 1.0):
@@ -148,8 +149,7 @@ def main():
         f"k={k}": float(KNeighborsClassifier(k, algorithm="brute", n_jobs=a.threads)
                         .fit(normalize(Xtr.astype(np.float32)), ytr)
                         .score(normalize(Xq.astype(np.float32)), yq)) for k in (1, 5, 10)}
-    T = clf.config_["gamma"] ** C
-    base = (T / T.mean(1, keepdims=True)).T[W].sum(1)
+    base = scores(relative_table(C, clf.config_["gamma"]), W)
     result["min-hash bands (128 bands of 4)"] = minhash_bands(TW, tyi, W, yi, m, L, base)
     result["seconds"] = round(time.time() - t0, 1)
     text = json.dumps(result, indent=1)

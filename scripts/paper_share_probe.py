@@ -34,6 +34,7 @@ import flynn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import shapes_study  # noqa: E402  (its groups and data)
+from filter_scores import class_counts, relative_table, scores  # noqa: E402
 
 SPLITS = [(64, 64), (128, 128), (192, 64), (128, 64)]
 
@@ -62,12 +63,8 @@ def probe(X, y, d):
         for z, p in SPLITS:
             Htr = np.hstack([hashes[("zsign-q", z)][0], hashes[("paper", p)][0]])
             Hte = np.hstack([hashes[("zsign-q", z)][1], hashes[("paper", p)][1]])
-            C = np.zeros((L, 2 * half))
-            for c in range(L):
-                np.add.at(C[c], Htr[y[train] == c].ravel(), 1)
-            T = 0.8 ** C
-            T = T / T.mean(1, keepdims=True)
-            out[f"{z}+{p}"][test] = T.T[Hte].sum(1).argmin(1)
+            C = class_counts(Htr, y[train], L, 2 * half)
+            out[f"{z}+{p}"][test] = scores(relative_table(C, 0.8), Hte).argmin(1)
     return {k: float(np.mean(v == y)) for k, v in out.items()}
 
 

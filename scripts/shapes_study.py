@@ -42,8 +42,11 @@ from heldout_split import split  # noqa: E402
 SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "data"))
 MLBENCH_DIR = "/usr/lib/R/site-library/mlbench/data"
 
-# The default m rule of the variants without anchor units, as an expression of d.
+# The m rule of the variants without anchor units before the tenth round (256·d; since then
+# it holds for d ≤ 16 and absolute scoring), as an expression of d, which settings scale.
 DEFAULT_M = "max(4096, min(131072, 256 * d))"
+# The tenth round's m for d > 16 (512·d, the same cap).
+WIDE_M = "min(131072, 512 * d)"
 
 # name -> extra `flynn eval` flags ("default" = this build's defaults).
 SETTINGS = {
@@ -84,12 +87,12 @@ SETTINGS = {
     "sign": ["--variant", "sign"],
     "zsign-q": ["--variant", "zsign-q"],
     "zsign-q_r256": ["--variant", "zsign-q", "--rho", "256"],
-    # the default for d ≤ 16 (anchors), zsign-q with ρ = 256 above (tenth round)
     # d > 16: m = 512·d within the same cap (twice the hashing below d = 256) and ρ = 256
-    "m2x_capped_r256_gt16": ["--m", "{min(131072, 512 * d) if d > 16 else None}", "--rho", "{256 if d > 16 else None}"],
+    "m2x_capped_r256_gt16": ["--m", f"{{{WIDE_M} if d > 16 else None}}", "--rho", "{256 if d > 16 else None}"],
     # the tenth round's rule: m = 512·d capped, ρ = max(128, m/(2d)) for d > 16 (the default since)
-    "tenth": ["--m", "{min(131072, 512 * d) if d > 16 else None}",
-              "--rho", "{max(128, min(131072, 512 * d) // (2 * d)) if d > 16 else None}"],
+    "tenth": ["--m", f"{{{WIDE_M} if d > 16 else None}}",
+              "--rho", f"{{max(128, {WIDE_M} // (2 * d)) if d > 16 else None}}"],
+    # the default for d ≤ 16 (anchors), zsign-q with ρ = 256 above (tenth round)
     "zsign-q_r256_gt16": ["--variant", "{'zsign-q' if d > 16 else None}", "--rho", "{256 if d > 16 else None}"],
     "zsign-q_s0.1": ["--variant", "zsign-q", "--connection-sparsity", "0.1"],
     "anchor_s12": ["--variant", "anchor", "--s", "{min(12, 8 * d)}"],

@@ -27,6 +27,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 import flynn
+from filter_scores import class_counts, relative_table, scores
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,12 +57,8 @@ def filters_cv(H, y, m, gamma=0.8):
         fold[idx] = np.arange(len(idx)) % 5
     right = 0
     for k in range(5):
-        C = np.zeros((L, m))
-        for c in range(L):
-            np.add.at(C[c], H[(fold != k) & (y == c)].ravel(), 1)
-        T = gamma ** C
-        T = T / T.mean(1, keepdims=True)
-        right += int(np.sum(T.T[H[fold == k]].sum(1).argmin(1) == y[fold == k]))
+        C = class_counts(H[fold != k], y[fold != k], L, m)
+        right += int(np.sum(scores(relative_table(C, gamma), H[fold == k]).argmin(1) == y[fold == k]))
     return right / len(y)
 
 
