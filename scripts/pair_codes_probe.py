@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Second-order Fly Bloom Filters (issue 20, docs/defaults.md "Eleventh round"): do filters
+that count *pairs* of FlyHash winners, per class, recover what one filter per class loses?
+
+The tenth round measured that the hash keeps kNN's neighbourhoods (kNN on shared winners
+0.857 on Fashion-MNIST) while every function of the per-class unit counts stays ≤ 0.8225.
+A class filter over pairs of winners is still one pass of integer counting into one table
+per class (so merging, forgetting, federation and the DP release work on it unchanged), but
+it sees which winners occur *together* in a class's rows.
+
+Pair codes of a row (data-independent, deterministic): order the row's ρ winners by a fixed
+pseudo-random priority of the unit (a permutation of 0…m−1 drawn from --seed); pair each
+winner with the next r in that order (cyclically), giving r·ρ pairs; each unordered pair
+{u, v} is mixed to one of M cells. Designs measured, all with FilterScoring::Relative
+(each class's filter divided by its mean; filter_scores.py):
+  base         today's defaults (the library's own hash, m, ρ, γ);
+  pN_xK        pair codes only: r = N, M = K·m, γ = 0.5;
+  uN_xK_gG     the ρ unit codes and the r·ρ pair codes in one table of m + M cells, γ = G;
+  sN_xK        two tables, each relative: units at the default γ plus pairs at γ = 0.5,
+               each divided by its number of codes (ρ, r·ρ) and summed.
+
+Protocol: each set's rows split in --folds folds (seeded shuffle); the default model is
+fitted on the other folds, and every design scores the fold's rows from the same hashes
+(FlyNNClassifier.hash). Fashion-MNIST (--fashion): training rows 0–49999 train, 50000–59999
+query (the test set is not read). Groups as scripts/shapes_study.py names them; choose on
+selection groups, report on validation groups.
+
+Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-dir DIR] [--designs s4_x8,...]
+       scripts/pair_codes_probe.py OUT.jsonl --fashion
+       scripts/pair_codes_probe.py OUT.jsonl --summary
+Needs the Python package (pip install .), numpy and pandas.
+"""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+import flynn
+from filter_scores import class_counts, relative_table, scores
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAIR_GAMMA = 0.5
+DESIGNS = ["base", "p2_x8", "p4_x8", "p2_x16", "u4_x8_g0.5", "u4_x8_g0.65", "s2_x8", "s4_x8"]
+MAX_CELLS = 1 << 21
+
+
+def mix64(k):
+    """A 64-bit finaliser (splitmix64's): the pair → cell mix, wrapping uint64 arithmetic."""
+    k = k.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        k = (k ^ (k >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        k = (k ^ (k >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return k ^ (k >> np.uint64(31))
+
+
+def pair_codes(H, m, r, M, seed):
+    """Each row's r·ρ pair cells in [0, M) (H: rows × ρ winners in [0, m))."""
+    priority = np.random.default_rng(seed).permutation(m)
+    A = np.take_along_axis(H, np.argsort(priority[H], axis=1), 1).astype(np.uint64)
+    rho = A.shape[1]
+    first = np.repeat(np.arange(rho), r)
+    second = (first + np.tile(np.arange(1, r + 1), rho)) % rho
+    a, b = A[:, first], A[:, second]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    return (mix64(lo * np.uint64(m) + hi) % np.uint64(M)).astype(np.int64)
+
+
+def design_scores(name, TW, ty, W, L, m, gamma, seed):
+    """n × L scores (lower = nearer) of the query hashes W under a design."""
+    if name == "base":
+        return scores(relative_table(class_counts(TW, ty, L, m), gamma), W)
+    kind, rest = name[0], name[1:].split("_")
+    r, M = int(rest[0]), min(int(rest[1][1:]) * m, MAX_CELLS)
+    TP, QP = pair_codes(TW, m, r, M, seed), pair_codes(W, m, r, M, seed)
+    if kind == "p":
+        return scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA), QP)
+    if kind == "u":
+        g = float(rest[2][1:])
+        TU, QU = np.concatenate([TW, m + TP], 1), np.concatenate([W, m + QP], 1)
+        return scores(relative_table(class_counts(TU, ty, L, m + M), g), QU)
+    unit = scores(relative_table(class_counts(TW, ty, L, m), gamma), W) / W.shape[1]
+    pair = scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA), QP) / QP.shape[1]
+    return unit + pair
+
+
+def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS):
+    clf = flynn.FlyNNClassifier(n_jobs=threads).fit(Xtr, ytr)
+    L, m, gamma = len(clf.classes_), clf.config_["m"], clf.config_["gamma"]
+    ty, y = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
+    TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
+    out = {}
+    for d in designs:
+        out[d] = float(np.mean(design_scores(d, TW, ty, W, L, m, gamma, seed).argmin(1) == y))
+    # The numpy base must be the library's own prediction (same counts, same scoring).
+    out["library"] = float(np.mean(clf.predict(Xq) == yq))
+    return out, {k: clf.config_[k] for k in ("m", "rho", "gamma", "variant")}
+
+
+def load(path, flags):
+    df = pd.read_csv(path, na_values=["?", "NA"], low_memory=False)
+    label = flags[flags.index("--label-col") + 1] if "--label-col" in flags else df.columns[-1]
+    y = df[label].astype(str).to_numpy()
+    X = df.drop(columns=[label] + ([flags[flags.index("--ignore-cols") + 1]] if "--ignore-cols" in flags else []))
+    return X, y
+
+
+def run_sets(a):
+    sys.path.insert(0, HERE)
+    from shapes_study import group_sets
+    done = set()
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            done = {json.loads(l)["set"] for l in f if l.strip()}
+    for group in a.groups.split(","):
+        for name, path, flags in group_sets(group, a.data_dir):
+            if name in done:
+                continue
+            t0 = time.time()
+            X, y = load(path, flags)
+            numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
+            Xa = X.to_numpy(np.float32) if numeric else X
+            perm = np.random.default_rng(0).permutation(len(y))
+            per = {}
+            for k in range(a.folds):
+                q = np.sort(perm[k::a.folds])
+                tr = np.setdiff1d(np.arange(len(y)), q)
+                pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
+                accs, config = evaluate(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs)
+                for d, v in accs.items():
+                    per.setdefault(d, []).append(v)
+            rec = {"set": name, "group": group, "rows": len(y), "d": X.shape[1], "config": config,
+                   "accuracy": {d: float(np.mean(v)) for d, v in per.items()},
+                   "seconds": round(time.time() - t0, 1)}
+            with open(a.out, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            print(name, {d: round(v, 4) for d, v in rec["accuracy"].items()}, flush=True)
+
+
+def run_fashion(a):
+    F = "/usr/share/datasets/fashion-mnist"
+
+    def idx(p, o):
+        with gzip.open(p) as f:
+            return np.frombuffer(f.read(), np.uint8, offset=o)
+    X = idx(f"{F}/train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
+    y = idx(f"{F}/train-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    t0 = time.time()
+    accs, config = evaluate(X[:50000], y[:50000], X[50000:], y[50000:], a.threads, a.seed, a.designs)
+    rec = {"set": "fashion-mnist (train 0-49999 / 50000-59999)", "group": "fashion", "rows": 60000, "d": 784,
+           "config": config, "accuracy": accs, "seconds": round(time.time() - t0, 1)}
+    with open(a.out, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+    print(json.dumps(rec, indent=1))
+
+
+def summary(a):
+    with open(a.out) as f:
+        recs = [json.loads(l) for l in f if l.strip()]
+    groups = sorted({r["group"] for r in recs}, key=lambda g: [x["group"] for x in recs].index(g))
+    for g in groups:
+        rs = [r for r in recs if r["group"] == g]
+        print(f"\n{g} ({len(rs)} sets): accuracy change against base, points")
+        print(f"{'design':14s} {'median':>7s} {'mean':>7s} {'worst':>7s} {'best':>7s} {'better':>7s} {'worse':>6s}")
+        for d in [d for d in DESIGNS[1:] if all(d in r["accuracy"] for r in rs)]:
+            delta = [100 * (r["accuracy"][d] - r["accuracy"]["base"]) for r in rs]
+            print(f"{d:14s} {statistics.median(delta):+7.2f} {statistics.mean(delta):+7.2f} {min(delta):+7.2f} "
+                  f"{max(delta):+7.2f} {sum(x > 0.05 for x in delta):7d} {sum(x < -0.05 for x in delta):6d}")
+        off = max(abs(r["accuracy"]["base"] - r["accuracy"]["library"]) for r in rs)
+        print(f"(numpy base vs library predict: largest difference {100 * off:.3f} points)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--groups")
+    ap.add_argument("--fashion", action="store_true")
+    ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--data-dir", default="/work/research/pairs")
+    ap.add_argument("--folds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--designs", default=",".join(DESIGNS),
+                    help="comma-separated designs to score (base is always included)")
+    a = ap.parse_args()
+    a.designs = ["base"] + [d for d in a.designs.split(",") if d != "base"]
+    if a.summary:
+        summary(a)
+    elif a.fashion:
+        run_fashion(a)
+    else:
+        run_sets(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
