@@ -17,7 +17,8 @@ winner with the next r in that order (cyclically), giving r·ρ pairs; each unor
   pN_xK        pair codes only: r = N, M = K·m, γ = 0.5;
   uN_xK_gG     the ρ unit codes and the r·ρ pair codes in one table of m + M cells, γ = G;
   sN_xK        two tables, each relative: units at the default γ plus pairs at γ = 0.5,
-               each divided by its number of codes (ρ, r·ρ) and summed.
+               each divided by its number of codes (ρ, r·ρ) and summed;
+  sN_xK_wW     the same with the pairs' part weighted W (sN_xK is W = 1).
 
 Protocol: each set's rows split in --folds folds (seeded shuffle); the default model is
 fitted on the other folds, and every design scores the fold's rows from the same hashes
@@ -27,6 +28,7 @@ selection groups, report on validation groups.
 
 Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-dir DIR] [--designs s4_x8,...]
        scripts/pair_codes_probe.py OUT.jsonl --fashion
+       scripts/pair_codes_probe.py OUT.jsonl --imbalanced [--designs s4_x8]
        scripts/pair_codes_probe.py OUT.jsonl --summary
 Needs the Python package (pip install .), numpy and pandas.
 """
@@ -46,7 +48,8 @@ from filter_scores import class_counts, relative_table, scores
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAIR_GAMMA = 0.5
-DESIGNS = ["base", "p2_x8", "p4_x8", "p2_x16", "u4_x8_g0.5", "u4_x8_g0.65", "s2_x8", "s4_x8"]
+DESIGNS = ["base", "p2_x8", "p4_x8", "p2_x16", "u4_x8_g0.5", "u4_x8_g0.65", "s2_x8", "s4_x8",
+           "s4_x8_w0.25", "s4_x8_w0.5", "s4_x8_w2"]
 MAX_CELLS = 1 << 21
 
 
@@ -71,22 +74,25 @@ def pair_codes(H, m, r, M, seed):
     return (mix64(lo * np.uint64(m) + hi) % np.uint64(M)).astype(np.int64)
 
 
-def design_scores(name, TW, ty, W, L, m, gamma, seed):
-    """n × L scores (lower = nearer) of the query hashes W under a design."""
+def design_scores(name, TW, ty, W, L, m, gamma, seed, weights=None):
+    """n × L scores (lower = nearer) of the query hashes W under a design; `weights`: the
+    class weights (ClassWeight::weights; None = all 1), applied to every table as the
+    library applies them to its filter (γ^{w_l·c})."""
     if name == "base":
-        return scores(relative_table(class_counts(TW, ty, L, m), gamma), W)
+        return scores(relative_table(class_counts(TW, ty, L, m), gamma, weights), W)
     kind, rest = name[0], name[1:].split("_")
     r, M = int(rest[0]), min(int(rest[1][1:]) * m, MAX_CELLS)
     TP, QP = pair_codes(TW, m, r, M, seed), pair_codes(W, m, r, M, seed)
     if kind == "p":
-        return scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA), QP)
+        return scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP)
     if kind == "u":
         g = float(rest[2][1:])
         TU, QU = np.concatenate([TW, m + TP], 1), np.concatenate([W, m + QP], 1)
-        return scores(relative_table(class_counts(TU, ty, L, m + M), g), QU)
-    unit = scores(relative_table(class_counts(TW, ty, L, m), gamma), W) / W.shape[1]
-    pair = scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA), QP) / QP.shape[1]
-    return unit + pair
+        return scores(relative_table(class_counts(TU, ty, L, m + M), g, weights), QU)
+    weight = float(rest[2][1:]) if len(rest) > 2 else 1.0
+    unit = scores(relative_table(class_counts(TW, ty, L, m), gamma, weights), W) / W.shape[1]
+    pair = scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP) / QP.shape[1]
+    return unit + weight * pair
 
 
 def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS):
@@ -100,6 +106,64 @@ def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS):
     # The numpy base must be the library's own prediction (same counts, same scoring).
     out["library"] = float(np.mean(clf.predict(Xq) == yq))
     return out, {k: clf.config_[k] for k in ("m", "rho", "gamma", "variant")}
+
+
+def balanced_accuracy(pred, y, L):
+    return float(np.mean([np.mean(pred[y == c] == c) for c in range(L) if np.any(y == c)]))
+
+
+def evaluate_balanced(Xtr, ytr, Xq, yq, threads, seed, designs):
+    """Balanced accuracy of each design with --class-weight balanced (weights n/(L·n_l))."""
+    clf = flynn.FlyNNClassifier(n_jobs=threads, class_weight="balanced").fit(Xtr, ytr)
+    L, m, gamma = len(clf.classes_), clf.config_["m"], clf.config_["gamma"]
+    ty, y = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
+    n_l = np.bincount(ty, minlength=L).astype(np.float64)
+    weights = len(ty) / (L * np.maximum(n_l, 1))
+    TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
+    out = {d: balanced_accuracy(design_scores(d, TW, ty, W, L, m, gamma, seed, weights).argmin(1), y, L)
+           for d in designs}
+    out["library"] = balanced_accuracy(np.searchsorted(clf.classes_, clf.predict(Xq)), y, L)
+    return out
+
+
+def run_imbalanced(a):
+    """The imbalanced study's sets (scripts/imbalanced_study.py: tables and the validation
+    half's imbalanced sets), 5 folds, balanced weights; kNN's balanced accuracy read from
+    docs/imbalanced_study/tenth.jsonl (its own 5 folds)."""
+    sys.path.insert(0, HERE)
+    import imbalanced_study as im
+    knn = {}
+    with open(os.path.join(HERE, "..", "docs", "imbalanced_study", "tenth.jsonl")) as f:
+        for line in f:
+            r = json.loads(line)
+            knn[r["set"]] = r["knn_balanced_accuracy"]
+    done = set()
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            done = {json.loads(l)["set"] for l in f if l.strip()}
+    for group, sets in (("tables", im.tables()), ("validation", im.validation())):
+        for name, path, label in sets:
+            if name not in knn or name in done:
+                continue
+            t0 = time.time()
+            X, y = load(path, ["--label-col", label] if label else [])
+            numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
+            Xa = X.to_numpy(np.float32) if numeric else X
+            perm = np.random.default_rng(0).permutation(len(y))
+            per = {}
+            for k in range(5):
+                q = np.sort(perm[k::5])
+                tr = np.setdiff1d(np.arange(len(y)), q)
+                pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
+                for d, v in evaluate_balanced(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs).items():
+                    per.setdefault(d, []).append(v)
+            rec = {"set": name, "group": "imbalanced-" + group, "rows": len(y),
+                   "balanced_accuracy": {d: float(np.mean(v)) for d, v in per.items()},
+                   "knn_balanced_accuracy": knn[name], "seconds": round(time.time() - t0, 1)}
+            with open(a.out, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            print(name, {d: round(v, 4) for d, v in rec["balanced_accuracy"].items()}, "kNN", round(knn[name], 4),
+                  flush=True)
 
 
 def load(path, flags):
@@ -162,6 +226,8 @@ def run_fashion(a):
 def summary(a):
     with open(a.out) as f:
         recs = [json.loads(l) for l in f if l.strip()]
+    if recs and "balanced_accuracy" in recs[0]:
+        return summary_balanced(recs)
     groups = sorted({r["group"] for r in recs}, key=lambda g: [x["group"] for x in recs].index(g))
     for g in groups:
         rs = [r for r in recs if r["group"] == g]
@@ -175,11 +241,28 @@ def summary(a):
         print(f"(numpy base vs library predict: largest difference {100 * off:.3f} points)")
 
 
+def summary_balanced(recs):
+    designs = [d for d in DESIGNS if all(d in r["balanced_accuracy"] for r in recs)]
+    for g in sorted({r["group"] for r in recs}):
+        rs = [r for r in recs if r["group"] == g]
+        print(f"\n{g} ({len(rs)} sets): balanced accuracy − kNN's, points (balanced class weights)")
+        print(f"{'design':14s} {'median':>7s} {'mean':>7s} {'worst':>7s} {'>= kNN':>7s}")
+        for d in designs:
+            gap = [100 * (r["balanced_accuracy"][d] - r["knn_balanced_accuracy"]) for r in rs]
+            print(f"{d:14s} {statistics.median(gap):+7.2f} {statistics.mean(gap):+7.2f} {min(gap):+7.2f} "
+                  f"{sum(x >= 0 for x in gap):4d}/{len(gap)}")
+        print("below kNN with " + designs[-1] + ": " + ", ".join(
+            f"{r['set']} {100 * (r['balanced_accuracy'][designs[-1]] - r['knn_balanced_accuracy']):+.1f}"
+            for r in rs if r["balanced_accuracy"][designs[-1]] < r["knn_balanced_accuracy"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
     ap.add_argument("--groups")
     ap.add_argument("--fashion", action="store_true")
+    ap.add_argument("--imbalanced", action="store_true",
+                    help="balanced accuracy with balanced class weights on the imbalanced study's sets")
     ap.add_argument("--summary", action="store_true")
     ap.add_argument("--data-dir", default="/work/research/pairs")
     ap.add_argument("--folds", type=int, default=3)
@@ -193,6 +276,8 @@ def main():
         summary(a)
     elif a.fashion:
         run_fashion(a)
+    elif a.imbalanced:
+        run_imbalanced(a)
     else:
         run_sets(a)
 
