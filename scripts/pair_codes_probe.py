@@ -22,14 +22,16 @@ winner with the next r in that order (cyclically), giving r·ρ pairs; each unor
 
 Protocol: each set's rows split in --folds folds (seeded shuffle); the default model is
 fitted on the other folds, and every design scores the fold's rows from the same hashes
-(FlyNNClassifier.hash). Fashion-MNIST (--fashion): training rows 0–49999 train, 50000–59999
-query (the test set is not read). Groups as scripts/shapes_study.py names them; choose on
+(FlyNNClassifier.hash). Fashion-MNIST (--fashion, --fashion-hashes): training rows 0–49999
+train, 50000–59999 query (the test set is not read); --fashion-test is the held-out report
+of designs fixed there (all training rows, the test set scored once). Groups as scripts/shapes_study.py names them; choose on
 selection groups, report on validation groups.
 
 Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-dir DIR] [--designs s4_x8,...]
        scripts/pair_codes_probe.py OUT.jsonl --fashion
        scripts/pair_codes_probe.py OUT.jsonl --imbalanced [--designs s4_x8]
        scripts/pair_codes_probe.py OUT.jsonl --fashion-hashes [--designs s4_x8,s4_x8_w0.5]
+       scripts/pair_codes_probe.py OUT.jsonl --fashion-test [--designs s4_x8,s4_x8_w0.5]   (held out)
        scripts/pair_codes_probe.py OUT.jsonl --summary
 Needs the Python package (pip install .), numpy and pandas.
 """
@@ -96,8 +98,10 @@ def design_scores(name, TW, ty, W, L, m, gamma, seed, weights=None):
     return unit + weight * pair
 
 
-def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS):
-    clf = flynn.FlyNNClassifier(n_jobs=threads).fit(Xtr, ytr)
+def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS, given=None):
+    """Accuracy of each design on the query rows, from one model fitted with the defaults
+    (or the hyper-parameters `given`), and of the library's own predict."""
+    clf = flynn.FlyNNClassifier(n_jobs=threads, **(given or {})).fit(Xtr, ytr)
     L, m, gamma = len(clf.classes_), clf.config_["m"], clf.config_["gamma"]
     ty, y = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
     TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
@@ -106,7 +110,7 @@ def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS):
         out[d] = float(np.mean(design_scores(d, TW, ty, W, L, m, gamma, seed).argmin(1) == y))
     # The numpy base must be the library's own prediction (same counts, same scoring).
     out["library"] = float(np.mean(clf.predict(Xq) == yq))
-    return out, {k: clf.config_[k] for k in ("m", "rho", "gamma", "variant")}
+    return out, {k: clf.config_[k] for k in ("m", "s", "rho", "gamma", "variant")}
 
 
 def balanced_accuracy(pred, y, L):
@@ -207,14 +211,16 @@ def run_sets(a):
             print(name, {d: round(v, 4) for d, v in rec["accuracy"].items()}, flush=True)
 
 
-def run_fashion(a):
-    F = "/usr/share/datasets/fashion-mnist"
+def fashion_rows(part):
+    """Fashion-MNIST's "train" or "t10k" images (n × 784 bytes) and labels."""
+    def idx(name, offset):
+        with gzip.open(f"/usr/share/datasets/fashion-mnist/{part}-{name}", "rb") as f:
+            return np.frombuffer(f.read(), np.uint8, offset=offset)
+    return idx("images-idx3-ubyte.gz", 16).reshape(-1, 784), idx("labels-idx1-ubyte.gz", 8).astype(np.int64)
 
-    def idx(p, o):
-        with gzip.open(p) as f:
-            return np.frombuffer(f.read(), np.uint8, offset=o)
-    X = idx(f"{F}/train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
-    y = idx(f"{F}/train-labels-idx1-ubyte.gz", 8).astype(np.int64)
+
+def run_fashion(a):
+    X, y = fashion_rows("train")
     t0 = time.time()
     accs, config = evaluate(X[:50000], y[:50000], X[50000:], y[50000:], a.threads, a.seed, a.designs)
     rec = {"set": "fashion-mnist (train 0-49999 / 50000-59999)", "group": "fashion", "rows": 60000, "d": 784,
@@ -222,6 +228,20 @@ def run_fashion(a):
     with open(a.out, "a") as f:
         f.write(json.dumps(rec) + "\n")
     print(json.dumps(rec, indent=1))
+
+
+def run_fashion_test(a):
+    """The held-out report of designs fixed on the split: trained on all 60000 training rows,
+    the Fashion-MNIST test set scored once, under the default hash and s = 32."""
+    X, y = fashion_rows("train")
+    Xt, yt = fashion_rows("t10k")
+    for given in ({}, {"s": 32}):
+        accs, config = evaluate(X, y, Xt, yt, a.threads, a.seed, a.designs, given)
+        rec = {"set": "fashion-mnist test set, hash " + (json.dumps(given) if given else "default"),
+               "group": "fashion-test", "rows": 70000, "d": 784, "config": config, "accuracy": accs}
+        with open(a.out, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(rec["set"], {d: round(v, 4) for d, v in accs.items()}, flush=True)
 
 
 FASHION_HASHES = [{}, {"s": 32}, {"s": 16}, {"m": 65536}, {"m": 65536, "s": 32}]
@@ -232,34 +252,22 @@ def run_fashion_hashes(a):
     hash and four cheaper ones, each with its default `predict` time (one thread, the best
     of 3 over the 10000 query rows, a model of 2000 rows: the hash dominates) beside the
     accuracy of base and the pair designs."""
-    F = "/usr/share/datasets/fashion-mnist"
-
-    def idx(p, o):
-        with gzip.open(p) as f:
-            return np.frombuffer(f.read(), np.uint8, offset=o)
-    X = idx(f"{F}/train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
-    y = idx(f"{F}/train-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    X, y = fashion_rows("train")
     Xtr, ytr, Xq, yq = X[:50000], y[:50000], X[50000:], y[50000:]
     for given in FASHION_HASHES:
-        clf = flynn.FlyNNClassifier(n_jobs=a.threads, **given).fit(Xtr, ytr)
-        c, L = clf.config_, len(clf.classes_)
+        accs, config = evaluate(Xtr, ytr, Xq, yq, a.threads, a.seed, a.designs, given)
         small = flynn.FlyNNClassifier(n_jobs=1, **given).fit(Xtr[:2000], ytr[:2000])
         times = []
         for _ in range(3):
             t0 = time.perf_counter()
             small.predict(Xq)
             times.append(time.perf_counter() - t0)
-        TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
-        ty, yy = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
         rec = {"set": "fashion-mnist split, hash " + (json.dumps(given) if given else "default"),
-               "group": "fashion-hashes", "rows": 60000, "d": 784,
-               "config": {k: c[k] for k in ("m", "s", "rho", "gamma", "variant")},
-               "predict_us_per_row_1_thread": round(1e6 * min(times) / len(Xq), 1),
-               "accuracy": {d: float(np.mean(design_scores(d, TW, ty, W, L, c["m"], c["gamma"], a.seed).argmin(1) == yy))
-                            for d in a.designs}}
+               "group": "fashion-hashes", "rows": 60000, "d": 784, "config": config,
+               "predict_us_per_row_1_thread": round(1e6 * min(times) / len(Xq), 1), "accuracy": accs}
         with open(a.out, "a") as f:
             f.write(json.dumps(rec) + "\n")
-        print(rec["set"], rec["predict_us_per_row_1_thread"], {d: round(v, 4) for d, v in rec["accuracy"].items()},
+        print(rec["set"], rec["predict_us_per_row_1_thread"], {d: round(v, 4) for d, v in accs.items()},
               flush=True)
 
 
@@ -272,7 +280,7 @@ def summary(a):
         for r in recs:
             print(f"{r['set']:60s} m={r['config']['m']:6d} s={r['config']['s']:2d} predict "
                   f"{r['predict_us_per_row_1_thread']:6.1f} µs/row  " +
-                  "  ".join(f"{d} {v:.4f}" for d, v in r["accuracy"].items()))
+                  "  ".join(f"{d} {v:.4f}" for d, v in r["accuracy"].items() if d != "library"))
         return None
     groups = sorted({r["group"] for r in recs}, key=lambda g: [x["group"] for x in recs].index(g))
     for g in groups:
@@ -307,6 +315,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--groups")
     ap.add_argument("--fashion", action="store_true")
+    ap.add_argument("--fashion-test", action="store_true",
+                    help="the held-out report: all training rows, the test set scored once")
     ap.add_argument("--fashion-hashes", action="store_true",
                     help="Fashion-MNIST's split under cheaper hashes, with predict times")
     ap.add_argument("--imbalanced", action="store_true",
@@ -328,6 +338,8 @@ def main():
         run_imbalanced(a)
     elif a.fashion_hashes:
         run_fashion_hashes(a)
+    elif a.fashion_test:
+        run_fashion_test(a)
     else:
         run_sets(a)
 
