@@ -32,6 +32,7 @@ Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-d
        scripts/pair_codes_probe.py OUT.jsonl --imbalanced [--designs s4_x8]
        scripts/pair_codes_probe.py OUT.jsonl --fashion-hashes [--designs s4_x8,s4_x8_w0.5]
        scripts/pair_codes_probe.py OUT.jsonl --fashion-test [--designs s4_x8,s4_x8_w0.5]   (held out)
+       scripts/pair_codes_probe.py - --set FILE.csv.gz --designs s4_x8,s4_x8_w0.5,s4_x16,s4_x32
        scripts/pair_codes_probe.py OUT.jsonl --summary
 Needs the Python package (pip install .), numpy and pandas.
 """
@@ -211,6 +212,23 @@ def run_sets(a):
             print(name, {d: round(v, 4) for d, v in rec["accuracy"].items()}, flush=True)
 
 
+def run_one_set(a):
+    """One data file (label last), --folds folds, the designs given (any r, K, W)."""
+    X, y = load(a.set, [])
+    numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
+    Xa = X.to_numpy(np.float32) if numeric else X
+    perm = np.random.default_rng(0).permutation(len(y))
+    per = {}
+    for k in range(a.folds):
+        q = np.sort(perm[k::a.folds])
+        tr = np.setdiff1d(np.arange(len(y)), q)
+        pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
+        accs, config = evaluate(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs)
+        for d, v in accs.items():
+            per.setdefault(d, []).append(v)
+    print(os.path.basename(a.set), config, {d: round(float(np.mean(v)), 4) for d, v in per.items()})
+
+
 def fashion_rows(part):
     """Fashion-MNIST's "train" or "t10k" images (n × 784 bytes) and labels."""
     def idx(name, offset):
@@ -315,6 +333,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--groups")
     ap.add_argument("--fashion", action="store_true")
+    ap.add_argument("--set", help="one data file (label last), scored with --designs (e.g. puma32H)")
     ap.add_argument("--fashion-test", action="store_true",
                     help="the held-out report: all training rows, the test set scored once")
     ap.add_argument("--fashion-hashes", action="store_true",
@@ -340,6 +359,8 @@ def main():
         run_fashion_hashes(a)
     elif a.fashion_test:
         run_fashion_test(a)
+    elif a.set:
+        run_one_set(a)
     else:
         run_sets(a)
 
