@@ -153,23 +153,32 @@ def run_imbalanced(a):
                 continue
             t0 = time.time()
             X, y = load(path, ["--label-col", label] if label else [])
-            numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
-            Xa = X.to_numpy(np.float32) if numeric else X
-            perm = np.random.default_rng(0).permutation(len(y))
-            per = {}
-            for k in range(5):
-                q = np.sort(perm[k::5])
-                tr = np.setdiff1d(np.arange(len(y)), q)
-                pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
-                for d, v in evaluate_balanced(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs).items():
-                    per.setdefault(d, []).append(v)
+            balanced, _ = folds_mean(X, y, 5, lambda Xt, yt, Xq, yq: (evaluate_balanced(
+                Xt, yt, Xq, yq, a.threads, a.seed, a.designs), None))
             rec = {"set": name, "group": "imbalanced-" + group, "rows": len(y),
-                   "balanced_accuracy": {d: float(np.mean(v)) for d, v in per.items()},
+                   "balanced_accuracy": balanced,
                    "knn_balanced_accuracy": knn[name], "seconds": round(time.time() - t0, 1)}
             with open(a.out, "a") as f:
                 f.write(json.dumps(rec) + "\n")
             print(name, {d: round(v, 4) for d, v in rec["balanced_accuracy"].items()}, "kNN", round(knn[name], 4),
                   flush=True)
+
+
+def folds_mean(X, y, folds, score):
+    """Mean over `folds` seeded folds of score(X_train, y_train, X_query, y_query) -> (a dict
+    of figures, config); X a float array or (with text columns) a DataFrame."""
+    numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
+    Xa = X.to_numpy(np.float32) if numeric else X
+    pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
+    perm = np.random.default_rng(0).permutation(len(y))
+    per, config = {}, None
+    for k in range(folds):
+        q = np.sort(perm[k::folds])
+        tr = np.setdiff1d(np.arange(len(y)), q)
+        figures, config = score(pick(tr), y[tr], pick(q), y[q])
+        for d, v in figures.items():
+            per.setdefault(d, []).append(v)
+    return {d: float(np.mean(v)) for d, v in per.items()}, config
 
 
 def load(path, flags):
@@ -193,19 +202,10 @@ def run_sets(a):
                 continue
             t0 = time.time()
             X, y = load(path, flags)
-            numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
-            Xa = X.to_numpy(np.float32) if numeric else X
-            perm = np.random.default_rng(0).permutation(len(y))
-            per = {}
-            for k in range(a.folds):
-                q = np.sort(perm[k::a.folds])
-                tr = np.setdiff1d(np.arange(len(y)), q)
-                pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
-                accs, config = evaluate(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs)
-                for d, v in accs.items():
-                    per.setdefault(d, []).append(v)
+            accuracy, config = folds_mean(X, y, a.folds, lambda Xt, yt, Xq, yq: evaluate(
+                Xt, yt, Xq, yq, a.threads, a.seed, a.designs))
             rec = {"set": name, "group": group, "rows": len(y), "d": X.shape[1], "config": config,
-                   "accuracy": {d: float(np.mean(v)) for d, v in per.items()},
+                   "accuracy": accuracy,
                    "seconds": round(time.time() - t0, 1)}
             with open(a.out, "a") as f:
                 f.write(json.dumps(rec) + "\n")
@@ -215,18 +215,9 @@ def run_sets(a):
 def run_one_set(a):
     """One data file (label last), --folds folds, the designs given (any r, K, W)."""
     X, y = load(a.set, [])
-    numeric = X.select_dtypes(include=[np.number]).shape[1] == X.shape[1]
-    Xa = X.to_numpy(np.float32) if numeric else X
-    perm = np.random.default_rng(0).permutation(len(y))
-    per = {}
-    for k in range(a.folds):
-        q = np.sort(perm[k::a.folds])
-        tr = np.setdiff1d(np.arange(len(y)), q)
-        pick = (lambda idx: Xa[idx]) if numeric else (lambda idx: Xa.iloc[idx])
-        accs, config = evaluate(pick(tr), y[tr], pick(q), y[q], a.threads, a.seed, a.designs)
-        for d, v in accs.items():
-            per.setdefault(d, []).append(v)
-    print(os.path.basename(a.set), config, {d: round(float(np.mean(v)), 4) for d, v in per.items()})
+    accuracy, config = folds_mean(X, y, a.folds, lambda Xt, yt, Xq, yq: evaluate(
+        Xt, yt, Xq, yq, a.threads, a.seed, a.designs))
+    print(os.path.basename(a.set), config, {d: round(v, 4) for d, v in accuracy.items()})
 
 
 def fashion_rows(part):
@@ -341,7 +332,8 @@ def main():
     ap.add_argument("--imbalanced", action="store_true",
                     help="balanced accuracy with balanced class weights on the imbalanced study's sets")
     ap.add_argument("--summary", action="store_true")
-    ap.add_argument("--data-dir", default="/work/research/pairs")
+    ap.add_argument("--data-dir", help="where the groups' data cache (DIR/data, as for "
+                    "shapes_study.py) lives; default: OUT's folder")
     ap.add_argument("--folds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
@@ -349,21 +341,11 @@ def main():
                     help="comma-separated designs to score (base is always included)")
     a = ap.parse_args()
     a.designs = ["base"] + [d for d in a.designs.split(",") if d != "base"]
-    if a.summary:
-        summary(a)
-    elif a.fashion:
-        run_fashion(a)
-    elif a.imbalanced:
-        run_imbalanced(a)
-    elif a.fashion_hashes:
-        run_fashion_hashes(a)
-    elif a.fashion_test:
-        run_fashion_test(a)
-    elif a.set:
-        run_one_set(a)
-    else:
-        run_sets(a)
-
+    a.data_dir = a.data_dir or os.path.dirname(os.path.abspath(a.out))
+    modes = [(a.summary, summary), (a.fashion, run_fashion), (a.imbalanced, run_imbalanced),
+             (a.fashion_hashes, run_fashion_hashes), (a.fashion_test, run_fashion_test),
+             (a.set, run_one_set), (True, run_sets)]
+    next(run for chosen, run in modes if chosen)(a)
 
 if __name__ == "__main__":
     sys.exit(main())
