@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
 import flynn
 from filter_scores import class_counts, relative_table, scores
@@ -78,58 +79,60 @@ def pair_codes(H, m, r, M, seed):
     return (mix64(lo * np.uint64(m) + hi) % np.uint64(M)).astype(np.int64)
 
 
-def design_scores(name, TW, ty, W, L, m, gamma, seed, weights=None):
+def design_scores(name, TW, ty, W, L, m, gamma, seed, weights=None, memo=None):
     """n × L scores (lower = nearer) of the query hashes W under a design; `weights`: the
     class weights (ClassWeight::weights; None = all 1), applied to every table as the
-    library applies them to its filter (γ^{w_l·c})."""
+    library applies them to its filter (γ^{w_l·c}). `memo` (a dict kept across the designs
+    of one model) holds the unit scores and each (r, M)'s pair codes and scores, which
+    several designs share."""
+    memo = {} if memo is None else memo
+
+    def once(key, compute):
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+    unit = once("base", lambda: scores(relative_table(class_counts(TW, ty, L, m), gamma, weights), W))
     if name == "base":
-        return scores(relative_table(class_counts(TW, ty, L, m), gamma, weights), W)
+        return unit
     kind, rest = name[0], name[1:].split("_")
     r, M = int(rest[0]), min(int(rest[1][1:]) * m, MAX_CELLS)
-    TP, QP = pair_codes(TW, m, r, M, seed), pair_codes(W, m, r, M, seed)
+    TP, QP = once(("codes", r, M), lambda: (pair_codes(TW, m, r, M, seed), pair_codes(W, m, r, M, seed)))
+    pair = once(("pairs", r, M), lambda: scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP))
     if kind == "p":
-        return scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP)
+        return pair
     if kind == "u":
         g = float(rest[2][1:])
         TU, QU = np.concatenate([TW, m + TP], 1), np.concatenate([W, m + QP], 1)
         return scores(relative_table(class_counts(TU, ty, L, m + M), g, weights), QU)
     weight = float(rest[2][1:]) if len(rest) > 2 else 1.0
-    unit = scores(relative_table(class_counts(TW, ty, L, m), gamma, weights), W) / W.shape[1]
-    pair = scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP) / QP.shape[1]
-    return unit + weight * pair
+    return unit / W.shape[1] + weight * pair / QP.shape[1]
 
 
-def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS, given=None):
+def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS, given=None, balanced=False):
     """Accuracy of each design on the query rows, from one model fitted with the defaults
-    (or the hyper-parameters `given`), and of the library's own predict."""
-    clf = flynn.FlyNNClassifier(n_jobs=threads, **(given or {})).fit(Xtr, ytr)
+    (or the hyper-parameters `given`), and of the library's own predict. With `balanced`:
+    balanced accuracy under --class-weight balanced (weights n/(L·n_l), as the library's)."""
+    clf = flynn.FlyNNClassifier(n_jobs=threads, **(given or {}),
+                                **({"class_weight": "balanced"} if balanced else {})).fit(Xtr, ytr)
     L, m, gamma = len(clf.classes_), clf.config_["m"], clf.config_["gamma"]
     ty, y = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
+    weights = len(ty) / (L * np.maximum(np.bincount(ty, minlength=L), 1)) if balanced else None
+    metric = balanced_accuracy_score if balanced else accuracy_score
     TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
-    out = {}
-    for d in designs:
-        out[d] = float(np.mean(design_scores(d, TW, ty, W, L, m, gamma, seed).argmin(1) == y))
+    memo = {}
+    out = {d: float(metric(y, design_scores(d, TW, ty, W, L, m, gamma, seed, weights, memo).argmin(1)))
+           for d in designs}
     # The numpy base must be the library's own prediction (same counts, same scoring).
-    out["library"] = float(np.mean(clf.predict(Xq) == yq))
+    out["library"] = float(metric(y, np.searchsorted(clf.classes_, clf.predict(Xq))))
     return out, {k: clf.config_[k] for k in ("m", "s", "rho", "gamma", "variant")}
 
 
-def balanced_accuracy(pred, y, L):
-    return float(np.mean([np.mean(pred[y == c] == c) for c in range(L) if np.any(y == c)]))
-
-
-def evaluate_balanced(Xtr, ytr, Xq, yq, threads, seed, designs):
-    """Balanced accuracy of each design with --class-weight balanced (weights n/(L·n_l))."""
-    clf = flynn.FlyNNClassifier(n_jobs=threads, class_weight="balanced").fit(Xtr, ytr)
-    L, m, gamma = len(clf.classes_), clf.config_["m"], clf.config_["gamma"]
-    ty, y = np.searchsorted(clf.classes_, ytr), np.searchsorted(clf.classes_, yq)
-    n_l = np.bincount(ty, minlength=L).astype(np.float64)
-    weights = len(ty) / (L * np.maximum(n_l, 1))
-    TW, W = clf.hash(Xtr).astype(np.int64), clf.hash(Xq).astype(np.int64)
-    out = {d: balanced_accuracy(design_scores(d, TW, ty, W, L, m, gamma, seed, weights).argmin(1), y, L)
-           for d in designs}
-    out["library"] = balanced_accuracy(np.searchsorted(clf.classes_, clf.predict(Xq)), y, L)
-    return out
+def done_sets(out):
+    """Names of the sets already in the results file `out` (runs resume)."""
+    if not os.path.exists(out):
+        return set()
+    with open(out) as f:
+        return {json.loads(line)["set"] for line in f if line.strip()}
 
 
 def run_imbalanced(a):
@@ -143,18 +146,15 @@ def run_imbalanced(a):
         for line in f:
             r = json.loads(line)
             knn[r["set"]] = r["knn_balanced_accuracy"]
-    done = set()
-    if os.path.exists(a.out):
-        with open(a.out) as f:
-            done = {json.loads(l)["set"] for l in f if l.strip()}
+    done = done_sets(a.out)
     for group, sets in (("tables", im.tables()), ("validation", im.validation())):
         for name, path, label in sets:
             if name not in knn or name in done:
                 continue
             t0 = time.time()
             X, y = load(path, ["--label-col", label] if label else [])
-            balanced, _ = folds_mean(X, y, 5, lambda Xt, yt, Xq, yq: (evaluate_balanced(
-                Xt, yt, Xq, yq, a.threads, a.seed, a.designs), None))
+            balanced, _ = folds_mean(X, y, 5, lambda Xt, yt, Xq, yq: evaluate(
+                Xt, yt, Xq, yq, a.threads, a.seed, a.designs, balanced=True))
             rec = {"set": name, "group": "imbalanced-" + group, "rows": len(y),
                    "balanced_accuracy": balanced,
                    "knn_balanced_accuracy": knn[name], "seconds": round(time.time() - t0, 1)}
@@ -192,10 +192,7 @@ def load(path, flags):
 def run_sets(a):
     sys.path.insert(0, HERE)
     from shapes_study import group_sets
-    done = set()
-    if os.path.exists(a.out):
-        with open(a.out) as f:
-            done = {json.loads(l)["set"] for l in f if l.strip()}
+    done = done_sets(a.out)
     for group in a.groups.split(","):
         for name, path, flags in group_sets(group, a.data_dir):
             if name in done:
