@@ -30,8 +30,12 @@ TEST(EvalFlyCv, MatchesCrossValidateFlynnGammasExactly) {
   const std::vector<double> gammas = {0.0, 0.1, 0.5, 0.8};
   FlyConfig relative = config(9, 400, 4, 40, Preprocess::Normalize);
   relative.filter_scoring = FilterScoring::Relative;
+  FlyConfig pairs = relative;  // second-order filters take the per-fold path
+  pairs.pairs = 3;
+  FlyConfig absolute_pairs = config(9, 60, 3, 6, Preprocess::Normalize);
+  absolute_pairs.pairs = 2;
   for (const FlyConfig& c : {config(9, 60, 3, 6, Preprocess::Normalize), config(9, 400, 4, 20, Preprocess::Densify),
-                             config(9, 30, 2, 10, Preprocess::None), relative}) {
+                             config(9, 30, 2, 10, Preprocess::None), relative, pairs, absolute_pairs}) {
     const auto ours = ev.evaluate(c, gammas, 2);
     const auto ref = cross_validate_flynn_gammas(data, c, gammas, folds, k, 1);
     ASSERT_EQ(ours.size(), gammas.size());
@@ -69,12 +73,15 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
     }
   };
   // Both scorings: Relative's per-class factors come from each fold's counts.
+  // Second-order filters (pairs = 3) too: two blocks, each with its own γ and factors.
+  for (const std::uint32_t pairs : {0u, 3u})
   for (const FilterScoring scoring : {FilterScoring::Absolute, FilterScoring::Relative})
   for (const char* cw : {"none", "balanced", "c2=3.5"}) {
-    SCOPED_TRACE(filter_scoring_name(scoring));
+    SCOPED_TRACE(std::string(filter_scoring_name(scoring)) + " pairs " + std::to_string(pairs));
     FlyConfig c = config(7, 300, 3, 12, Preprocess::Normalize);
     c.class_weight = ClassWeight::parse(cw);
     c.filter_scoring = scoring;
+    c.pairs = pairs;
     const auto ours = ev.evaluate(c, gammas, 2);
     const auto ref = cross_validate_flynn_gammas(data, c, gammas, folds, k, 1);
     for (std::size_t g = 0; g < gammas.size(); ++g) {
@@ -101,6 +108,7 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       z.variant = parse_variant(variant);
       z.class_weight = ClassWeight::parse(cw);
       z.filter_scoring = scoring;
+      z.pairs = pairs;
       const std::vector<double> oof = ev.out_of_fold_scores(z, 2);
       std::vector<double> direct(data.n_rows * 3);
       fold_models(z, [&](const FlyNN& model, const std::vector<std::size_t>& test) {

@@ -55,8 +55,8 @@ void expect_parity(const Dataset& data, const std::vector<std::vector<std::size_
     EXPECT_EQ(fed.reports[p].model_crc32, io::model_checksum(fed.model_file));
     EXPECT_EQ(fed.rows[p], split[p].size());
     rows += fed.rows[p];
-    // Without DP a party uploads exactly its L·m counts once.
-    EXPECT_EQ(fed.reports[p].aggregate_traffic.bytes_sent, std::uint64_t(config.m) * data.classes.size() * 4);
+    // Without DP a party uploads exactly its L·cells counts once (m, and any pair cells).
+    EXPECT_EQ(fed.reports[p].aggregate_traffic.bytes_sent, std::uint64_t(config.cells()) * data.classes.size() * 4);
     EXPECT_EQ(fed.reports[p].aggregate_traffic.collectives, 1u);
   }
   EXPECT_EQ(rows, data.n_rows);
@@ -81,8 +81,10 @@ TEST(FederatedParity, ExactOverManyRandomSplits) {
     specs.push_back(sizes);
     for (const SplitSpec& spec : specs) {
       const auto split = split_rows(data.labels, data.classes.size(), tau, spec, seed);
-      expect_parity(data, split, small_hyper(seed ^ 0x5555, trial % 3 ? 0.6 : 0.0),
-                    spec.describe() + " tau=" + std::to_string(tau));
+      HyperParams hyper = small_hyper(seed ^ 0x5555, trial % 3 ? 0.6 : 0.0);
+      if (trial % 4 == 1) hyper.pairs = 3;  // second-order filters: their pair cells federate too
+      expect_parity(data, split, hyper, spec.describe() + " tau=" + std::to_string(tau) +
+                                            (hyper.pairs ? " pairs=3" : ""));
       ++checked;
     }
   }

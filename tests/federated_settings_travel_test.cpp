@@ -59,6 +59,7 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"variant", {"--variant", "paper"}},
       {"class_weight", {"--class-weight", "balanced"}},
       {"filter_scoring", {"--filter-scoring", "absolute"}},
+      {"pairs", {"--pairs", "2"}},
       {"missing", {"--missing", "zero"}},
   };
   return e;

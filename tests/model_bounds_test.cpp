@@ -93,7 +93,7 @@ TEST(ModelBounds, RowsTimesRhoMustNotOverflow) {
   std::string bytes = io::serialize_model(paper_model());
   put<std::uint64_t>(bytes, rows_at(bytes), std::uint64_t{1} << 62);  // × rho 8 overflows
   fix_crc(bytes);
-  EXPECT_TRUE(test::contains(error_of(bytes), {"rows × rho", "overflows"}));
+  EXPECT_TRUE(test::contains(error_of(bytes), {"rows × codes per row", "overflows"}));
 }
 
 TEST(ModelBounds, NoCountExceedsItsClassRows) {
@@ -105,7 +105,7 @@ TEST(ModelBounds, NoCountExceedsItsClassRows) {
   counts.rows_per_class() = {2};  // sums to 3 ≠ 2 × 1, but the count check comes first
   model.set_counts(counts);
   EXPECT_TRUE(test::contains(error_of(io::serialize_model(model)),
-                             {"count of 3 at unit 0, more than its 2 rows"}));
+                             {"count of 3 at cell 0, more than its 2 rows"}));
   counts.values() = {2, 0};
   model.set_counts(counts);
   EXPECT_EQ(error_of(io::serialize_model(model)), "");
@@ -129,7 +129,7 @@ TEST(ModelBounds, TheCountTableIsEstimatedBeforeItIsAllocated) {
   const std::string bytes = io::serialize_model(paper_model(3, 300, 8));
   // 3 × 300 counts × 4 bytes = 3600 bytes.
   EXPECT_TRUE(test::contains(error_of(bytes, 3599),
-                             {"3 classes × m = 300 counts need 3600 bytes", "input size limit of 3599"}));
+                             {"3 classes × 300 cells of counts need 3600 bytes", "input size limit of 3599"}));
   EXPECT_EQ(error_of(bytes, 3600), "");
   detail::override_physical_memory_bytes(2048);
   const std::string e = error_of(bytes);

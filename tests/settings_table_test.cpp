@@ -30,11 +30,11 @@ using federated::SharedSettings;
 // breaks this binding: add it here and give it a row in the table.
 std::vector<bool> given_members(const HyperParams& h) {
   const auto& [m, expansion_factor, s, connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed,
-               preprocess, variant, class_weight, filter_scoring] = h;
+               preprocess, variant, class_weight, filter_scoring, pairs] = h;
   return {m.has_value(),   expansion_factor.has_value(), s.has_value(),
           connection_sparsity.has_value(), rho.has_value(), wta_ratio.has_value(),
           wta_nnz.has_value(), gamma.has_value(), seed.has_value(), preprocess.has_value(),
-          variant.has_value(), class_weight.has_value(), filter_scoring.has_value()};
+          variant.has_value(), class_weight.has_value(), filter_scoring.has_value(), pairs.has_value()};
 }
 
 // A valid config, and one copy per member of FlyConfig with only that member changed (in
@@ -56,8 +56,8 @@ std::vector<FlyConfig> one_member_changed() {
   std::vector<FlyConfig> out;
   auto changed = [&out](auto edit) {
     FlyConfig c = base_config();
-    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring] = c;
-    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring);
+    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs] = c;
+    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs);
     out.push_back(c);
   };
   changed([](auto& d, auto&...) { d = 7; });
@@ -67,9 +67,10 @@ std::vector<FlyConfig> one_member_changed() {
   changed([](auto&, auto&, auto&, auto&, auto& gamma, auto&...) { gamma = 0.25; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto& seed, auto&...) { seed = 12; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&...) { pre = Preprocess::None; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&) { v = parse_variant("sign"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&) { w = ClassWeight::parse("balanced"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f) { f = FilterScoring::Relative; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&, auto&) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&, auto&) { w = ClassWeight::parse("balanced"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f, auto&) { f = FilterScoring::Relative; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& p) { p = 2; });
   return out;
 }
 
@@ -93,6 +94,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"variant", {"standardize+anchors=4", "variant"}},  // d = 6: the default is anchor, same s, ρ
       {"class_weight", {"yes=5,no=0.5", "class_weight"}},
       {"filter_scoring", {"absolute", "filter scoring"}},  // d = 6: the default (anchor) scores relatively
+      {"pairs", {"3", "pairs"}},
   };
   return e;
 }
@@ -177,7 +179,7 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
   EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"filter_scoring":"absolute","gamma":0.5,"m":200,)"
-                      R"("preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
+                      R"("pairs":0,"preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
   EXPECT_EQ(c.describe(), "d=6, m=200, s=3, rho=10, gamma=0.5, seed=11, preprocess=normalize");
   FlyConfig v = c;
   v.variant = parse_variant("zsign");

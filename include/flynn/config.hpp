@@ -166,6 +166,17 @@ struct FlyConfig {
   /// How filter values become class scores (default here: the paper's; HyperParams
   /// resolves Defaults::filter_scoring). Not used by hashing or counting.
   FilterScoring filter_scoring = FilterScoring::Absolute;
+  /// Second-order filters (pair_codes.hpp; 0 = off): each class also counts pairs of its
+  /// rows' winners, each winner paired with the next `pairs` in a fixed order, in
+  /// pair_cells() cells after the m units. Counting stays one pass of integer sums.
+  std::uint32_t pairs = 0;
+
+  /// Cells of the pair block: Defaults::pair_cells_per_unit · m with pairs, else 0.
+  std::uint32_t pair_cells() const;
+  /// Count cells per class: m units, then the pair block.
+  std::uint32_t cells() const { return m + pair_cells(); }
+  /// Codes each row adds to its class: ρ winners and pairs · ρ distinct pair cells.
+  std::uint32_t codes_per_row() const { return rho * (1 + pairs); }
 
   /// Width w of an encoded row (Variant): d·thermometer, d·anchors, or d. The lifting rows choose
   /// their s distinct columns among these.
@@ -270,6 +281,16 @@ struct Defaults {
   /// the paper's method, which keeps the paper's Absolute scores (its models, and
   /// `flynn reproduce`, stay byte-identical).
   static FilterScoring filter_scoring(const Variant& variant);
+  /// Second-order filters (FlyConfig::pairs; docs/defaults.md, "Twelfth round"): the pair
+  /// block has pair_cells_per_unit cells per unit, its filter decay is pair_gamma, and a
+  /// class's score is (unit part + pair_weight · pair part / pairs) / (1 + pair_weight),
+  /// each part relative to its own block, so scores keep the ρ scale of the unit scores
+  /// (the calibrated temperature's). Chosen on the eleventh round's selection groups.
+  static constexpr std::uint32_t pair_cells_per_unit = 8;
+  static constexpr double pair_gamma = 0.5;
+  static constexpr double pair_weight = 0.5;
+  /// The largest `pairs` accepted (each costs ρ more reads per row and is bounded by ρ − 1).
+  static constexpr std::uint32_t max_pairs = 16;
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -298,6 +319,8 @@ struct HyperParams {
   std::optional<ClassWeight> class_weight;
   /// Default: Defaults::filter_scoring(the resolved variant).
   std::optional<FilterScoring> filter_scoring;
+  /// Default: 0 (no second-order filters).
+  std::optional<std::uint64_t> pairs;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

@@ -52,6 +52,7 @@ enum class RngStream : std::uint64_t {
   SeedDraw = 9,        ///< drawing a fresh seed from a user seed
   LiftingSigns = 10,   ///< index = row of M (signed-lifting variants)
   PaperHalfSeed = 11,  ///< index = 0: the seed of a paper-half variant's second half
+  PairCodes = 12,      ///< index = 0: the key of second-order filters' pair order and cells
 };
 
 /// Deterministic generator (SplitMix64). Cheap to copy; not thread-safe (use one per

@@ -65,6 +65,16 @@ inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const
   }
 }
 
+/// scoring_table for a model's count cells (FlyConfig::cells()) at decay `gamma`: without
+/// pairs, scoring_table(counts, gamma, config.filter_scoring, weights). With second-order
+/// filters (pair_codes.hpp) the m unit cells take γ = `gamma` and the pair cells
+/// Defaults::pair_gamma, each block relative to its own mean under Relative scoring, and
+/// the unit block is multiplied by 1/(1 + W), the pair block by W/((1 + W)·pairs)
+/// (W = Defaults::pair_weight): a row's score over its codes is then (unit score + W · pair
+/// score / pairs) / (1 + W), on the unit scores' ρ scale.
+std::vector<double> model_scoring_table(const ClassCounts& counts, const FlyConfig& config, double gamma,
+                                        const std::vector<double>& weights = {});
+
 /// Binary filters (γ = 0), bit-packed: bit l of word i is set when class l has seen unit i
 /// (c_l[i] > 0). One 8-byte word per unit instead of L doubles; needs L ≤ 64.
 /// With class weights, bit l is set when c_l[i] > 0 and weight_l·c_l[i] ≥ 1, as in
@@ -89,7 +99,12 @@ class FilterScorer {
   FilterScorer(const ClassCounts& counts, double gamma, std::uint32_t rho,
                const std::vector<double>& weights = {},
                FilterScoring scoring = FilterScoring::Absolute);
-  /// Scores of one row's ρ winners into out[0..L).
+  /// The scorer of a model's counts (any cells: with pairs, model_scoring_table's), at decay
+  /// `gamma` (cross-validation scores one count table at several); score() then takes a
+  /// row's config.codes_per_row() codes (PairCoder).
+  FilterScorer(const ClassCounts& counts, const FlyConfig& config, double gamma,
+               const std::vector<double>& weights = {});
+  /// Scores of one row's ρ winners (codes, with pairs) into out[0..L).
   void score(const std::uint32_t* winners, double* out) const {
     if (binary_) {
       score_winners_binary(winners, rho_, seen_.data(), n_classes_, out);

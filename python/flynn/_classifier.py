@@ -200,6 +200,10 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   filter values divided by their mean over all units, so a class of many
                   rows is not near to every row) or "absolute" (the paper's; the default of
                   variant="paper"). docs/defaults.md, "Eighth round".
+      pairs:      second-order filters: each class also counts pairs of its rows' winners
+                  (each paired with the next `pairs`), scored beside the units; None or 0 =
+                  off. Often +0.3–2 points on multi-class tables, at 1 + pairs·ρ reads per
+                  row and a 9× larger model (docs/defaults.md, "Twelfth round").
       auto:       True: fit first chooses the variant, m and γ (those not given) among a few
                   candidates around the default by 3-fold CV on the rows, keeping the default
                   unless another is better by more than half a standard error, as flynn train --auto
@@ -233,8 +237,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, class_weight=None, filter_scoring=None, auto=False, n_jobs=None,
-                 missing="mean", label_name=None):
+                 variant=None, class_weight=None, filter_scoring=None, pairs=None, auto=False,
+                 n_jobs=None, missing="mean", label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -244,6 +248,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.variant = variant
         self.class_weight = class_weight
         self.filter_scoring = filter_scoring
+        self.pairs = pairs
         self.auto = auto
         self.n_jobs = n_jobs
         self.missing = missing
@@ -256,7 +261,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                                   seed=self.seed, preprocess=self.preprocess,
                                   variant=self.variant,
                                   class_weight=_class_weight_text(self.class_weight),
-                                  filter_scoring=self.filter_scoring)
+                                  filter_scoring=self.filter_scoring, pairs=self.pairs)
 
     def _new_model(self, classes, n_features, hyper=None):
         self._model = _flynn.Model(hyper if hyper is not None else self._hyper(), n_features, _label_names(classes),
@@ -542,12 +547,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def _from_model(cls, model, n_jobs, classes=None):
         config = model.config
         schema = model.table_schema
-        clf = cls(m=config["m"], s=config["s"], rho=config["rho"], gamma=config["gamma"],
-                  seed=config["seed"], preprocess=config["preprocess"],
-                  variant=config["variant"],
-                  class_weight=None if config["class_weight"] == "none" else config["class_weight"],
-                  filter_scoring=config["filter_scoring"],
-                  n_jobs=n_jobs,
+        # Every resolved field but n_features is a keyword (the table of settings'
+        # estimator parameters, config_dict.cpp); "none" is the estimator's None.
+        params = {k: v for k, v in config.items() if k != "n_features"}
+        params["class_weight"] = None if params["class_weight"] == "none" else params["class_weight"]
+        clf = cls(**params, n_jobs=n_jobs,
                   label_name=schema.label_name if schema.named else None)
         clf._model = model
         clf.classes_ = _classes_from_names(model.labels) if classes is None else classes

@@ -83,10 +83,10 @@ def aggregate_model(parts, label_names, threads):
     # HyperParams fails here, in the tests, instead of being dropped.
     hyper = _flynn.HyperParams(**{k: v for k, v in c.items() if k != "n_features"})
     model = _flynn.Model(hyper, c["n_features"], label_names, threads)
-    shape = (len(first.classes), c["m"])
+    shape = (len(first.classes), model.count_cells)
     if isinstance(first, PartyCounts):
         counts, rows = _flynn.federated.aggregate_counts(
-            [(p.counts, p.rows_per_class) for p in parts], label_names, c["m"], c["rho"])
+            [(p.counts, p.rows_per_class) for p in parts], label_names, model.count_cells, model.codes_per_row)
         model.set_counts(counts, rows, _flynn.Provenance())
     else:
         for p in parts:

@@ -194,7 +194,7 @@ py::array_t<std::uint32_t> sum_releases(const std::vector<std::pair<
 py::tuple aggregate_counts(const std::vector<std::pair<
                                py::array_t<std::uint32_t, py::array::c_style | py::array::forcecast>,
                                py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>>>& parts,
-                           std::vector<std::string> labels, std::uint32_t m, std::uint32_t rho) {
+                           std::vector<std::string> labels, std::uint32_t m, std::uint32_t codes_per_row) {
   const LabelSet label_set(std::move(labels));
   const std::size_t L = label_set.size();
   std::vector<ClassCounts> counts;
@@ -203,7 +203,7 @@ py::tuple aggregate_counts(const std::vector<std::pair<
     if (static_cast<std::size_t>(values.size()) != L * m || static_cast<std::size_t>(rows.size()) != L)
       throw federated::FederationError(
           "party " + std::to_string(p) + " sent " + std::to_string(values.size()) + " counts and " +
-          std::to_string(rows.size()) + " row totals; " + std::to_string(L) + " classes × m = " +
+          std::to_string(rows.size()) + " row totals; " + std::to_string(L) + " classes × cells = " +
           std::to_string(m) + " need " + std::to_string(L * m) + " and " + std::to_string(L));
     ClassCounts& c = counts.emplace_back(L, m, std::vector<std::uint32_t>(values.data(), values.data() + values.size()));
     c.rows_per_class().assign(rows.data(), rows.data() + rows.size());
@@ -211,7 +211,7 @@ py::tuple aggregate_counts(const std::vector<std::pair<
   ClassCounts total;
   {
     py::gil_scoped_release nogil;
-    total = federated::aggregate_exact_counts(counts, rho, label_set);
+    total = federated::aggregate_exact_counts(counts, codes_per_row, label_set);
   }
   py::array_t<std::uint32_t> out({static_cast<py::ssize_t>(L), static_cast<py::ssize_t>(m)});
   std::copy(total.values().begin(), total.values().end(), out.mutable_data());
@@ -231,8 +231,8 @@ void bind_federated(py::module_& m) {
         "help, kind, enables); simulate's DP keywords are its names.");
   m.def("privatize", &privatize, py::arg("counts"), py::arg("epsilon"), py::arg("T"),
         py::arg("parties"), py::arg("exponent"), py::arg("unit") = "paper");
-  m.def("aggregate_counts", &aggregate_counts, py::arg("parts"), py::arg("labels"), py::arg("m"),
-        py::arg("rho"));
+  m.def("aggregate_counts", &aggregate_counts, py::arg("parts"), py::arg("labels"), py::arg("cells"),
+        py::arg("codes_per_row"));
   m.def("sum_releases", &sum_releases, py::arg("releases"), py::arg("n"));
 }
 

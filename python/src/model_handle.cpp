@@ -30,7 +30,7 @@ const std::uint32_t* checked_labels(const LabelIds& y, const Rows& rows) {
 template <typename Rows>
 ClassCounts count_converted_rows(const FlyNN& model, const Rows& rows,
                                  const std::uint32_t* labels) {
-  ClassCounts total(model.labels().size(), model.config().m);
+  ClassCounts total(model.labels().size(), model.config().cells());
   for_each_view(rows, [&](const DataView& block, std::size_t first) {
     total += model.count(block, {labels + first, block.n_rows()});
   });
@@ -219,11 +219,11 @@ void ModelHandle::set_counts(
     const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& rows,
     const Provenance& provenance) {
   const std::size_t L = model_.labels().size();
-  const std::uint32_t m = model_.config().m;
+  const std::uint32_t m = model_.config().cells();
   if (counts.ndim() != 2 || static_cast<std::size_t>(counts.shape(0)) != L ||
       static_cast<std::size_t>(counts.shape(1)) != m)
     throw std::invalid_argument("counts must have shape (" + std::to_string(L) + ", " +
-                                std::to_string(m) + ") (classes × m)");
+                                std::to_string(m) + ") (classes × count cells: m, and the pair cells)");
   if (rows.ndim() != 1 || static_cast<std::size_t>(rows.shape(0)) != L)
     throw std::invalid_argument("rows per class must have shape (" + std::to_string(L) + ",)");
   ClassCounts c(L, m);

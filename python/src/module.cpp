@@ -113,6 +113,10 @@ PYBIND11_MODULE(_flynn, m) {
       .def_property("threads", [](const ModelHandle& h) { return h.model().threads(); },
                     [](ModelHandle& h, int t) { h.model().set_threads(t); })
       .def_property_readonly("config", [](const ModelHandle& h) { return config_dict(h.model().config()); })
+      .def_property_readonly("count_cells", [](const ModelHandle& h) { return h.model().config().cells(); },
+                             "Count cells per class: m, and the pair cells with pairs")
+      .def_property_readonly("codes_per_row", [](const ModelHandle& h) { return h.model().config().codes_per_row(); },
+                             "Ones each training row adds to its class's counts")
       .def_property_readonly("labels", [](const ModelHandle& h) { return h.model().labels().names(); })
       .def_property("table_schema", [](const ModelHandle& h) { return h.model().table_schema(); },
                     [](ModelHandle& h, TableSchema s) { h.model().set_table_schema(std::move(s)); })

@@ -10,12 +10,24 @@
 
 #include "flynn/error.hpp"
 #include "flynn/detail/parallel.hpp"
+#include "flynn/pair_codes.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {
 
 FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, int threads)
-    : FlyNN(config, labels, ClassCounts(labels.size(), config.m), threads) {}
+    : FlyNN(config, labels, ClassCounts(labels.size(), config.cells()), threads) {}
+
+namespace {
+// Throws unless `counts` has one row of config.cells() count cells per class.
+void check_counts_shape(const ClassCounts& counts, std::size_t n_classes, const FlyConfig& config) {
+  if (counts.n_classes() != n_classes || counts.m() != config.cells())
+    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × {} cells{}", counts.n_classes(),
+                            counts.m(), n_classes, config.cells(),
+                            config.pairs ? fmt::format(" (m = {} and {} pair cells)", config.m, config.pair_cells())
+                                         : fmt::format(" (m = {})", config.m)));
+}
+}  // namespace
 
 struct FlyNN::ScorerCache {
   std::mutex mutex;
@@ -33,15 +45,13 @@ FlyNN::FlyNN(const FlyConfig& config, LabelSet labels, ClassCounts counts, int t
       scorer_cache_(std::make_unique<ScorerCache>()) {
   if (labels_.size() < 1) throw Error("a model needs at least one class label");
   config.validate();  // no memory guard: a model must load; training and prediction check
-  if (counts_.n_classes() != labels_.size() || counts_.m() != config.m)
-    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
-                            counts_.n_classes(), counts_.m(), labels_.size(), config.m));
+  check_counts_shape(counts_, labels_.size(), config);
   config.class_weight.check_classes(labels_.names());
   hasher_ = std::make_unique<FlyHasher>(config, threads_);
 }
 
 std::vector<double> FlyNN::class_weights() const {
-  return config().class_weight.weights(labels_.names(), counts_, config().rho);
+  return config().class_weight.weights(labels_.names(), counts_, config().codes_per_row());
 }
 
 FlyNN::FlyNN(FlyNN&&) noexcept = default;
@@ -52,8 +62,7 @@ FlyNN::~FlyNN() = default;
 void FlyNN::ScorerCache::build(const FlyNN& model) {
   if (scorer) return;
   weights = model.class_weights();
-  scorer = std::make_shared<const FilterScorer>(model.counts_, model.config().gamma,
-                                                model.config().rho, weights, model.config().filter_scoring);
+  scorer = std::make_shared<const FilterScorer>(model.counts_, model.config(), model.config().gamma, weights);
 }
 
 std::shared_ptr<const FilterScorer> FlyNN::scorer() const {
@@ -79,9 +88,7 @@ void FlyNN::counts_changed() {
 }
 
 void FlyNN::set_counts(ClassCounts counts) {
-  if (counts.n_classes() != labels_.size() || counts.m() != config().m)
-    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
-                            counts.n_classes(), counts.m(), labels_.size(), config().m));
+  check_counts_shape(counts, labels_.size(), config());
   counts_ = std::move(counts);
   counts_changed();
 }
@@ -167,13 +174,16 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
   // small call (one row, say) on many threads allocates one L × m table, not one per
   // thread. Integer sums, so the order of the partial tables does not matter.
   std::vector<std::optional<ClassCounts>> partial(static_cast<std::size_t>(workers));
-  const std::uint32_t rho = config().rho;
+  const PairCoder coder(config());
+  std::vector<PairCoder::Scratch> scratch(static_cast<std::size_t>(workers));
+  const std::uint32_t per_row = coder.codes_per_row();
   hasher_->hash_stream(
       rows, workers,
       [&](int worker, std::size_t first, std::size_t n, const std::uint32_t* winners) {
         std::optional<ClassCounts>& c = partial[static_cast<std::size_t>(worker)];
-        if (!c) c.emplace(labels_.size(), config().m);
-        for (std::size_t r = 0; r < n; ++r) c->add_row(class_ids[first + r], winners + r * rho, rho);
+        if (!c) c.emplace(labels_.size(), config().cells());
+        const std::uint32_t* codes = coder.block_codes(winners, n, scratch[static_cast<std::size_t>(worker)]);
+        for (std::size_t r = 0; r < n; ++r) c->add_row(class_ids[first + r], codes + r * per_row, per_row);
       },
       progress);
   std::optional<ClassCounts> total;
@@ -185,7 +195,7 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
       total = std::move(c);
     }
   }
-  return total ? std::move(*total) : ClassCounts(labels_.size(), config().m);
+  return total ? std::move(*total) : ClassCounts(labels_.size(), config().cells());
 }
 
 namespace {
@@ -299,9 +309,7 @@ void FlyNN::forget(const DataView& rows, std::span<const std::uint32_t> class_id
 
 void FlyNN::forget_counts(const ClassCounts& removed) {
   require_exact_counts(provenance_);
-  if (removed.n_classes() != labels_.size() || removed.m() != config().m)
-    throw Error(fmt::format("counts of shape {}×{} do not match {} classes × m = {}",
-                            removed.n_classes(), removed.m(), labels_.size(), config().m));
+  check_counts_shape(removed, labels_.size(), config());
   subtract(removed);
 }
 
@@ -315,7 +323,7 @@ void FlyNN::add_classes(const LabelSet& extended) {
           l < extended.size() ? "'" + extended.name(l) + "'" : std::string("missing")));
   }
   if (extended.size() == labels_.size()) return;
-  ClassCounts grown(extended.size(), config().m);
+  ClassCounts grown(extended.size(), config().cells());
   std::copy(counts_.values().begin(), counts_.values().end(), grown.values().begin());
   std::copy(counts_.rows_per_class().begin(), counts_.rows_per_class().end(),
             grown.rows_per_class().begin());
@@ -380,15 +388,20 @@ std::vector<double> FlyNN::scores_checked(const DataView& rows,
                                           const PredictOptions& options) const {
   config().check_memory(labels_.size());
   const std::size_t L = labels_.size();
-  const std::uint32_t rho = config().rho;
   const std::shared_ptr<const FilterScorer> cached = scorer();
   const FilterScorer& scorer = *cached;
+  const PairCoder coder(config());
+  const int workers = detail::resolve_threads(options.threads ? options.threads : threads_);
+  std::vector<PairCoder::Scratch> scratch(coder.active() ? static_cast<std::size_t>(workers) : 0);
+  const std::uint32_t per_row = coder.codes_per_row();
   std::vector<double> out(rows.n_rows() * L);
   hasher_->hash_stream(
-      rows, options.threads ? options.threads : threads_,
-      [&](int, std::size_t first, std::size_t n, const std::uint32_t* winners) {
+      rows, workers,
+      [&](int worker, std::size_t first, std::size_t n, const std::uint32_t* winners) {
+        const std::uint32_t* codes =
+            coder.active() ? coder.block_codes(winners, n, scratch[static_cast<std::size_t>(worker)]) : winners;
         for (std::size_t r = 0; r < n; ++r)
-          scorer.score(winners + r * rho, out.data() + (first + r) * L);
+          scorer.score(codes + r * per_row, out.data() + (first + r) * L);
       },
       options.progress);
   return out;

@@ -246,11 +246,17 @@ std::array<FlyConfig, 2> FlyConfig::halves() const {
   return out;
 }
 
+std::uint32_t FlyConfig::pair_cells() const {
+  return pairs ? static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{m} * Defaults::pair_cells_per_unit,
+                                                                    0xFFFFFFFFu - m))
+               : 0;
+}
+
 std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
-  const std::uint64_t m = c.m, L = n_classes;
+  const std::uint64_t m = c.m, cells = std::uint64_t{c.m} + c.pair_cells(), L = n_classes;
   // counts (uint32) + prediction table (double) + per-thread training counts (2 threads
-  // accounted) + lifting matrix (uint32 columns).
-  return m * L * 4 + m * L * 8 + 2 * m * L * 4 + m * static_cast<std::uint64_t>(c.s) * 4;
+  // accounted), over every count cell + lifting matrix (uint32 columns).
+  return cells * L * 4 + cells * L * 8 + 2 * cells * L * 4 + m * static_cast<std::uint64_t>(c.s) * 4;
 }
 
 void FlyConfig::validate(std::size_t n_classes) const {
@@ -279,6 +285,15 @@ void FlyConfig::validate(std::size_t n_classes) const {
     throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rho, m - 1));
   if (!(gamma >= 0.0 && gamma < 1.0))
     throw Error(fmt::format("gamma = {}: must be in [0, 1)", gamma));
+  if (pairs > Defaults::max_pairs || (pairs > 0 && pairs >= rho))
+    throw Error(fmt::format("pairs = {}: must be in [0, min({}, rho-1)] = [0, {}]", pairs, Defaults::max_pairs,
+                            std::min<std::uint32_t>(Defaults::max_pairs, rho - 1)));
+  if (pairs > 0 && std::uint64_t{m} * (1 + Defaults::pair_cells_per_unit) > (1ULL << 31) - 1)
+    throw Error(fmt::format("m = {}: with pairs, m·{} count cells must stay below 2^31", m,
+                            1 + Defaults::pair_cells_per_unit));
+  if (pairs > 0 && std::uint64_t{pairs} * rho * 2 > pair_cells())
+    throw Error(fmt::format("pairs = {}: pairs·rho = {} pair codes per row need at most half of the {} pair "
+                            "cells (rho is too large for m)", pairs, std::uint64_t{pairs} * rho, pair_cells()));
   if (variant.paper_half) {
     // Each half needs at least one winner and a unit that loses; its s columns come from
     // the raw row (the second half) as well as from the encoded one.
@@ -414,6 +429,9 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (rr > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rr, c.m - 1));
   c.rho = static_cast<std::uint32_t>(rr);
+  if (pairs && *pairs > Defaults::max_pairs)
+    throw Error(fmt::format("pairs = {}: must be in [0, {}]", *pairs, Defaults::max_pairs));
+  c.pairs = static_cast<std::uint32_t>(pairs.value_or(0));
 
   c.validate(n_classes);
   return c;

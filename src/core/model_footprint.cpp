@@ -1,6 +1,7 @@
 #include "flynn/model_footprint.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <limits>
 #include <vector>
@@ -76,13 +77,13 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
                                int threads) {
   ModelFootprint f;
   const std::uint64_t m = c.m, s = c.s, rho = c.rho, d = c.input_dim, L = n_classes;
-  const std::uint64_t cells = mul(L, m);
+  const std::uint64_t cells = mul(L, add(m, c.pair_cells()));  // count cells: units and pairs
   f.m = m;
   f.s = s;
   f.classes = L;
   f.threads = use == ModelUse::Inspect ? 1 : detail::resolve_threads(threads);
   const std::uint64_t T = static_cast<std::uint64_t>(f.threads);
-  // ClassCounts: L × m uint32.
+  // ClassCounts: L × (m + pair cells) uint32.
   f.counts = mul(cells, 4);
   f.build_operations = cells;  // each count decoded and checked
   if (use == ModelUse::Inspect) return f;
@@ -142,13 +143,16 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   per_thread = add(per_thread, mul(widest, 4, 2));
   if (c.preprocess == Preprocess::Densify) per_thread = add(per_thread, mul(widest, 8));
   f.thread_scratch = mul(per_thread, T);
+  if (c.pairs)  // PairCoder: a task's codes, the row's taken-cell set (2 × uint32 slots)
+    per_thread = add(per_thread, add(mul(kTaskRows, c.codes_per_row(), 4),
+                                     mul(std::bit_ceil(std::max<std::uint64_t>(1, mul(2, c.pairs, rho))), 8)));
   if (c.variant.paper_half)  // the two halves' winners of one chunk of rows (all threads)
     f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), rho, 4));
 
   if (use == ModelUse::Predict) {
     // FilterScorer: a bit mask per unit where it packs bits, else the m × L table of
     // filter values in double.
-    const bool binary = FilterScorer::packs_bits(c.gamma, L, c.filter_scoring);
+    const bool binary = !c.pairs && FilterScorer::packs_bits(c.gamma, L, c.filter_scoring);
     f.score_table = binary ? mul(m, 8) : mul(cells, 8);
     f.build_operations = add(f.build_operations, binary ? m : cells);
   } else {

@@ -17,29 +17,65 @@ void check_weights(const ClassCounts& counts, const std::vector<double>& weights
     throw Error(fmt::format("class weights: {} weights for {} classes", weights.size(), counts.n_classes()));
 }
 
-
-}  // namespace
-
-std::vector<double> filter_table(const ClassCounts& counts, double gamma, const std::vector<double>& weights) {
-  check_weights(counts, weights);
-  const std::size_t L = counts.n_classes();
-  const std::uint32_t m = counts.m();
+// filter_table's values for cells [first, last) of every class, into `table` (cell-major, L
+// values per cell, indexed from cell 0).
+void fill_filter_values(const ClassCounts& counts, std::uint32_t first, std::uint32_t last, double gamma,
+                        const std::vector<double>& weights, std::vector<double>& table) {
   // γ^(w·c) computed once per count value and class, for the counts up to a small bound:
   // the table of powers is sized by what the counts need, never by the largest count
   // alone (one count of 2^28 in a file must not allocate 2 GB). Larger counts, which are
   // rare, call pow directly; the values are the same either way.
   constexpr std::uint32_t kTabulated = 1u << 16;
+  const std::size_t L = counts.n_classes();
   const std::uint32_t top = std::min(counts.max_count(), kTabulated);
   std::vector<double> power(std::size_t(top) + 1);
-  std::vector<double> table(std::size_t(m) * L);
   for (std::size_t l = 0; l < L; ++l) {
     const double w = weights.empty() ? 1.0 : weights[l];
     const auto value = [&](std::uint32_t c) { return filter_value(c, gamma, w); };
     if (l == 0 || !weights.empty())
       for (std::uint32_t c = 0; c <= top; ++c) power[c] = value(c);
     const std::uint32_t* c = counts.of_class(l);
-    for (std::uint32_t i = 0; i < m; ++i) table[std::size_t(i) * L + l] = c[i] <= top ? power[c[i]] : value(c[i]);
+    for (std::uint32_t i = first; i < last; ++i) table[std::size_t(i) * L + l] = c[i] <= top ? power[c[i]] : value(c[i]);
   }
+}
+
+// Under Relative scoring, divides each class's values in cells [first, last) by their mean
+// (relative_scales over the block, in cell order); then multiplies the block by `factor`.
+void scale_block(std::vector<double>& table, std::size_t L, std::uint32_t first, std::uint32_t last,
+                 FilterScoring scoring, double factor) {
+  if (scoring == FilterScoring::Relative) {
+    const std::vector<double> scale = relative_scales(last - first, L, [&](std::uint32_t i, std::size_t l) {
+      return table[(std::size_t(first) + i) * L + l];
+    });
+    for (std::size_t i = std::size_t(first) * L; i < std::size_t(last) * L; ++i) table[i] *= scale[i % L];
+  }
+  if (factor != 1.0)
+    for (std::size_t i = std::size_t(first) * L; i < std::size_t(last) * L; ++i) table[i] *= factor;
+}
+
+}  // namespace
+
+std::vector<double> filter_table(const ClassCounts& counts, double gamma, const std::vector<double>& weights) {
+  check_weights(counts, weights);
+  std::vector<double> table(std::size_t(counts.m()) * counts.n_classes());
+  fill_filter_values(counts, 0, counts.m(), gamma, weights, table);
+  return table;
+}
+
+std::vector<double> model_scoring_table(const ClassCounts& counts, const FlyConfig& config, double gamma,
+                                        const std::vector<double>& weights) {
+  if (!config.pairs) return scoring_table(counts, gamma, config.filter_scoring, weights);
+  check_weights(counts, weights);
+  if (counts.m() != config.cells())
+    throw Error(fmt::format("counts of {} cells per class, but the config has m + pair cells = {}", counts.m(),
+                            config.cells()));
+  const std::size_t L = counts.n_classes();
+  std::vector<double> table(std::size_t(counts.m()) * L);
+  fill_filter_values(counts, 0, config.m, gamma, weights, table);
+  fill_filter_values(counts, config.m, counts.m(), Defaults::pair_gamma, weights, table);
+  const double W = Defaults::pair_weight;
+  scale_block(table, L, 0, config.m, config.filter_scoring, 1.0 / (1.0 + W));
+  scale_block(table, L, config.m, counts.m(), config.filter_scoring, W / ((1.0 + W) * config.pairs));
   return table;
 }
 
@@ -61,11 +97,7 @@ std::vector<std::uint64_t> seen_bits(const ClassCounts& counts, const std::vecto
 std::vector<double> scoring_table(const ClassCounts& counts, double gamma, FilterScoring scoring,
                                   const std::vector<double>& weights) {
   std::vector<double> table = filter_table(counts, gamma, weights);
-  if (scoring == FilterScoring::Absolute) return table;
-  const std::size_t L = counts.n_classes();
-  const std::vector<double> scale =
-      relative_scales(counts.m(), L, [&](std::uint32_t i, std::size_t l) { return table[std::size_t(i) * L + l]; });
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] *= scale[i % L];
+  scale_block(table, counts.n_classes(), 0, counts.m(), scoring, 1.0);
   return table;
 }
 
@@ -76,6 +108,18 @@ FilterScorer::FilterScorer(const ClassCounts& counts, double gamma, std::uint32_
     seen_ = seen_bits(counts, weights);
   } else {
     table_ = scoring_table(counts, gamma, scoring, weights);
+  }
+}
+
+FilterScorer::FilterScorer(const ClassCounts& counts, const FlyConfig& config, double gamma,
+                           const std::vector<double>& weights)
+    : binary_(!config.pairs && packs_bits(gamma, counts.n_classes(), config.filter_scoring)),
+      rho_(config.codes_per_row()),
+      n_classes_(counts.n_classes()) {
+  if (binary_) {
+    seen_ = seen_bits(counts, weights);
+  } else {
+    table_ = model_scoring_table(counts, config, gamma, weights);
   }
 }
 

@@ -97,6 +97,11 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                [](HyperParams& h, const SettingValue& v) {
                  h.filter_scoring = parse_filter_scoring(setting_as<std::string>(v, "filter_scoring"));
                }});
+  f.push_back(unsigned_field<&HyperParams::pairs>(
+      "pairs", "--pairs",
+      fmt::format("Second-order filters: also count pairs of winners, each paired with the next PAIRS "
+                  "(0 = off, the default; at most {}; the model grows {}x; docs/defaults.md, \"Twelfth round\")",
+                  Defaults::max_pairs, 1 + Defaults::pair_cells_per_unit)));
   return f;
 }
 
@@ -123,6 +128,7 @@ std::vector<ConfigField> make_config_fields() {
       {"filter scoring", "filter_scoring", "filter_scoring", SettingKind::Choice,
        [](const FlyConfig& c) { return V(std::string(filter_scoring_name(c.filter_scoring))); }, true,
        true, "absolute"},
+      {"pairs", "pairs", "pairs", U, [](const FlyConfig& c) { return V(std::uint64_t{c.pairs}); }, true, true, "0"},
   };
 }
 

@@ -11,6 +11,7 @@
 
 #include "flynn/fly_hasher.hpp"
 #include "flynn/metrics.hpp"
+#include "flynn/pair_codes.hpp"
 #include "flynn/scoring.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/fly_cv.hpp"
@@ -150,15 +151,21 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
   const std::size_t L = data.classes.size();
   config.validate(L);
   const FlyHasher hasher(config, threads);
-  const std::uint32_t rho = config.rho, m = config.m;
-  // One hashing pass: winners of every row, and the counts of each fold.
-  std::vector<std::uint32_t> winners(data.n_rows * rho);
+  const std::uint32_t rho = config.codes_per_row(), m = config.cells();
+  // One hashing pass: codes of every row (its winners, and its pair cells), and the counts
+  // of each fold.
+  std::vector<std::uint32_t> winners(data.n_rows * config.rho);
   hasher.hash(data.features.data(), data.n_rows, winners.data(), threads, progress);
+  PairCoder::Scratch scratch;
+  const std::vector<std::uint32_t> codes = [&] {
+    const std::uint32_t* c = PairCoder(config).block_codes(winners.data(), data.n_rows, scratch);
+    return std::vector<std::uint32_t>(c, c + data.n_rows * rho);
+  }();
   std::vector<ClassCounts> fold_counts(k, ClassCounts(L, m));
   ClassCounts total(L, m);
   for (std::size_t r = 0; r < data.n_rows; ++r) {
-    fold_counts[fold_of_row[r]].add_row(data.labels[r], winners.data() + r * rho, rho);
-    total.add_row(data.labels[r], winners.data() + r * rho, rho);
+    fold_counts[fold_of_row[r]].add_row(data.labels[r], codes.data() + r * rho, rho);
+    total.add_row(data.labels[r], codes.data() + r * rho, rho);
   }
   const double hash_seconds =
       detail::seconds_since(start);
@@ -171,11 +178,10 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
     for (std::uint32_t f = 0; f < k; ++f) {
       ClassCounts train = total;
       train -= fold_counts[f];
-      const FilterScorer scorer(train, gamma, rho, config.class_weight.weights(data.classes.names(), train, rho),
-                                config.filter_scoring);
+      const FilterScorer scorer(train, config, gamma, config.class_weight.weights(data.classes.names(), train, rho));
       for (std::size_t r = 0; r < data.n_rows; ++r) {
         if (fold_of_row[r] != f) continue;
-        scorer.score(winners.data() + r * rho, scores.data());
+        scorer.score(codes.data() + r * rho, scores.data());
         predicted[r] = argmin_class(scores.data(), L);
       }
     }

@@ -14,6 +14,7 @@
 #include "flynn/feature_stats.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/detail/parallel.hpp"
+#include "flynn/pair_codes.hpp"
 #include "flynn/scoring.hpp"
 
 namespace flynn::experiments {
@@ -25,9 +26,11 @@ constexpr std::size_t kScoreChunk = 256;
 }  // namespace
 
 std::uint64_t fly_cv_memory_bytes(const FlyConfig& c, std::size_t n_rows, std::size_t n_classes) {
-  const std::uint64_t m = c.m, s = c.s, rho = c.rho;
-  return m * s * 4 + std::uint64_t(n_classes) * m * 4 + std::uint64_t(n_rows) * rho * 4 +
-         (std::uint64_t{1} << 20);
+  const std::uint64_t m = c.m, s = c.s, rho = c.rho, cells = c.cells(), codes = c.codes_per_row();
+  // The lifting matrix, the counts (and with pairs the per-fold model's filter table of
+  // doubles), the winners and the codes of every row.
+  const std::uint64_t tables = std::uint64_t(n_classes) * cells * (c.pairs ? 4 + 8 : 4);
+  return m * s * 4 + tables + std::uint64_t(n_rows) * (rho + (c.pairs ? codes : 0)) * 4 + (std::uint64_t{1} << 20);
 }
 
 double fly_cv_work(const FlyConfig& c, std::size_t n_rows) {
@@ -158,15 +161,15 @@ std::vector<double> FlyCvEvaluator::out_of_fold_scores(const FlyConfig& config, 
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t rho = config.rho;
   std::vector<double> scores(n * L, 0.0);
-  if (config.variant.standardize) {
-    // Each fold hashed with its own training statistics, as evaluate() does.
-    for_each_fold_standardized(config, threads, progress,
-                               [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
-                                 const FilterScorer scorer(counts, config.gamma, rho, fold_weights(config, f),
-                                                           config.filter_scoring);
-                                 for (std::size_t r : test_rows_[f])
-                                   scorer.score(winners.data() + r * rho, scores.data() + r * L);
-                               });
+  if (per_fold(config)) {
+    // Each fold's model scores its test rows, as evaluate() does.
+    const std::uint32_t per_row = config.codes_per_row();
+    for_each_fold_counts(config, threads, progress,
+                         [&](std::uint32_t f, const std::vector<std::uint32_t>& codes, const ClassCounts& counts) {
+                           const FilterScorer scorer(counts, config, config.gamma, fold_weights(config, f));
+                           for (std::size_t r : test_rows_[f])
+                             scorer.score(codes.data() + r * per_row, scores.data() + r * L);
+                         });
     return scores;
   }
   std::vector<std::uint32_t> winners, counts;
@@ -205,7 +208,7 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   if (gammas.empty()) throw Error("FlyNN CV: no γ to evaluate");
   for (double g : gammas)
     if (!(g >= 0.0 && g < 1.0)) throw Error(fmt::format("gamma = {}: must be in [0, 1)", g));
-  if (config.variant.standardize) return evaluate_per_fold(config, gammas, threads, progress, with_log_loss, start);
+  if (per_fold(config)) return evaluate_per_fold(config, gammas, threads, progress, with_log_loss, start);
   const std::size_t n = data_.n_rows, L = data_.classes.size();
   const std::uint32_t rho = config.rho;
   std::vector<std::uint32_t> winners, counts;
@@ -246,29 +249,49 @@ std::vector<CvResult> FlyCvEvaluator::evaluate(const FlyConfig& config, const st
   return results_per_gamma(config, predicted, kept, G, threads, detail::seconds_since(start));
 }
 
-void FlyCvEvaluator::for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
-                                                const FoldVisitor& visit) const {
+void FlyCvEvaluator::for_each_fold_counts(const FlyConfig& config, int threads, const ProgressFn& progress,
+                                          const FoldVisitor& visit) const {
   const std::size_t n = data_.n_rows, L = data_.classes.size();
-  const std::uint32_t m = config.m, rho = config.rho;
+  const std::uint32_t per_row = config.codes_per_row();
+  const bool standardize = config.variant.standardize;
   FlyHasher hasher(config, threads);
+  const PairCoder coder(config);
   // Exact per-fold feature sums: a fold's training statistics are the sum over the other
   // folds, as central training on those rows would compute them.
-  std::vector<FeatureSums> fold_sums(k_, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
-  for (std::size_t r = 0; r < n; ++r)
+  std::vector<FeatureSums> fold_sums(standardize ? k_ : 0, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
+  for (std::size_t r = 0; r < n && standardize; ++r)
     fold_sums[fold_of_row_[r]].add_row(data_.features.data() + r * data_.n_features);
-  std::vector<std::uint32_t> winners(n * rho);
+  std::vector<std::uint32_t> winners(n * config.rho), codes;
+  const auto hash_rows = [&](const ProgressFn& report) {
+    hasher.hash(data_.features.data(), n, winners.data(), threads, report);
+    if (!coder.active()) return;
+    // Codes in parallel chunks (each row's are a function of its winners alone).
+    codes.resize(n * per_row);
+    const std::size_t chunks = (n + kScoreChunk - 1) / kScoreChunk;
+    std::vector<PairCoder::Scratch> scratch(static_cast<std::size_t>(detail::resolve_threads(threads)));
+    detail::parallel_for(chunks, detail::resolve_threads(threads), [&](std::size_t chunk, int worker) {
+      const std::size_t end = std::min(n, (chunk + 1) * kScoreChunk);
+      for (std::size_t r = chunk * kScoreChunk; r < end; ++r)
+        coder.row_codes(winners.data() + r * config.rho, codes.data() + r * per_row,
+                        scratch[static_cast<std::size_t>(worker)]);
+    });
+  };
+  if (!standardize) hash_rows(progress);
   for (std::uint32_t f = 0; f < k_; ++f) {
     if (test_rows_[f].empty()) continue;
-    FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
-    for (std::uint32_t g = 0; g < k_; ++g)
-      if (g != f) train += fold_sums[g];
-    if (train.rows() == 0) continue;
-    hasher.set_feature_stats(train.stats());
-    hasher.hash(data_.features.data(), n, winners.data(), threads, f == 0 ? progress : ProgressFn{});
-    ClassCounts counts(L, m);
+    if (standardize) {
+      FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
+      for (std::uint32_t g = 0; g < k_; ++g)
+        if (g != f) train += fold_sums[g];
+      if (train.rows() == 0) continue;
+      hasher.set_feature_stats(train.stats());
+      hash_rows(f == 0 ? progress : ProgressFn{});
+    }
+    const std::vector<std::uint32_t>& row_codes = coder.active() ? codes : winners;
+    ClassCounts counts(L, config.cells());
     for (std::size_t r = 0; r < n; ++r)
-      if (fold_of_row_[r] != f) counts.add_row(data_.labels[r], winners.data() + r * rho, rho);
-    visit(f, winners, counts);
+      if (fold_of_row_[r] != f) counts.add_row(data_.labels[r], row_codes.data() + r * per_row, per_row);
+    visit(f, row_codes, counts);
   }
 }
 
@@ -276,18 +299,18 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
     const FlyConfig& config, const std::vector<double>& gammas, int threads,
     const ProgressFn& progress, bool with_log_loss, std::chrono::steady_clock::time_point start) const {
   const std::size_t L = data_.classes.size(), G = gammas.size();
-  const std::uint32_t rho = config.rho;
+  const std::uint32_t per_row = config.codes_per_row();
   const std::size_t n = data_.n_rows;
   std::vector<std::uint32_t> predicted(G * n, 0);  // γ-major: predicted[g·n + r]
   std::vector<double> kept(with_log_loss ? G * n * L : 0);  // γ-major scores, n × L per γ
-  for_each_fold_standardized(config, threads, progress,
-                             [&](std::uint32_t f, const std::vector<std::uint32_t>& winners, const ClassCounts& counts) {
+  for_each_fold_counts(config, threads, progress,
+                       [&](std::uint32_t f, const std::vector<std::uint32_t>& codes, const ClassCounts& counts) {
                                const std::vector<double> weights = fold_weights(config, f);
                                std::vector<double> scores(L);
                                for (std::size_t g = 0; g < G; ++g) {
-                                 const FilterScorer scorer(counts, gammas[g], rho, weights, config.filter_scoring);
+                                 const FilterScorer scorer(counts, config, gammas[g], weights);
                                  for (std::size_t r : test_rows_[f]) {
-                                   scorer.score(winners.data() + r * rho, scores.data());
+                                   scorer.score(codes.data() + r * per_row, scores.data());
                                    predicted[g * n + r] = argmin_class(scores.data(), L);
                                    if (with_log_loss)
                                      std::copy(scores.begin(), scores.end(), kept.begin() + (g * n + r) * L);

@@ -23,7 +23,7 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
   for (std::size_t l = 0; l < L; ++l) {
     const std::uint32_t* c = counts.of_class(l);
     std::uint64_t nonzero = 0, max = 0;
-    for (std::uint32_t i = 0; i < mc.config.m; ++i) {
+    for (std::uint32_t i = 0; i < mc.config.m; ++i) {  // the units (pair cells, if any, after them)
       nonzero += c[i] != 0;
       max = std::max<std::uint64_t>(max, c[i]);
     }

@@ -141,23 +141,23 @@ void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& 
 }
 
 void check_aggregated_counts(const ClassCounts& aggregated, const std::vector<std::uint64_t>& totals,
-                             std::uint32_t rho, const LabelSet& labels, bool secure) {
+                             std::uint32_t codes_per_row, const LabelSet& labels, bool secure) {
   for (std::size_t l = 0; l < labels.size(); ++l) {
     std::uint64_t sum = 0;
     const std::uint32_t* c = aggregated.of_class(l);
     for (std::uint32_t i = 0; i < aggregated.m(); ++i) sum += c[i];
-    if (sum != totals[l] * rho)
+    if (sum != totals[l] * codes_per_row)
       throw FederationError(
           secure ? fmt::format("aggregated counts of class '{}' do not sum to the parties' rows "
-                               "× rho: a party's counts disagree with its row totals",
+                               "× codes per row: a party's counts disagree with its row totals",
                                labels.name(l))
                  : fmt::format("aggregated counts of class '{}' sum to {}, but the parties "
-                               "announced {} rows × rho = {}",
-                               labels.name(l), sum, totals[l], totals[l] * rho));
+                               "announced {} rows × codes per row = {}",
+                               labels.name(l), sum, totals[l], totals[l] * codes_per_row));
   }
 }
 
-ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t rho,
+ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t codes_per_row,
                                    const LabelSet& labels) {
   if (parts.empty()) throw FederationError("no party's counts to aggregate");
   const std::size_t L = labels.size();
@@ -167,7 +167,7 @@ ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::u
     const ClassCounts& part = parts[p];
     if (part.n_classes() != L || part.m() != m || part.rows_per_class().size() != L)
       throw FederationError(fmt::format(
-          "party {} sent counts of {} classes × m = {} ({} row totals), party 0 {} × {} for {} classes",
+          "party {} sent counts of {} classes × {} cells ({} row totals), party 0 {} × {} for {} classes",
           p, part.n_classes(), part.m(), part.rows_per_class().size(), parts[0].n_classes(), m, L));
     for (std::size_t l = 0; l < L; ++l) totals[l] += part.rows_per_class()[l];
     for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part.values()[i];
@@ -183,7 +183,7 @@ ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::u
     aggregated.values()[i] = static_cast<std::uint32_t>(sums[i]);
   }
   aggregated.rows_per_class() = totals;
-  check_aggregated_counts(aggregated, totals, rho, labels, false);
+  check_aggregated_counts(aggregated, totals, codes_per_row, labels, false);
   return aggregated;
 }
 
@@ -326,7 +326,7 @@ FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
         "them are statistics the DP release does not protect; use --missing zero, give public "
         "fill values in the --schema file, or fill them before training");
   if (dp) {
-    settings.dp->validate(std::uint64_t(config.m) * st.labels.size());
+    settings.dp->validate(std::uint64_t(config.cells()) * st.labels.size());
     // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
     const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(st.tau));
   }
@@ -536,7 +536,7 @@ std::string count_locally(PartyState& st) {
 // elsewhere) into the masked all-reduce. 64-bit words, so the modular sum cannot wrap (τ
 // values below 2^32 each); the 32-bit cap sum_releases applies is checked on the result.
 void sum_releases_masked(PartyState& st, ClassCounts& aggregated) {
-  const std::size_t cells = std::size_t(st.config.m) * st.labels.size();
+  const std::size_t cells = std::size_t(st.config.cells()) * st.labels.size();
   std::vector<std::uint64_t> dense(cells, 0);
   for (const DpEntry& e : st.release) dense[e.index] = e.value;
   st.comm.allreduce_sum(std::span<std::uint64_t>(dense));
@@ -553,8 +553,8 @@ void sum_releases_masked(PartyState& st, ClassCounts& aggregated) {
 // post-processing (free under DP: it reads only the aggregated sum and public parameters),
 // the same on every party, so the models stay identical.
 ClassCounts aggregate_counts(PartyState& st) {
-  const std::size_t cells = std::size_t(st.config.m) * st.labels.size();
-  ClassCounts aggregated(st.labels.size(), st.config.m);
+  const std::size_t cells = std::size_t(st.config.cells()) * st.labels.size();
+  ClassCounts aggregated(st.labels.size(), st.config.cells());
   if (!st.dp) {
     std::vector<std::uint32_t>& values = st.counts.values();
     st.comm.allreduce_sum(values);
@@ -573,7 +573,7 @@ ClassCounts aggregate_counts(PartyState& st) {
     }
   }
   if (st.dp)
-    postprocess_release(aggregated.values(), st.config.m, st.labels.size(),
+    postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(),
                         st.mechanism->noise_scale, st.config.gamma, st.settings.dp->postprocess);
   return aggregated;
 }
@@ -620,7 +620,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
   // precompute masks) while this party counts.
   if (!st.dp || st.secure)
-    comm.expect_allreduce(std::size_t(st.config.m) * st.labels.size(), st.dp ? 8 : 4);
+    comm.expect_allreduce(std::size_t(st.config.cells()) * st.labels.size(), st.dp ? 8 : 4);
   const std::string local_error = count_locally(st);
   auto t = Clock::now();
   agree_on_status(comm, local_error, "local training");
@@ -633,7 +633,7 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   st.aggregate_traffic = comm.traffic() - st.control;
   st.times.training = since(st.t_start);
   // Catches a party whose counts disagree with the totals it announced. Not under DP.
-  if (!st.dp) check_aggregated_counts(aggregated, st.totals, st.config.rho, st.labels, st.secure);
+  if (!st.dp) check_aggregated_counts(aggregated, st.totals, st.config.codes_per_row(), st.labels, st.secure);
   return release_model(st, std::move(aggregated));
 }
 

@@ -172,8 +172,8 @@ def test_aggregate_applies_the_federations_checks(digits_split, small_params):
     parts = [flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[rows], ytr[rows], classes=classes)
              .export_counts() for rows in np.array_split(np.arange(len(Xtr)), 2)]
     tampered = copy.deepcopy(parts[1])
-    tampered.counts[3, :] = 0  # class 3's counts no longer sum to its rows × rho
-    with pytest.raises(federated.FederationError, match="class '3'.*rows × rho"):
+    tampered.counts[3, :] = 0  # class 3's counts no longer sum to its rows × codes per row
+    with pytest.raises(federated.FederationError, match="class '3'.*rows × codes per row"):
         federated.aggregate([parts[0], tampered])
     inflated = copy.deepcopy(parts[1])
     inflated.counts[0, 0] = inflated.rows_per_class[0] + parts[0].rows_per_class[0] + 1

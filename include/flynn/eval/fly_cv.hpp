@@ -55,6 +55,7 @@ class FlyCvEvaluator {
   /// trained on every fold but r's, exactly as FlyNN::scores would score it (lower is better).
   /// The input of calibration (calibration.hpp). `progress` counts hashed rows.
   /// Standardising variants hash once per fold with that fold's training statistics.
+  /// Second-order filters (FlyConfig::pairs) are scored as FlyNN scores them.
   std::vector<double> out_of_fold_scores(const FlyConfig& config, int threads = 0,
                                          const ProgressFn& progress = {}) const;
 
@@ -86,14 +87,19 @@ class FlyCvEvaluator {
   // The class weights of fold f's model (config.class_weight from the fold's training
   // rows per class, as the model trained on them would have); empty for none.
   std::vector<double> fold_weights(const FlyConfig& config, std::uint32_t fold) const;
-  // Standardising variants: for each fold f, hashes every row with f's training statistics
-  // (exact FeatureSums of the other folds), counts the other folds' rows, and calls
-  // visit(f, winners, counts).
-  using FoldVisitor = std::function<void(std::uint32_t fold, const std::vector<std::uint32_t>& winners,
+  // Whether `config` takes the per-fold path (for_each_fold_counts): standardising
+  // variants (statistics from each fold's training rows) and second-order filters (whose
+  // two blocks FilterScorer scores).
+  static bool per_fold(const FlyConfig& config) { return config.variant.standardize || config.pairs != 0; }
+  // For each fold f: the codes of every row (FlyConfig::codes_per_row() per row: winners,
+  // then pair cells), hashed with f's training statistics (exact FeatureSums of the other
+  // folds) for standardising variants, else once; counts the other folds' rows, and calls
+  // visit(f, codes, counts).
+  using FoldVisitor = std::function<void(std::uint32_t fold, const std::vector<std::uint32_t>& codes,
                                          const ClassCounts& counts)>;
-  void for_each_fold_standardized(const FlyConfig& config, int threads, const ProgressFn& progress,
-                                  const FoldVisitor& visit) const;
-  // The standardising variants' path (statistics from each fold's training rows).
+  void for_each_fold_counts(const FlyConfig& config, int threads, const ProgressFn& progress,
+                            const FoldVisitor& visit) const;
+  // The per-fold path (per_fold(config)).
   std::vector<CvResult> evaluate_per_fold(const FlyConfig& config, const std::vector<double>& gammas,
                                           int threads, const ProgressFn& progress, bool with_log_loss,
                                           std::chrono::steady_clock::time_point start) const;

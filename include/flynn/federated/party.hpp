@@ -212,18 +212,19 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
 void check_row_totals(const std::vector<std::uint64_t>& totals, const LabelSet& labels,
                       bool secure);
 
-/// Every training row adds exactly ρ ones to its class (the model file checks the same):
-/// throws FederationError naming the class whose exact aggregated counts do not sum to its
-/// rows (`totals`) × rho, i.e. a party whose counts disagree with the rows it announced.
+/// Every training row adds exactly FlyConfig::codes_per_row() ones (ρ, and its pair cells)
+/// to its class (the model file checks the same): throws FederationError naming the class
+/// whose exact aggregated counts do not sum to its rows (`totals`) × codes_per_row, i.e. a
+/// party whose counts disagree with the rows it announced.
 void check_aggregated_counts(const ClassCounts& aggregated, const std::vector<std::uint64_t>& totals,
-                             std::uint32_t rho, const LabelSet& labels, bool secure);
+                             std::uint32_t codes_per_row, const LabelSet& labels, bool secure);
 
-/// The exact aggregate of parties' counts (each labels.size() × m with its rows per class),
+/// The exact aggregate of parties' counts (each labels.size() × cells with its rows per class),
 /// as a federation computes it in the clear: the sums, checked with check_row_totals, per
 /// cell against its class's rows (a row adds at most one to each unit) and with
 /// check_aggregated_counts. Throws FederationError naming the problem (a part of another
 /// shape too).
-ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t rho,
+ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::uint32_t codes_per_row,
                                    const LabelSet& labels);
 
 /// Agreement on a local outcome (e.g. "writing the model"): each party passes its error

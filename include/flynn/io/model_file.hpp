@@ -70,7 +70,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 6;  ///< the newest version this build reads
+inline constexpr std::uint32_t kModelFormatVersion = 7;  ///< the newest version this build reads; written with pairs
+inline constexpr std::uint32_t kRelativeModelFormatVersion = 6;  ///< written with relative scoring, without pairs
 inline constexpr std::uint32_t kAnchorModelFormatVersion = 5;  ///< written with anchor units, absolute scoring
 inline constexpr std::uint32_t kClassWeightModelFormatVersion = 4;  ///< written with class weights, without anchor units
 inline constexpr std::uint32_t kTableModelFormatVersion = 3;  ///< written with a table, without class weights

@@ -289,12 +289,14 @@ std::vector<std::uint64_t> read_labels(ByteReader& r, ModelContents& mc) {
   std::vector<std::uint64_t> rows(L);
   for (auto& v : rows) v = r.u64("rows per class");
   if (!mc.provenance.differentially_private) {
-    // Every training row adds exactly rho ones to its class, checked below as a sum of
-    // 64-bit counts: a row count whose rows × rho does not fit cannot be consistent.
+    // Every training row adds exactly codes_per_row ones (rho winners, and its pair cells)
+    // to its class, checked below as a sum of 64-bit counts: a row count whose rows ×
+    // codes_per_row does not fit cannot be consistent.
+    const std::uint64_t per_row = mc.config.codes_per_row();
     for (std::uint32_t l = 0; l < L; ++l)
-      if (rows[l] > std::numeric_limits<std::uint64_t>::max() / mc.config.rho)
-        r.fail(fmt::format("class '{}' has {} rows: rows × rho = {} × {} overflows",
-                           mc.labels.name(l), rows[l], rows[l], mc.config.rho));
+      if (rows[l] > std::numeric_limits<std::uint64_t>::max() / per_row)
+        r.fail(fmt::format("class '{}' has {} rows: rows × codes per row = {} × {} overflows",
+                           mc.labels.name(l), rows[l], rows[l], per_row));
   }
   return rows;
 }
@@ -331,22 +333,22 @@ CountsLengths read_counts_header(ByteReader& r, const ModelContents& mc, const M
   const std::uint64_t packed_length = r.u64("packed counts length");
   if (packed_length != r.remaining() - 4)
     r.fail(fmt::format("packed counts are {} bytes, {} remain", packed_length, r.remaining() - 4));
-  const std::uint64_t cells = std::uint64_t(L) * c.m;
+  const std::uint64_t cells = std::uint64_t(L) * c.cells();
   if (raw_length < cells || raw_length > cells * 5 ||
       raw_length > packed_length * kMaxDeflateRatio + 64)
-    r.fail(fmt::format("counts length {} is inconsistent with {} classes × m = {}", raw_length,
-                       L, c.m));
+    r.fail(fmt::format("counts length {} is inconsistent with {} classes × {} cells", raw_length,
+                       L, c.cells()));
   // The one large allocation: L × m 32-bit counts. Estimated and bounded before it is made
   // (the decompressed-input limit, and the machine's memory).
   const std::uint64_t counts_bytes = cells * sizeof(std::uint32_t);
   if (counts_bytes > src.max_input_bytes)
-    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
+    r.fail(fmt::format("{} classes × {} cells of counts need {} bytes ({:.1f} GiB) in memory, more "
                        "than the input size limit of {} bytes (--max-input-bytes)",
-                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30), src.max_input_bytes));
+                       L, c.cells(), counts_bytes, counts_bytes / double(1ULL << 30), src.max_input_bytes));
   if (counts_bytes > flynn::detail::physical_memory_bytes())
-    r.fail(fmt::format("{} classes × m = {} counts need {} bytes ({:.1f} GiB) in memory, more "
+    r.fail(fmt::format("{} classes × {} cells of counts need {} bytes ({:.1f} GiB) in memory, more "
                        "than this machine's {:.1f} GiB",
-                       L, c.m, counts_bytes, counts_bytes / double(1ULL << 30),
+                       L, c.cells(), counts_bytes, counts_bytes / double(1ULL << 30),
                        flynn::detail::physical_memory_bytes() / double(1ULL << 30)));
   // What the caller will build from the model (the counts; to predict or train also the
   // score table or accumulators, the lifting matrix, scratch, ...), estimated from the header
@@ -363,7 +365,8 @@ void read_counts(ByteReader& r, ModelContents& mc, std::vector<std::uint64_t> ro
   const FlyConfig& c = mc.config;
   const std::size_t L = mc.labels.size();
   const CountsLengths lengths = read_counts_header(r, mc, src);
-  const std::uint64_t cells = std::uint64_t(L) * c.m;
+  const std::uint32_t width = c.cells();
+  const std::uint64_t cells = std::uint64_t(L) * width;
   const std::string_view packed = r.bytes(lengths.packed, "packed counts");
   const bool dp = mc.provenance.differentially_private;
   // One pass: the table is reserved (address space, no pages touched) and filled as the
@@ -373,22 +376,23 @@ void read_counts(ByteReader& r, ModelContents& mc, std::vector<std::uint64_t> ro
   std::vector<std::uint32_t> values;
   values.reserve(cells);
   decode_counts(packed, lengths.raw, cells, r, [&](std::uint64_t cell, std::uint32_t v) {
-    const std::uint64_t l = cell / c.m;
-    // A row adds at most one to each unit of its class (its rho winners are distinct),
-    // so no count exceeds its class's row count. DP counts are noisy releases: no bound.
+    const std::uint64_t l = cell / width;
+    // A row adds at most one to each cell of its class (its rho winners are distinct, and
+    // so are its pair cells), so no count exceeds its class's row count. DP counts are
+    // noisy releases: no bound.
     if (!dp && v > rows[l])
-      r.fail(fmt::format("class '{}' has a count of {} at unit {}, more than its {} rows",
-                         mc.labels.name(l), v, cell % c.m, rows[l]));
+      r.fail(fmt::format("class '{}' has a count of {} at cell {}, more than its {} rows",
+                         mc.labels.name(l), v, cell % width, rows[l]));
     sums[l] += v;
     values.push_back(v);
   });
   if (!dp) {
     for (std::uint32_t l = 0; l < L; ++l)
-      if (sums[l] != rows[l] * c.rho)
-        r.fail(fmt::format("class '{}' counts sum to {}, expected rows × rho = {} × {}",
-                           mc.labels.name(l), sums[l], rows[l], c.rho));
+      if (sums[l] != rows[l] * c.codes_per_row())
+        r.fail(fmt::format("class '{}' counts sum to {}, expected rows × codes per row = {} × {}",
+                           mc.labels.name(l), sums[l], rows[l], c.codes_per_row()));
   }
-  ClassCounts counts(L, c.m, std::move(values));
+  ClassCounts counts(L, width, std::move(values));
   counts.rows_per_class() = std::move(rows);
   mc.counts = std::move(counts);
 }
@@ -443,7 +447,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version6 = c.filter_scoring != FilterScoring::Absolute;
+  const bool version7 = c.pairs != 0;
+  const bool version6 = version7 || c.filter_scoring != FilterScoring::Absolute;
   const bool version5 = version6 || c.variant.anchors != 0;
   const bool version4 = version5 || !c.class_weight.is_none();
   const bool version3 = version4 || !model.table_schema().empty();
@@ -453,9 +458,11 @@ std::string serialize_model(const FlyNN& model) {
   if (version3 && !model.table_schema().empty()) detail::write_table_schema(body, model.table_schema());
   if (version4) write_class_weight(body, c.class_weight);
   if (version6) body.u8(static_cast<std::uint8_t>(c.filter_scoring));
+  if (version7) body.u32(c.pairs);
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version6   ? kModelFormatVersion
+  return write_envelope(version7   ? kModelFormatVersion
+                        : version6 ? kRelativeModelFormatVersion
                         : version5 ? kAnchorModelFormatVersion
                         : version4 ? kClassWeightModelFormatVersion
                         : version3 ? kTableModelFormatVersion
@@ -489,9 +496,20 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
   if (has_schema) mc.schema = detail::read_table_schema(r, mc.config.input_dim);
   if (version >= 4) read_class_weight(r, mc.config.class_weight, version);
   if (version >= 6) {
+    // Version 6 is written only for relative scoring; version 7 (pairs) for either.
     const std::uint8_t scoring = r.u8("filter scoring");
-    if (scoring != 1) r.fail(fmt::format("filter scoring {} is not 1 (relative)", scoring));
-    mc.config.filter_scoring = FilterScoring::Relative;
+    if (scoring > 1 || (version == 6 && scoring != 1))
+      r.fail(fmt::format("filter scoring {} is not {}", scoring, version == 6 ? "1 (relative)" : "0 or 1"));
+    mc.config.filter_scoring = static_cast<FilterScoring>(scoring);
+  }
+  if (version >= 7) {
+    mc.config.pairs = r.u32("pairs");
+    if (mc.config.pairs == 0) r.fail("pairs 0 in a version 7 model (written only with pairs)");
+    try {
+      mc.config.validate();
+    } catch (const Error& e) {
+      r.fail(fmt::format("invalid configuration: {}", e.what()));
+    }
   }
   std::vector<std::uint64_t> rows = read_labels(r, mc);
   read_counts(r, mc, std::move(rows), ModelSource{source, bytes.size(), max_input_bytes, memory});

@@ -399,7 +399,7 @@ std::uint64_t learn_file(FlyNN& model, const std::string& path, const FileEditOp
 
 std::uint64_t forget_file(FlyNN& model, const std::string& path, const FileEditOptions& o) {
   RowStream rows = open_labelled_rows(model, path, o, "forget");
-  ClassCounts removed(model.labels().size(), model.config().m);
+  ClassCounts removed(model.labels().size(), model.config().cells());
   std::uint64_t n = 0;
   Dataset chunk;
   while (rows.next(chunk)) {
