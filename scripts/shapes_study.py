@@ -112,6 +112,8 @@ SETTINGS = {
     "m2x_r128": ["--m", f"{{2 * {DEFAULT_M}}}", "--rho", "128"],
     "m4x_g0.5": ["--m", f"{{4 * {DEFAULT_M}}}", "--gamma", "0.5"],
     "anchor_sd_r128": ["--variant", "anchor", "--s", "{d}", "--rho", "128"],
+    # second-order filters (twelfth round): the option at the value tune tries
+    "pairs4": ["--pairs", "4"],
 }
 
 

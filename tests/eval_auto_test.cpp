@@ -55,6 +55,10 @@ TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
         }
         EXPECT_LE(c[i].config.m, Defaults::max_m);
       }
+      // The rule's configuration with second-order filters is one candidate.
+      FlyConfig with_pairs = c.front().config;
+      with_pairs.pairs = Defaults::tune_pairs;
+      EXPECT_EQ(std::count_if(c.begin(), c.end(), [&](const AutoCandidate& a) { return a.config == with_pairs; }), 1);
     }
   }
   // A given variant and seed stay in every candidate; a given m leaves no larger hash.

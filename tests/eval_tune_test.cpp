@@ -266,6 +266,31 @@ TEST(Tune, KeepsTheDefaultsOwnConfigurationUnlessBeaten) {
   EXPECT_GE(w.cv.balanced_accuracy, w.search.best_cv.balanced_accuracy);
 }
 
+// try_pairs: the configuration chosen before (here the search's or the defaults') is
+// cross-validated with second-order filters on the same folds and taken only when it scores
+// strictly higher.
+TEST(Tune, TriesTheChosenConfigurationWithPairs) {
+  const Dataset data = test::blobs(5, 40, 12, 29, 1.6);
+  const auto folds = stratified_folds(data.labels, 5, 3, 0);
+  TuneOptions o = tiny_space(3);
+  o.keep_default_unless_beaten = true;
+  const TuneResult before = tune_flynn(data, folds, 3, o);
+  EXPECT_FALSE(before.pairs_candidate);
+  o.try_pairs = true;
+  const TuneResult r = tune_flynn(data, folds, 3, o);
+  ASSERT_TRUE(r.pairs_candidate);
+  FlyConfig with_pairs = before.config;
+  with_pairs.pairs = Defaults::tune_pairs;
+  EXPECT_EQ(r.pairs_candidate->config, with_pairs);
+  const FlyCvEvaluator ev(data, folds, 3);
+  EXPECT_EQ(r.pairs_candidate->cv.fold_accuracy, ev.evaluate(with_pairs, {with_pairs.gamma}, 1).front().fold_accuracy);
+  EXPECT_EQ(r.chose_pairs, r.pairs_candidate->cv.mean > before.cv.mean);
+  EXPECT_EQ(r.config, r.chose_pairs ? with_pairs : before.config);
+  EXPECT_GE(r.cv.mean, before.cv.mean);
+  // The model trained on the choice has the pairs it was judged with.
+  EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config().pairs, r.chose_pairs ? Defaults::tune_pairs : 0u);
+}
+
 TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
   // The evaluator's log-loss (with_log_loss) is the temperature fitted on the out-of-fold
   // scores out_of_fold_scores gives, for the plain and the per-fold (standardising) path,

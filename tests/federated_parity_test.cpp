@@ -264,6 +264,20 @@ TEST(FederatedDp, ReleaseShapeProvenanceAndAccounting) {
   // T larger than m·L is refused on every party.
   s.dp->T = 256 * 2 + 1;
   EXPECT_THROW(run_colony({&shards[0], &shards[1]}, s), FederationError);
+
+  // Second-order filters: the release picks among all L·(m + pair cells) counts (a row
+  // still changes each by at most 1: its pair cells are distinct), so T may exceed L·m.
+  s.hyper.pairs = 2;
+  s.dp->T = 256 * 2 + 1;
+  const ColonyOutcome pairs = run_colony({&shards[0], &shards[1], &shards[2]}, s);
+  const FlyConfig c = s.hyper.resolve(8, 2);
+  EXPECT_EQ(pairs.model.counts().m(), c.cells());
+  EXPECT_EQ(pairs.model.config().pairs, 2u);
+  EXPECT_LE(pairs.model.counts().nonzero(), 3u * (256u * 2 + 1));
+  EXPECT_TRUE(pairs.model.provenance().differentially_private);
+  EXPECT_EQ(io::parse_model(pairs.model_file, "dp pairs").config.pairs, 2u);
+  s.dp->T = c.cells() * 2 + 1;
+  EXPECT_THROW(run_colony({&shards[0], &shards[1]}, s), FederationError);
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ class FlyNN {
   /// position where `extended` departs from labels().
   void add_classes(const LabelSet& extended);
 
-  /// Replaces the counts (same shape: classes × m), e.g. with a federation's aggregate;
+  /// Replaces the counts (same shape: classes × FlyConfig::cells()), e.g. with a federation's aggregate;
   /// keeps the lifting matrix, so no rebuild. Throws flynn::Error on a shape mismatch.
   void set_counts(ClassCounts counts);
 
@@ -207,7 +207,8 @@ class FlyNN {
   std::vector<double> predict_proba(const DataView& rows,
                                     const PredictOptions& options = {}) const;
   /// Each row's FlyHash h(x): its ρ winning units in ascending order, rows × ρ row-major;
-  /// exactly the units fit() counts for the row and scores() looks up. For studies of the
+  /// exactly the units fit() counts for the row and scores() looks up (with second-order
+  /// filters, FlyConfig::pairs, also the pair cells PairCoder derives from them). For studies of the
   /// hash itself (which rows share winners) and for FlyHash as a sparse feature map.
   /// Standardising variants need their statistics (a trained model has them).
   std::vector<std::uint32_t> hash(const DataView& rows, const PredictOptions& options = {}) const;

@@ -291,6 +291,9 @@ struct Defaults {
   static constexpr double pair_weight = 0.5;
   /// The largest `pairs` accepted (each costs ρ more reads per row and is bounded by ρ − 1).
   static constexpr std::uint32_t max_pairs = 16;
+  /// The `pairs` that `flynn tune` tries on its chosen configuration (TuneOptions::try_pairs):
+  /// r = 4, the eleventh round's choice on the selection groups.
+  static constexpr std::uint32_t tune_pairs = 4;
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the

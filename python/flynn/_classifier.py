@@ -513,7 +513,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     def hash(self, X):
         """Each row's FlyHash: its ρ winning units in ascending order, an n × ρ uint32
-        array; exactly the units `fit` counts for the row and `scores` looks up. For
+        array; exactly the units `fit` counts for the row and `scores` looks up (with
+        pairs, also the pair cells derived from them). For
         studying the hash (rows sharing winners are near in its space) or using it as a
         sparse feature map: ``scipy.sparse.csr_matrix((np.ones(w.size), w.ravel(),
         np.arange(0, w.size + 1, w.shape[1])), shape=(n, m))`` is the n × m indicator

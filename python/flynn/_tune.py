@@ -22,6 +22,9 @@ class TuneSearch:
                        FlyNNClassifier() would fit), evaluated on the same folds and kept
                        because no searched configuration scored higher (cv_results_ holds
                        the searched ones only).
+      chose_pairs_:    True when best_params_ add second-order filters (pairs) to the
+                       configuration chosen before, which scored strictly higher with them
+                       on the same folds (flynn tune's last candidate).
       best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
                        calibrated temperature_ (refit=True): the model `flynn tune` saves.
       temperature_:    the probability temperature t fitted on the chosen configuration's
@@ -43,6 +46,7 @@ class TuneSearch:
         self.n_splits_ = n_splits
         self.best_params_ = dict(raw["best_params"])
         self.kept_default_ = bool(raw["kept_default"])
+        self.chose_pairs_ = bool(raw["chose_pairs"])
         self.scoring = raw["scoring"]
         self.best_score_ = float(raw["best_score"])
         self.best_fold_scores_ = np.asarray(raw["best_fold_scores"])

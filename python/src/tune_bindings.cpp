@@ -44,6 +44,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.class_weight = ClassWeight::parse(class_weight);
   options.search.class_weight.check_classes(classes.names());
   options.keep_default_unless_beaten = true;  // as `flynn tune`: never less than the defaults
+  options.try_pairs = true;                   // and the chosen configuration with pairs
   std::optional<experiments::TuneResult> result;
   std::optional<FlyNN> model;
   {
@@ -78,6 +79,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["best_index"] = s.best;
   out["best_params"] = config_params(result->config);
   out["kept_default"] = result->kept_default;
+  out["chose_pairs"] = result->chose_pairs;
   const experiments::CvResult& cv = result->cv;
   out["best_fold_accuracy"] = cv.fold_accuracy;
   out["best_mean"] = cv.mean;

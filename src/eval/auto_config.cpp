@@ -59,6 +59,15 @@ std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32
     add(name + " m×4", h);
   };
   with_larger_m(given, "default");
+  // The rule's configuration with second-order filters (docs/defaults.md, "Twelfth round").
+  if (!given.pairs) {
+    HyperParams h = given;
+    h.pairs = Defaults::tune_pairs;
+    try {
+      add("default pairs", h);
+    } catch (const Error&) {  // too few units or winners for pairs: not a candidate
+    }
+  }
   if (given.variant || (given.preprocess && *given.preprocess == Preprocess::Densify)) return out;
   for (const VariantCandidate& v : kVariants) {
     if (d > v.max_d) continue;

@@ -66,8 +66,8 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
 
   // Shares: the search costs about `budget` full-data passes; calibration one more; each
   // comparison two (tuned kNN: FAISS over all rows, once per scaling).
-  StagedProgress staged(progress, o.search.budget + (o.keep_default_unless_beaten ? 1 : 0) + (o.calibrate ? 1 : 0) +
-                                      (o.comparison ? 2 : 0));
+  StagedProgress staged(progress, o.search.budget + (o.keep_default_unless_beaten ? 1 : 0) + (o.try_pairs ? 1 : 0) +
+                                      (o.calibrate ? 1 : 0) + (o.comparison ? 2 : 0));
   TuneResult res;
   res.search = search_flynn(data, fold_of_row, k_folds, o.search, staged.stage(o.search.budget));
   res.config = res.search.best_config;
@@ -85,6 +85,34 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
       res.config = rule;
       res.cv = cv;
       res.kept_default = true;
+    }
+  }
+
+  if (o.try_pairs) {
+    ProgressFn pairs_progress = staged.stage(1);
+    FlyConfig with_pairs = res.config;
+    with_pairs.pairs = Defaults::tune_pairs;
+    const bool fits = [&] {
+      try {
+        with_pairs.validate(data.classes.size());
+      } catch (const Error&) {
+        return false;
+      }
+      return fly_cv_memory_bytes(with_pairs, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
+    }();
+    if (res.config.pairs == 0 && fits) {
+      const CvResult cv = ev.evaluate(with_pairs, {with_pairs.gamma}, o.search.threads, pairs_progress,
+                                      o.search.metric == CvMetric::LogLoss)
+                              .front();
+      res.pairs_candidate = TuneResult::DefaultCandidate{with_pairs, cv};
+      res.metric_before_pairs = res.cv.metric(o.search.metric);
+      if (cv.metric(o.search.metric) > res.cv.metric(o.search.metric)) {
+        res.config = with_pairs;
+        res.cv = cv;
+        res.chose_pairs = true;
+      }
+    } else if (pairs_progress && !pairs_progress(1, 1)) {
+      throw Cancelled();
     }
   }
 

@@ -104,6 +104,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   // A search over a space the user narrowed (--variants) stays in it; otherwise the
   // defaults' own configuration is a candidate too (TuneOptions).
   to.keep_default_unless_beaten = o.variants.empty();
+  to.try_pairs = o.variants.empty();  // and the chosen one with second-order filters
   std::optional<Report> knn;
   if (o.knn)
     to.comparison = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
@@ -149,6 +150,12 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
     j["default_metric"] = r.default_candidate->cv.metric(to.search.metric);
     j["kept_default"] = r.kept_default;
   }
+  if (r.pairs_candidate) {
+    j["pairs_config"] = config_json(r.pairs_candidate->config);
+    j["pairs_metric"] = r.pairs_candidate->cv.metric(to.search.metric);
+    j["metric_before_pairs"] = r.metric_before_pairs;
+    j["chose_pairs"] = r.chose_pairs;
+  }
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
@@ -164,6 +171,10 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.default_candidate && !r.kept_default)
     text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
                         r.default_candidate->cv.metric(to.search.metric), o.metric);
+  if (r.pairs_candidate)
+    text += fmt::format("with second-order filters (pairs = {}): {:.4f} by {} on the same folds{}\n",
+                        r.pairs_candidate->config.pairs, r.pairs_candidate->cv.metric(to.search.metric), o.metric,
+                        r.chose_pairs ? " (taken)" : " (not taken)");
   text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);

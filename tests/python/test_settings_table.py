@@ -16,7 +16,7 @@ from flynn import _flynn
 EXAMPLES = {
     "m": 512, "expansion_factor": 100.0, "s": 3, "connection_sparsity": 0.8, "rho": 32,
     "wta_ratio": 0.01, "wta_nnz": 50, "gamma": 0.7, "seed": 99, "preprocess": "none",
-    "variant": "paper", "class_weight": "c0=2.5", "filter_scoring": "absolute",
+    "variant": "paper", "class_weight": "c0=2.5", "filter_scoring": "absolute", "pairs": 3,
 }
 
 
@@ -52,7 +52,7 @@ def test_a_resolved_config_reads_back_through_hyper_params():
     assert _flynn.HyperParams(**params).resolve(config["n_features"]) == config
     clf = flynn.FlyNNClassifier(m=256, seed=3).fit(np.eye(6), [0, 1, 0, 1, 0, 1])
     assert list(clf.config_) == ["n_features", "m", "s", "rho", "gamma", "seed", "preprocess",
-                                 "variant", "class_weight", "filter_scoring"]
+                                 "variant", "class_weight", "filter_scoring", "pairs"]
 
 
 def test_bad_keywords_name_the_setting():

@@ -56,6 +56,12 @@ struct TuneOptions {
   /// m, ρ and γ), so without it tuning could return less than training with no flags.
   /// `flynn tune` and Python's flynn.tune set it; the paper's study (`reproduce`) does not.
   bool keep_default_unless_beaten = false;
+  /// Then also cross-validate the chosen configuration with second-order filters
+  /// (FlyConfig::pairs = Defaults::tune_pairs) on the same folds, and take it when it scores
+  /// strictly higher (a tie keeps the smaller model). Skipped when the chosen configuration
+  /// has pairs already, cannot have them (validate) or would exceed the search's memory
+  /// guard. Set with keep_default_unless_beaten by `flynn tune` and Python's flynn.tune.
+  bool try_pairs = false;
 };
 
 /// The configuration `flynn train` gives data of d features and n_classes classes (the
@@ -77,6 +83,11 @@ struct TuneResult {
   /// kept (the search's best did not score higher).
   std::optional<DefaultCandidate> default_candidate;
   bool kept_default = false;
+  /// TuneOptions::try_pairs' candidate (the configuration chosen before it, with pairs) and
+  /// its CV on the same folds; chose_pairs when it was taken.
+  std::optional<DefaultCandidate> pairs_candidate;
+  bool chose_pairs = false;
+  double metric_before_pairs = 0.0;  ///< the metric of the configuration pairs_candidate extends
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
   double seconds = 0.0;                 ///< wall time of tune_flynn
   /// The temperature to store in the model: the fitted one, else Defaults::temperature.
