@@ -18,7 +18,8 @@ winner with the next r in that order (cyclically), giving r·ρ pairs; each unor
   uN_xK_gG     the ρ unit codes and the r·ρ pair codes in one table of m + M cells, γ = G;
   sN_xK        two tables, each relative: units at the default γ plus pairs at γ = 0.5,
                each divided by its number of codes (ρ, r·ρ) and summed;
-  sN_xK_wW     the same with the pairs' part weighted W (sN_xK is W = 1).
+  sN_xK_wW     the same with the pairs' part weighted W (sN_xK is W = 1);
+  …_gG         (p and s designs) the pairs' γ = G instead of 0.5.
 
 Protocol: each set's rows split in --folds folds (seeded shuffle); the default model is
 fitted on the other folds, and every design scores the fold's rows from the same hashes
@@ -96,16 +97,20 @@ def design_scores(name, TW, ty, W, L, m, gamma, seed, weights=None, memo=None):
         return unit
     kind, rest = name[0], name[1:].split("_")
     r, M = int(rest[0]), min(int(rest[1][1:]) * m, MAX_CELLS)
+    # Optional parts after r and M: wW (the pairs' weight, s designs), gG (the pairs' γ, p and
+    # s designs; u designs take their one γ as before).
+    opts = {t[0]: float(t[1:]) for t in rest[2:]}
+    pair_gamma = opts.get("g", PAIR_GAMMA) if kind != "u" else PAIR_GAMMA
     TP, QP = once(("codes", r, M), lambda: (pair_codes(TW, m, r, M, seed), pair_codes(W, m, r, M, seed)))
-    pair = once(("pairs", r, M), lambda: scores(relative_table(class_counts(TP, ty, L, M), PAIR_GAMMA, weights), QP))
+    pair = once(("pairs", r, M, pair_gamma),
+                lambda: scores(relative_table(class_counts(TP, ty, L, M), pair_gamma, weights), QP))
     if kind == "p":
         return pair
     if kind == "u":
         g = float(rest[2][1:])
         TU, QU = np.concatenate([TW, m + TP], 1), np.concatenate([W, m + QP], 1)
         return scores(relative_table(class_counts(TU, ty, L, m + M), g, weights), QU)
-    weight = float(rest[2][1:]) if len(rest) > 2 else 1.0
-    return unit / W.shape[1] + weight * pair / QP.shape[1]
+    return unit / W.shape[1] + opts.get("w", 1.0) * pair / QP.shape[1]
 
 
 def evaluate(Xtr, ytr, Xq, yq, threads, seed, designs=DESIGNS, given=None, balanced=False):

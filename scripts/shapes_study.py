@@ -390,6 +390,8 @@ def main():
                             rec = {"dataset": name, "group": group, "setting": setting,
                                    "accuracy": j["accuracy_mean"], "balanced_accuracy": j.get("balanced_accuracy"),
                                    "seconds": j["seconds"], "config": j["config"]}
+                            if "auto" in j:  # the candidate --auto chose on each fold's training rows
+                                rec["auto_chosen"] = [f["chosen"] for f in j["auto"]["folds"]]
                     except (RuntimeError, KeyError, ValueError) as e:
                         rec = {"dataset": name, "group": group, "setting": setting, "error": str(e)[-300:]}
                     done[(name, setting)] = rec
