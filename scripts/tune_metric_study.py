@@ -80,8 +80,12 @@ def summary(out):
           f"{statistics.median(acc_diff):+.4f}, worst {min(acc_diff):+.4f}")
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def split_study(summary_fn, run_set, description):
+    """The command line of a held-out tune study on 70 % / 30 % splits (this one and
+    tune_pairs_study.py): `summary` prints summary_fn(out); `run` splits each pending set
+    (at most --max-rows rows), calls run_set(args, name, rows, train, test) and appends the
+    row (a dict) it returns, resuming where --out stops."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("mode", choices=["run", "summary"])
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget", type=int, default=20)
@@ -93,30 +97,38 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated dataset names")
     a = ap.parse_args()
     if a.mode == "summary":
-        summary(a.out)
+        summary_fn(a.out)
         return
-    work = os.path.dirname(os.path.abspath(a.out))
-    files = sklearn_sets(work) if a.sklearn else halves()[1]
+    a.work = os.path.dirname(os.path.abspath(a.out))
+    files = sklearn_sets(a.work) if a.sklearn else halves()[1]
     for path, name in pending(files, a.only, a.out):
-        (train, test), n = split_file(path, work)
+        (train, test), n = split_file(path, a.work)
         if n > a.max_rows:
             continue
-        row = {"dataset": name, "rows": n}
         try:
-            for metric in METRICS:
-                j = run([a.flynn, "tune", "--data", train, "--test", test, "--model", os.path.join(work, "last.flynn"),
-                         "--budget", str(a.budget), "--folds", str(a.folds), "--metric", metric, "--json", "--quiet",
-                         "--threads", str(a.threads)])
-                t = j["test"]
-                row.update({f"{metric}_log_loss": t["log_loss"], f"{metric}_ece": t["ece"],
-                            f"{metric}_accuracy": t["accuracy"], f"{metric}_seconds": j["seconds"],
-                            f"{metric}_config": j["config"]["variant"] if "variant" in j["config"] else ""})
-        except RuntimeError as e:
+            row = run_set(a, name, n, train, test)
+        except (RuntimeError, KeyError) as e:
             print(f"{name}: FAILED {e}", file=sys.stderr)
+            continue
+        if row is None:
             continue
         append(a.out, row)
         print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in row.items() if k != "dataset"), flush=True)
 
 
+def run_metrics(a, name, n, train, test):
+    """One set: `flynn tune` on the 70 % with each metric, its model judged on the 30 %."""
+    row = {"dataset": name, "rows": n}
+    for metric in METRICS:
+        j = run([a.flynn, "tune", "--data", train, "--test", test, "--model", os.path.join(a.work, "last.flynn"),
+                 "--budget", str(a.budget), "--folds", str(a.folds), "--metric", metric, "--json", "--quiet",
+                 "--threads", str(a.threads)])
+        t = j["test"]
+        row.update({f"{metric}_log_loss": t["log_loss"], f"{metric}_ece": t["ece"],
+                    f"{metric}_accuracy": t["accuracy"], f"{metric}_seconds": j["seconds"],
+                    f"{metric}_config": j["config"]["variant"] if "variant" in j["config"] else ""})
+    return row
+
+
 if __name__ == "__main__":
-    main()
+    split_study(summary, run_metrics, __doc__)

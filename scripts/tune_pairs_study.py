@@ -14,15 +14,14 @@ never saw. The question: when tune takes pairs, do new rows agree, and what does
 Usage: scripts/tune_pairs_study.py run|summary --out FILE.tsv [--budget 20] [--folds 5]
        [--flynn build/flynn] [--sklearn] [--max-rows 6000] [--only NAME,...] [--threads 2]
 """
-import argparse
 import csv
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tune_metric_study import split_file  # noqa: E402
-from tune_study import ROOT, append, halves, pending, run, sklearn_sets  # noqa: E402
+from tune_metric_study import split_study  # noqa: E402
+from tune_study import run  # noqa: E402
 
 # config JSON key -> `flynn train` flag (the table of settings' rows a config holds).
 FLAGS = {"m": "--m", "s": "--s", "rho": "--rho", "gamma": "--gamma", "seed": "--seed", "preprocess": "--preprocess",
@@ -59,48 +58,21 @@ def summary(out):
           f"{min(chosen_gain):+.2f}; the choice agreed with the test split (pairs not worse iff taken) on {right}")
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["run", "summary"])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--budget", type=int, default=20)
-    ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--max-rows", type=int, default=6000, help="skip larger sets (time)")
-    ap.add_argument("--flynn", default=os.path.join(ROOT, "build", "flynn"))
-    ap.add_argument("--sklearn", action="store_true", help="scikit-learn's sets instead of the validation half")
-    ap.add_argument("--only", default="", help="comma-separated dataset names")
-    a = ap.parse_args()
-    if a.mode == "summary":
-        summary(a.out)
-        return
-    work = os.path.dirname(os.path.abspath(a.out))
-    files = sklearn_sets(work) if a.sklearn else halves()[1]
-    model = os.path.join(work, "last.flynn")
-    for path, name in pending(files, a.only, a.out):
-        (train, test), n = split_file(path, work)
-        if n > a.max_rows:
-            continue
-        try:
-            j = run([a.flynn, "tune", "--data", train, "--model", model, "--budget", str(a.budget),
-                     "--folds", str(a.folds), "--json", "--quiet", "--threads", str(a.threads)])
-            if "pairs_config" not in j:
-                print(f"{name}: no pairs candidate", file=sys.stderr)
-                continue
-            with_pairs = j["pairs_config"]
-            without = dict(with_pairs, pairs=0)
-            cv_with, cv_without = j["pairs_metric"], j["metric_before_pairs"]
-            row = {"dataset": name, "rows": n, "chose_pairs": j["chose_pairs"], "cv_with": cv_with,
-                   "test_without": test_accuracy(a.flynn, without, train, test, model, a.threads),
-                   "test_with": test_accuracy(a.flynn, with_pairs, train, test, model, a.threads),
-                   "variant": with_pairs["variant"], "seconds": j["seconds"]}
-            row["cv_without"] = cv_without
-        except (RuntimeError, KeyError) as e:
-            print(f"{name}: FAILED {e}", file=sys.stderr)
-            continue
-        append(a.out, row)
-        print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in row.items() if k != "dataset"), flush=True)
+def run_set(a, name, n, train, test):
+    """One set: `flynn tune` on the 70 %, then both forms of its configuration on the 30 %."""
+    model = os.path.join(a.work, "last.flynn")
+    j = run([a.flynn, "tune", "--data", train, "--model", model, "--budget", str(a.budget),
+             "--folds", str(a.folds), "--json", "--quiet", "--threads", str(a.threads)])
+    if "pairs_config" not in j:
+        print(f"{name}: no pairs candidate", file=sys.stderr)
+        return None
+    with_pairs = j["pairs_config"]
+    without = dict(with_pairs, pairs=0)
+    return {"dataset": name, "rows": n, "chose_pairs": j["chose_pairs"], "cv_with": j["pairs_metric"],
+            "test_without": test_accuracy(a.flynn, without, train, test, model, a.threads),
+            "test_with": test_accuracy(a.flynn, with_pairs, train, test, model, a.threads),
+            "variant": with_pairs["variant"], "seconds": j["seconds"], "cv_without": j["metric_before_pairs"]}
 
 
 if __name__ == "__main__":
-    main()
+    split_study(summary, run_set, __doc__)

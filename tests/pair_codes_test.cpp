@@ -160,9 +160,6 @@ TEST(PairFilters, ScoresAreTheTwoBlocksFormula) {
 
 TEST(PairFilters, CountsAreRowSumsThatMergeForgetAndIgnoreThreads) {
   const Dataset all = blobs(4, 120, 10, 6, 1.5);
-  std::vector<std::size_t> first, second;
-  for (std::size_t r = 0; r < all.n_rows; ++r) (r % 3 ? first : second).push_back(r);
-  const Dataset a = all.subset(first), b = all.subset(second);
   HyperParams h;
   h.pairs = 4;
   const FlyConfig c = h.resolve(10, 4);  // the default variant (standardising) with pairs
@@ -179,24 +176,8 @@ TEST(PairFilters, CountsAreRowSumsThatMergeForgetAndIgnoreThreads) {
     EXPECT_EQ(sum, whole.counts().rows_per_class()[l] * c.codes_per_row());
     EXPECT_LE(*std::max_element(cl, cl + c.cells()), whole.counts().rows_per_class()[l]);
   }
-  // Merge: parts trained with the whole's statistics, added, equal the whole.
-  FlyNN pa(c, all.classes, 2), pb(c, all.classes, 2);
-  pa.set_feature_stats(whole.feature_stats());
-  pb.set_feature_stats(whole.feature_stats());
-  pa.partial_fit(a);
-  pb.partial_fit(b);
-  pa.merge(pb);
-  EXPECT_EQ(pa.counts(), whole.counts());
-  // Forget: the whole without b equals a model given the same statistics trained on a.
-  FlyNN forgot(c, all.classes, 2);
-  forgot.set_feature_stats(whole.feature_stats());
-  forgot.partial_fit(all);
-  forgot.forget(b);
-  FlyNN only_a(c, all.classes, 2);
-  only_a.set_feature_stats(whole.feature_stats());
-  only_a.partial_fit(a);
-  EXPECT_EQ(forgot.counts(), only_a.counts());
-  EXPECT_EQ(forgot.predict(all), only_a.predict(all));
+  // Merge and forget are exact (with the default variant's statistics fixed at first fit).
+  test::expect_exact_merge_and_forget(c, all);
   // One row scores as in a batch.
   const std::vector<double> batch = whole.scores(all);
   for (std::size_t r = 0; r < all.n_rows; r += 37) {

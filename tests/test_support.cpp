@@ -1,5 +1,8 @@
 #include "test_support.hpp"
 
+#include "flynn/classifier.hpp"
+#include "flynn/io/model_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -151,6 +154,33 @@ Dataset blobs(std::size_t classes, std::size_t per_class, std::size_t d, std::ui
     }
   }
   return make_dataset(rows, labels);
+}
+
+void expect_exact_merge_and_forget(const FlyConfig& c, const Dataset& data) {
+  std::vector<std::size_t> a, b;
+  for (std::size_t r = 0; r < data.n_rows; ++r) (r % 3 == 1 ? b : a).push_back(r);
+  const Dataset da = data.subset(a), db = data.subset(b);
+  FlyNN whole(c, data.classes, 2);
+  whole.fit(data);
+  // Parts trained with the statistics of all rows, then merged: the whole model.
+  FlyNN pa(c, data.classes, 1), pb(c, data.classes, 2);
+  pa.set_feature_stats(whole.feature_stats());
+  pb.set_feature_stats(whole.feature_stats());
+  pa.partial_fit(da);
+  pb.partial_fit(db);
+  pa.merge(pb);
+  EXPECT_EQ(io::serialize_model(pa), io::serialize_model(whole));
+  // forget(B) equals training on A with the (fixed) statistics of the first fit.
+  FlyNN forgot(c, data.classes, 2);
+  forgot.fit(data);
+  forgot.forget(db);
+  FlyNN only_a(c, data.classes, 1);
+  only_a.set_feature_stats(whole.feature_stats());
+  only_a.partial_fit(da);
+  EXPECT_EQ(forgot.feature_stats(), only_a.feature_stats());
+  EXPECT_EQ(forgot.counts().rows_per_class(), only_a.counts().rows_per_class());
+  EXPECT_EQ(forgot.counts(), only_a.counts());
+  EXPECT_EQ(io::serialize_model(forgot), io::serialize_model(only_a));
 }
 
 }  // namespace flynn::test

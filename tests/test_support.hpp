@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
 namespace flynn::test {
@@ -61,5 +62,11 @@ std::vector<float> normal_rows(std::size_t n, std::size_t d, std::uint64_t seed)
 /// class c centred at a random point; labels "c0", "c1", …; seeded.
 Dataset blobs(std::size_t classes, std::size_t per_class, std::size_t d, std::uint64_t seed,
               double spread = 0.5);
+
+/// FlyNN's exactness under `config` (gtest expectations): models of the rows split in two
+/// (every third row from the second on in b), trained with the statistics of all rows and
+/// merged, equal the model of all rows, file byte for byte; and that model after
+/// forget(b) equals the model of a alone with those statistics.
+void expect_exact_merge_and_forget(const FlyConfig& config, const Dataset& data);
 
 }  // namespace flynn::test
