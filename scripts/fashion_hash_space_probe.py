@@ -23,7 +23,6 @@ Usage: scripts/fashion_hash_space_probe.py [--out FILE.json] [--threads 2]
 Needs the Python package (pip install .), scipy and dataset-fashion-mnist.
 """
 import argparse
-import gzip
 import json
 import sys
 import time
@@ -32,15 +31,10 @@ import numpy as np
 import scipy.sparse as sp
 
 import flynn
+from fashion_data import N_SPLIT, fashion_rows
 from filter_scores import relative_table, scores
 
-FASHION = "/usr/share/datasets/fashion-mnist"
-N_TRAIN = 50000
-
-
-def idx(path, offset):
-    with gzip.open(path) as f:
-        return np.frombuffer(f.read(), np.uint8, offset=offset)
+N_TRAIN = N_SPLIT
 
 
 def accuracy(table, winners, y, lower=True):
@@ -125,8 +119,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
-    X = idx(f"{FASHION}/train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
-    labels = idx(f"{FASHION}/train-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    X, labels = fashion_rows("train")
     Xtr, ytr, Xq, yq = X[:N_TRAIN], labels[:N_TRAIN], X[N_TRAIN:], labels[N_TRAIN:]
     t0 = time.time()
     clf = flynn.FlyNNClassifier(n_jobs=a.threads).fit(Xtr, ytr)

@@ -15,7 +15,6 @@ lowest over the rounds), the median ratio of the first setting's predict time to
 one's within a round, and the resolved m, s, rho, variant. Needs the installed flynn
 package and Debian's dataset-fashion-mnist.
 """
-import gzip
 import json
 import statistics
 import sys
@@ -24,13 +23,8 @@ import time
 import numpy as np
 
 import flynn
+from fashion_data import N_SPLIT, fashion_rows
 
-FASHION = "/usr/share/datasets/fashion-mnist/"
-
-
-def idx(name, offset):
-    with gzip.open(FASHION + name) as f:
-        return np.frombuffer(f.read(), np.uint8, offset=offset)
 
 
 def main():
@@ -38,14 +32,12 @@ def main():
         sys.exit(__doc__)
     split, settings = sys.argv[1], json.loads(sys.argv[2])
     rounds = int(sys.argv[3]) if len(sys.argv) == 4 else 2
-    X = idx("train-images-idx3-ubyte.gz", 16).reshape(-1, 784)
-    y = idx("train-labels-idx1-ubyte.gz", 8)
+    X, y = fashion_rows("train")
     if split == "val":
-        Xtr, ytr, Xte, yte = X[:50000], y[:50000], X[50000:], y[50000:]
+        Xtr, ytr, Xte, yte = X[:N_SPLIT], y[:N_SPLIT], X[N_SPLIT:], y[N_SPLIT:]
     else:
         Xtr, ytr = X, y
-        Xte = idx("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 784)
-        yte = idx("t10k-labels-idx1-ubyte.gz", 8)
+        Xte, yte = fashion_rows("t10k")
     fitted = {}
     for name, kw in settings.items():
         clf = flynn.FlyNNClassifier(n_jobs=1, **kw)

@@ -38,7 +38,6 @@ Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-d
 Needs the Python package (pip install .), numpy and pandas.
 """
 import argparse
-import gzip
 import json
 import os
 import statistics
@@ -50,6 +49,7 @@ import pandas as pd
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 
 import flynn
+from fashion_data import fashion_rows
 from filter_scores import class_counts, relative_table, scores
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -220,14 +220,6 @@ def run_one_set(a):
     accuracy, config = folds_mean(X, y, a.folds, lambda Xt, yt, Xq, yq: evaluate(
         Xt, yt, Xq, yq, a.threads, a.seed, a.designs))
     print(os.path.basename(a.set), config, {d: round(v, 4) for d, v in accuracy.items()})
-
-
-def fashion_rows(part):
-    """Fashion-MNIST's "train" or "t10k" images (n × 784 bytes) and labels."""
-    def idx(name, offset):
-        with gzip.open(f"/usr/share/datasets/fashion-mnist/{part}-{name}", "rb") as f:
-            return np.frombuffer(f.read(), np.uint8, offset=offset)
-    return idx("images-idx3-ubyte.gz", 16).reshape(-1, 784), idx("labels-idx1-ubyte.gz", 8).astype(np.int64)
 
 
 def run_fashion(a):

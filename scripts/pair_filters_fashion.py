@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import flynn
-from pair_codes_probe import fashion_rows
+from fashion_data import fashion_rows
 
 SETTINGS = [("default", {}), ("pairs4", {"pairs": 4}), ("s32", {"s": 32}), ("s32_pairs4", {"s": 32, "pairs": 4})]
 
