@@ -89,6 +89,18 @@ def test_array_fit_is_byte_identical_and_predictions_equal(client, table, varian
     np.testing.assert_array_equal(proba, ref.predict_proba(X[::3]))
 
 
+def test_pairs_fit_is_byte_identical(client, table):
+    """Second-order filters: the partitions' count tables hold m + 8m cells per class, and
+    their tree sum is central training's model."""
+    X, y = table
+    Xd = da.from_array(X, chunks=(ROW_CHUNKS, 64))
+    yd = da.from_array(y, chunks=(ROW_CHUNKS,))
+    clf = flynn.dask.fit(Xd, yd, pairs=2, **PARAMS)
+    ref = central(X, y, pairs=2, **PARAMS)
+    assert clf.config_["pairs"] == 2
+    assert clf.to_bytes() == ref.to_bytes()
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_dataframe_fit_is_byte_identical_and_predictions_equal(client, table, variant):
     X, y = table
