@@ -136,7 +136,8 @@ def anchor_rule(max_d, m_times=1, rho=None, gamma=None):
     below = f"d <= {max_d}"
     flags = ["--variant", f"{{'anchor' if {below} else None}}", "--s", f"{{max(8, d) if {below} else None}}"]
     if m_times != 1:
-        flags += ["--m", f"{{{m_times} * max(4096, 256 * d) if {below} else None}}"]
+        # DEFAULT_M (its cap at 131072 never binds for d <= 64, where these rules apply)
+        flags += ["--m", f"{{{m_times} * {DEFAULT_M} if {below} else None}}"]
     if rho is not None:
         flags += ["--rho", f"{{{rho} if {below} else None}}"]
     if gamma is not None:
