@@ -186,6 +186,23 @@ TEST(PairFilters, CountsAreRowSumsThatMergeForgetAndIgnoreThreads) {
   }
 }
 
+// A paper-half variant's halves only hash, each with half the winners: pairs belong to the
+// whole (pairs = 2 is valid for ρ = 4 though not for a half's ρ = 2). Found by the fuzzer.
+TEST(PairFilters, PaperHalfVariantsPairTheJoinedWinners) {
+  const Dataset data = blobs(3, 30, 6, 8, 1.0);
+  FlyConfig c = pair_config(64, 4, 2);
+  c.variant = parse_variant("zsign+paper");
+  c.validate();
+  for (const FlyConfig& half : c.halves()) EXPECT_EQ(half.pairs, 0u);
+  FlyNN model(c, data.classes, 1);
+  model.fit(data);
+  EXPECT_EQ(model.counts().m(), c.cells());
+  const io::ModelContents mc = io::parse_model(io::serialize_model(model), "half");
+  FlyNN loaded(mc.config, mc.labels, mc.counts, 1);
+  loaded.set_feature_stats(mc.stats);
+  EXPECT_EQ(loaded.scores(data), model.scores(data));
+}
+
 TEST(PairFilters, ModelFileVersion7RoundTripsAndIsChecked) {
   const Dataset data = blobs(3, 60, 6, 2, 1.0);
   for (const FilterScoring scoring : {FilterScoring::Relative, FilterScoring::Absolute}) {

@@ -187,8 +187,9 @@ struct FlyConfig {
 
   /// For a paper_half variant, the configs of its two halves: {m/2 units, ρ/2 winners, the
   /// first-half variant, this seed} and {m − m/2 units, ρ − ρ/2 winners, the paper's
-  /// method, paper_half_seed()}; d, s, γ and preprocess are shared. Throws flynn::Error
-  /// for other variants.
+  /// method, paper_half_seed()}; d, s, γ and preprocess are shared, pairs are not (a half
+  /// only hashes: the pair cells come from the joined winners). Throws flynn::Error for
+  /// other variants.
   std::array<FlyConfig, 2> halves() const;
   /// The lifting-matrix seed of the second (paper) half:
   /// SeededRng::keyed(seed, PaperHalfSeed, 0).next_u64(), so its columns do not repeat

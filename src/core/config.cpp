@@ -236,6 +236,8 @@ std::array<FlyConfig, 2> FlyConfig::halves() const {
   if (!variant.paper_half)
     throw Error(fmt::format("variant {} has no halves", variant_name(variant)));
   std::array<FlyConfig, 2> out{*this, *this};
+  // A half is a hash only: the pair cells are counted from the joined winners of both.
+  out[0].pairs = out[1].pairs = 0;
   out[0].m = m / 2;
   out[0].rho = rho / 2;
   out[0].variant = variant.first_half();
