@@ -142,10 +142,10 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   if (sparse_path) per_thread = add(per_thread, add(mul(m, 4), topk_row_bytes(rho)));
   per_thread = add(per_thread, mul(widest, 4, 2));
   if (c.preprocess == Preprocess::Densify) per_thread = add(per_thread, mul(widest, 8));
-  f.thread_scratch = mul(per_thread, T);
   if (c.pairs)  // PairCoder: a task's codes, the row's taken-cell set (2 × uint32 slots)
     per_thread = add(per_thread, add(mul(kTaskRows, c.codes_per_row(), 4),
                                      mul(std::bit_ceil(std::max<std::uint64_t>(1, mul(2, c.pairs, rho))), 8)));
+  f.thread_scratch = mul(per_thread, T);
   if (c.variant.paper_half)  // the two halves' winners of one chunk of rows (all threads)
     f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), rho, 4));
 

@@ -151,21 +151,18 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
   const std::size_t L = data.classes.size();
   config.validate(L);
   const FlyHasher hasher(config, threads);
-  const std::uint32_t rho = config.codes_per_row(), m = config.cells();
+  const std::uint32_t per_row = config.codes_per_row();
   // One hashing pass: codes of every row (its winners, and its pair cells), and the counts
   // of each fold.
   std::vector<std::uint32_t> winners(data.n_rows * config.rho);
   hasher.hash(data.features.data(), data.n_rows, winners.data(), threads, progress);
   PairCoder::Scratch scratch;
-  const std::vector<std::uint32_t> codes = [&] {
-    const std::uint32_t* c = PairCoder(config).block_codes(winners.data(), data.n_rows, scratch);
-    return std::vector<std::uint32_t>(c, c + data.n_rows * rho);
-  }();
-  std::vector<ClassCounts> fold_counts(k, ClassCounts(L, m));
-  ClassCounts total(L, m);
+  const std::uint32_t* codes = PairCoder(config).block_codes(winners.data(), data.n_rows, scratch);
+  std::vector<ClassCounts> fold_counts(k, ClassCounts(L, config.cells()));
+  ClassCounts total(L, config.cells());
   for (std::size_t r = 0; r < data.n_rows; ++r) {
-    fold_counts[fold_of_row[r]].add_row(data.labels[r], codes.data() + r * rho, rho);
-    total.add_row(data.labels[r], codes.data() + r * rho, rho);
+    fold_counts[fold_of_row[r]].add_row(data.labels[r], codes + r * per_row, per_row);
+    total.add_row(data.labels[r], codes + r * per_row, per_row);
   }
   const double hash_seconds =
       detail::seconds_since(start);
@@ -178,10 +175,11 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
     for (std::uint32_t f = 0; f < k; ++f) {
       ClassCounts train = total;
       train -= fold_counts[f];
-      const FilterScorer scorer(train, config, gamma, config.class_weight.weights(data.classes.names(), train, rho));
+      const FilterScorer scorer(train, config, gamma,
+                                config.class_weight.weights(data.classes.names(), train, per_row));
       for (std::size_t r = 0; r < data.n_rows; ++r) {
         if (fold_of_row[r] != f) continue;
-        scorer.score(codes.data() + r * rho, scores.data());
+        scorer.score(codes + r * per_row, scores.data());
         predicted[r] = argmin_class(scores.data(), L);
       }
     }

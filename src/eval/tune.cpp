@@ -92,15 +92,15 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     ProgressFn pairs_progress = staged.stage(1);
     FlyConfig with_pairs = res.config;
     with_pairs.pairs = Defaults::tune_pairs;
-    const bool fits = [&] {
+    const auto fits = [&] {
       try {
         with_pairs.validate(data.classes.size());
       } catch (const Error&) {
         return false;
       }
       return fly_cv_memory_bytes(with_pairs, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
-    }();
-    if (res.config.pairs == 0 && fits) {
+    };
+    if (res.config.pairs == 0 && fits()) {
       const CvResult cv = ev.evaluate(with_pairs, {with_pairs.gamma}, o.search.threads, pairs_progress,
                                       o.search.metric == CvMetric::LogLoss)
                               .front();
