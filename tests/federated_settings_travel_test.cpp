@@ -323,6 +323,16 @@ TEST(SettingsTravel, APartyWithOtherClassWeightsIsRefusedNamingThem) {
                  "weights_none");
 }
 
+// Pair filters change every party's counts and its model file: a party that gives --pairs
+// where the coordinator gives none is refused naming pairs (the fingerprint leaves pairs out
+// at 0, as it leaves class_weight out at none), and so is one with another number of pairs.
+TEST(SettingsTravel, APartyWithOtherPairsIsRefusedNamingThem) {
+  expect_refused({}, {"--pairs", "2"},
+                 "party 2 is refused: its pairs differs from party 0's (2 vs (none))", "pairs_none");
+  expect_refused({"--pairs", "4"}, {"--pairs", "2"},
+                 "party 2 is refused: its pairs differs from party 0's (2 vs 4)", "pairs");
+}
+
 #endif  // FLYNN_HAVE_GRPC
 
 // ---- MPI: flynn federated train on every rank --------------------------------------------
