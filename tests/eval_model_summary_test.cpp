@@ -2,6 +2,7 @@
 // a small model, as JSON and as text.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -54,6 +55,60 @@ TEST(ModelSummary, JsonDescribesASmallModel) {
   EXPECT_NE(s.text.find("format v1, crc32 " + j["crc32"].get<std::string>()), std::string::npos);
   EXPECT_NE(s.text.find("training: 120 rows\n"), std::string::npos);
   EXPECT_NE(s.text.find("classes:  3\n"), std::string::npos);
+}
+
+// With pairs, each class's line also describes its pair block (cells m … m + pair_cells()),
+// counted apart from the units: the figures equal a count over the model's own counts.
+TEST(ModelSummary, PairModelsDescribeTheirPairCellsApartFromTheUnits) {
+  const Dataset data = test::blobs(3, 40, 6, 7);
+  HyperParams p;
+  p.seed = 7;
+  p.m = 200;
+  p.rho = 8;
+  p.pairs = 2;
+  FlyNN model(p.resolve(6, 3), data.classes, 1);
+  model.fit(data);
+  test::TempDir dir;
+  const std::string path = dir.file("m.flynn");
+  io::save_model(model, path);
+
+  const experiments::ModelFileSummary s =
+      experiments::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
+  const FlyConfig& c = model.config();
+  ASSERT_EQ(s.json["classes"].size(), 3u);
+  for (std::size_t l = 0; l < 3; ++l) {
+    const std::uint32_t* counts = model.counts().of_class(l);
+    std::uint64_t units = 0, pair_cells = 0, pair_max = 0;
+    for (std::uint32_t i = 0; i < c.m; ++i) units += counts[i] != 0;
+    for (std::uint32_t i = c.m; i < c.cells(); ++i) {
+      pair_cells += counts[i] != 0;
+      pair_max = std::max<std::uint64_t>(pair_max, counts[i]);
+    }
+    const nlohmann::json& cls = s.json["classes"][l];
+    EXPECT_EQ(cls["nonzero_units"], units);
+    EXPECT_EQ(cls["nonzero_pair_cells"], pair_cells);
+    EXPECT_EQ(cls["max_pair_count"], pair_max);
+    EXPECT_GT(pair_cells, 0u);
+  }
+  EXPECT_NE(s.text.find(fmt::format("pairs:    {} pair cells per class after the 200 units\n", c.pair_cells())),
+            std::string::npos) << s.text;
+  EXPECT_NE(s.text.find("non-zero pair cells"), std::string::npos) << s.text;
+}
+
+// Without pairs the summary has no pair fields (a version-6 or older file has no pair cells).
+TEST(ModelSummary, ModelsWithoutPairsHaveNoPairFields) {
+  const Dataset data = test::blobs(3, 40, 6, 7);
+  HyperParams p;
+  p.seed = 7;
+  FlyNN model(p.resolve(6, 3), data.classes, 1);
+  model.fit(data);
+  test::TempDir dir;
+  const std::string path = dir.file("m.flynn");
+  io::save_model(model, path);
+  const experiments::ModelFileSummary s =
+      experiments::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
+  for (const auto& cls : s.json["classes"]) EXPECT_FALSE(cls.contains("nonzero_pair_cells"));
+  EXPECT_EQ(s.text.find("pair cells"), std::string::npos) << s.text;
 }
 
 }  // namespace

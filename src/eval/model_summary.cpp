@@ -22,15 +22,27 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
   nlohmann::json classes = nlohmann::json::array();
   for (std::size_t l = 0; l < L; ++l) {
     const std::uint32_t* c = counts.of_class(l);
-    std::uint64_t nonzero = 0, max = 0;
-    for (std::uint32_t i = 0; i < mc.config.m; ++i) {  // the units (pair cells, if any, after them)
-      nonzero += c[i] != 0;
-      max = std::max<std::uint64_t>(max, c[i]);
+    // The units first, then (with pairs) the pair cells after them: a pair table whose cells
+    // are mostly non-zero is filling up, where its γ^count no longer tells classes apart.
+    const auto count_range = [&](std::uint64_t begin, std::uint64_t end) {
+      std::uint64_t nonzero = 0, max = 0;
+      for (std::uint64_t i = begin; i < end; ++i) {
+        nonzero += c[i] != 0;
+        max = std::max<std::uint64_t>(max, c[i]);
+      }
+      return std::pair{nonzero, max};
+    };
+    const auto [nonzero, max] = count_range(0, mc.config.m);
+    nlohmann::json cls = {{"label", mc.labels.name(l)},
+                          {"rows", counts.rows_per_class()[l]},
+                          {"nonzero_units", nonzero},
+                          {"max_count", max}};
+    if (mc.config.pairs != 0) {
+      const auto [pair_nonzero, pair_max] = count_range(mc.config.m, mc.config.cells());
+      cls["nonzero_pair_cells"] = pair_nonzero;
+      cls["max_pair_count"] = pair_max;
     }
-    classes.push_back({{"label", mc.labels.name(l)},
-                       {"rows", counts.rows_per_class()[l]},
-                       {"nonzero_units", nonzero},
-                       {"max_count", max}});
+    classes.push_back(std::move(cls));
   }
   const std::string crc32 = fmt::format("{:08x}", io::model_checksum(bytes));
   nlohmann::json j = {{"model", path},
@@ -96,11 +108,20 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
                         table.label_name.empty() ? "" : ", label column " + table.label_name,
                         table.fill.empty() ? "" : ", missing cells filled with training means");
   }
-  for (const auto& c : classes)
-    text += fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}\n",
+  if (mc.config.pairs != 0)
+    text += fmt::format("pairs:    {} pair cells per class after the {} units\n",
+                        mc.config.pair_cells(), mc.config.m);
+  for (const auto& c : classes) {
+    text += fmt::format("  {:<20} rows {:>9}  non-zero units {:>9}  max count {}",
                         c["label"].get<std::string>(), c["rows"].get<std::uint64_t>(),
                         c["nonzero_units"].get<std::uint64_t>(),
                         c["max_count"].get<std::uint64_t>());
+    if (c.contains("nonzero_pair_cells"))
+      text += fmt::format("  non-zero pair cells {:>9}  max pair count {}",
+                          c["nonzero_pair_cells"].get<std::uint64_t>(),
+                          c["max_pair_count"].get<std::uint64_t>());
+    text += "\n";
+  }
   return {std::move(j), std::move(text)};
 }
 
