@@ -35,6 +35,7 @@ Usage: scripts/pair_codes_probe.py OUT.jsonl --groups openml-sel[,...] [--data-d
        scripts/pair_codes_probe.py OUT.jsonl --fashion-test [--designs s4_x8,s4_x8_w0.5]   (held out)
        scripts/pair_codes_probe.py - --set FILE.csv.gz --designs s4_x8,s4_x8_w0.5,s4_x16,s4_x32
        scripts/pair_codes_probe.py OUT.jsonl --summary
+       scripts/pair_codes_probe.py OUT.jsonl --by-load s4_x8_w0.5
 Needs the Python package (pip install .), numpy and pandas.
 """
 import argparse
@@ -298,6 +299,32 @@ def summary(a):
         print(f"(numpy base vs library predict: largest difference {100 * off:.3f} points)")
 
 
+def summary_by_load(a):
+    """Does the pair block's load predict where a design loses? Per set (selection and
+    validation groups alike: nothing is chosen here), the codes per pair cell over all
+    classes — training rows × r·ρ / M, the training rows being (folds − 1)/folds of the set —
+    beside the design's change against base, sorted by load, and Spearman's ρ over the sets."""
+    from scipy.stats import spearmanr
+    with open(a.out) as f:
+        recs = [json.loads(l) for l in f if l.strip()]
+    d = a.by_load
+    kind, rest = d[0], d[1:].split("_")
+    r, k = int(rest[0]), int(rest[1][1:])
+    rows = []
+    for rec in recs:
+        if d not in rec.get("accuracy", {}) or rec["group"] == "fashion":
+            continue
+        c = rec["config"]
+        load = rec["rows"] * (a.folds - 1) / a.folds * r * c["rho"] / min(k * c["m"], MAX_CELLS)
+        rows.append((load, 100 * (rec["accuracy"][d] - rec["accuracy"]["base"]), rec["set"], rec["group"]))
+    rows.sort()
+    for load, delta, name, group in rows:
+        print(f"{load:8.2f} {delta:+6.2f}  {name} ({group})")
+    rho, p = spearmanr([x[0] for x in rows], [x[1] for x in rows])
+    print(f"{len(rows)} sets; Spearman's rho of load and change {rho:+.3f} (p = {p:.2f}); "
+          f"change where load > 20: " + ", ".join(f"{x[2]} {x[1]:+.2f}" for x in rows if x[0] > 20))
+
+
 def summary_balanced(recs):
     designs = [d for d in DESIGNS if all(d in r["balanced_accuracy"] for r in recs)]
     for g in sorted({r["group"] for r in recs}):
@@ -326,6 +353,8 @@ def main():
     ap.add_argument("--imbalanced", action="store_true",
                     help="balanced accuracy with balanced class weights on the imbalanced study's sets")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--by-load", metavar="DESIGN",
+                    help="with OUT a finished run: the design's change per set against its pair block's load")
     ap.add_argument("--data-dir", help="where the groups' data cache (DIR/data, as for "
                     "shapes_study.py) lives; default: OUT's folder")
     ap.add_argument("--folds", type=int, default=3)
@@ -336,7 +365,7 @@ def main():
     a = ap.parse_args()
     a.designs = ["base"] + [d for d in a.designs.split(",") if d != "base"]
     a.data_dir = a.data_dir or os.path.dirname(os.path.abspath(a.out))
-    modes = [(a.summary, summary), (a.fashion, run_fashion), (a.imbalanced, run_imbalanced),
+    modes = [(a.by_load, summary_by_load), (a.summary, summary), (a.fashion, run_fashion), (a.imbalanced, run_imbalanced),
              (a.fashion_hashes, run_fashion_hashes), (a.fashion_test, run_fashion_test),
              (a.set, run_one_set), (True, run_sets)]
     next(run for chosen, run in modes if chosen)(a)
