@@ -87,6 +87,8 @@ SETTINGS = {
     "sign": ["--variant", "sign"],
     "zsign-q": ["--variant", "zsign-q"],
     "zsign-q_r256": ["--variant", "zsign-q", "--rho", "256"],
+    "balanced": ["--class-weight", "balanced"],
+    "zsign-q_balanced": ["--variant", "zsign-q", "--class-weight", "balanced"],
     # d > 16: m = 512·d within the same cap (twice the hashing below d = 256) and ρ = 256
     "m2x_capped_r256_gt16": ["--m", f"{{{WIDE_M} if d > 16 else None}}", "--rho", "{256 if d > 16 else None}"],
     # the tenth round's rule: m = 512·d capped, ρ = max(128, m/(2d)) for d > 16 (the default since)

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "flynn/classifier.hpp"
@@ -89,6 +90,43 @@ TEST(FederatedParity, ExactOverManyRandomSplits) {
     }
   }
   EXPECT_EQ(checked, 48);
+}
+
+// The default variant's paper-half rule (FlyConfig::paper_half_min_columns) decides from
+// the statistics of all rows, which a federation sums before counting: a party whose own
+// rows would decide otherwise (here the only party with the loud column's large values,
+// and parties without any) still hashes as central training does, and the file is the same.
+TEST(FederatedParity, ThePaperHalfRuleDecidesFromThePooledStatistics) {
+  Dataset data = test::blobs(3, 30, 20, 5, 1.0);
+  // Every column centred and scaled to unit variance: the energy spreads over all 20.
+  for (std::size_t j = 0; j < 20; ++j) {
+    double sum = 0, sq = 0;
+    for (std::size_t r = 0; r < data.n_rows; ++r) sum += data.row(r)[j];
+    const double mean = sum / data.n_rows;
+    for (std::size_t r = 0; r < data.n_rows; ++r) sq += (data.row(r)[j] - mean) * (data.row(r)[j] - mean);
+    const double sd = std::sqrt(sq / data.n_rows);
+    for (std::size_t r = 0; r < data.n_rows; ++r) data.row(r)[j] = static_cast<float>((data.row(r)[j] - mean) / sd);
+  }
+  for (std::size_t r = 0; r < data.n_rows; r += 3) data.row(r)[4] = (data.row(r)[4] + 3.0f) * 5000.0f;
+  HyperParams hyper;  // the defaults: zsign-q+paper with the rule (d = 20)
+  hyper.seed = 8;
+  const FlyConfig config = hyper.resolve(20, 3);
+  ASSERT_EQ(config.paper_half_min_columns, Defaults::paper_half_min_columns);
+  FlyNN central(config, data.classes, 1);
+  central.fit(data);
+  ASSERT_FALSE(central.hasher().second_half_hashes_raw_row());
+  std::vector<std::size_t> loud, quiet;
+  for (std::size_t r = 0; r < data.n_rows; ++r) (r % 3 == 0 ? loud : quiet).push_back(r);
+  std::vector<std::size_t> quiet_a, quiet_b;
+  for (std::size_t i = 0; i < quiet.size(); ++i) (i % 2 ? quiet_b : quiet_a).push_back(quiet[i]);
+  {
+    // A party of quiet rows alone would keep the raw half.
+    FlyNN alone(config, data.classes, 1);
+    alone.fit(data.subset(quiet_a));
+    ASSERT_TRUE(alone.hasher().second_half_hashes_raw_row());
+  }
+  expect_parity(data, {loud, quiet_a, quiet_b}, hyper, "loud rows at one party");
+  expect_parity(data, split_rows(data.labels, 3, 4, SplitSpec::parse("iid"), 5), hyper, "iid");
 }
 
 TEST(FederatedParity, ByClassWithOneClassPerPartyAndEmptyParties) {

@@ -60,6 +60,8 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"class_weight", {"--class-weight", "balanced"}},
       {"filter_scoring", {"--filter-scoring", "absolute"}},
       {"pairs", {"--pairs", "2"}},
+      // d = 5 is below 6 columns whatever the statistics: the second half standardises.
+      {"paper_half_min_columns", {"--variant", "anchor+paper", "--paper-half-min-columns", "6"}},
       {"missing", {"--missing", "zero"}},
   };
   return e;

@@ -99,9 +99,18 @@ TEST(ModelFootprint, DefaultShapesFitTheFloor) {
   const ModelFootprint f = model_footprint(fashion, 10, ModelUse::Predict, 16);
   EXPECT_EQ(f.counts, 10u * 131072 * 4);
   EXPECT_EQ(f.score_table, 10u * 131072 * 8);
-  // Both halves, all columns below 2^16; the signed half also keeps its unmirrored layout.
-  EXPECT_EQ(f.lifting_matrix, 131072u * 64 * 6 + 65536u * 64 * 2 + 65536u * 6);
-  EXPECT_EQ(f.feature_state, 784u * 2 * 12);     // standardisation statistics
+  // Both halves, all columns below 2^16; a signed half also keeps its unmirrored layout.
+  // The second half is counted as it is when the statistics make it standardise
+  // (paper_half_min_columns): signed, with its own encoder.
+  ASSERT_EQ(fashion.paper_half_min_columns, Defaults::paper_half_min_columns);
+  EXPECT_EQ(f.lifting_matrix, 2 * (65536u * 64 * 6 + 65536u * 64 * 2 + 65536u * 6));
+  EXPECT_EQ(f.feature_state, 2 * 784u * 2 * 12);     // standardisation statistics, per half
+  FlyConfig raw_half = fashion;
+  raw_half.paper_half_min_columns = 0;  // the paper's raw half: unsigned, no encoder
+  const ModelFootprint r = model_footprint(raw_half, 10, ModelUse::Predict, 16);
+  EXPECT_EQ(r.lifting_matrix, 131072u * 64 * 6 + 65536u * 64 * 2 + 65536u * 6);
+  EXPECT_EQ(r.feature_state, 784u * 2 * 12);
+  EXPECT_LT(r.total(), f.total());
   EXPECT_LT(f.total(), 512 * MiB) << f.describe();
   FakeMemory machine(24 * GiB);
   EXPECT_LT(f.total(), default_model_memory_limit(1));  // whatever the file's size

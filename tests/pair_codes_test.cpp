@@ -212,7 +212,7 @@ TEST(PairFilters, ModelFileVersion7RoundTripsAndIsChecked) {
     model.fit(data);
     const std::string bytes = io::serialize_model(model);
     const io::ModelContents mc = io::parse_model(bytes, "pairs");
-    EXPECT_EQ(mc.format_version, io::kModelFormatVersion);
+    EXPECT_EQ(mc.format_version, io::kPairsModelFormatVersion);
     EXPECT_EQ(mc.config, c);
     EXPECT_EQ(mc.counts, model.counts());
     FlyNN loaded(mc.config, mc.labels, mc.counts, 1);

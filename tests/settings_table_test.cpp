@@ -7,6 +7,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 
@@ -30,11 +31,12 @@ using federated::SharedSettings;
 // breaks this binding: add it here and give it a row in the table.
 std::vector<bool> given_members(const HyperParams& h) {
   const auto& [m, expansion_factor, s, connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed,
-               preprocess, variant, class_weight, filter_scoring, pairs] = h;
+               preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns] = h;
   return {m.has_value(),   expansion_factor.has_value(), s.has_value(),
           connection_sparsity.has_value(), rho.has_value(), wta_ratio.has_value(),
           wta_nnz.has_value(), gamma.has_value(), seed.has_value(), preprocess.has_value(),
-          variant.has_value(), class_weight.has_value(), filter_scoring.has_value(), pairs.has_value()};
+          variant.has_value(), class_weight.has_value(), filter_scoring.has_value(), pairs.has_value(),
+          paper_half_min_columns.has_value()};
 }
 
 // A valid config, and one copy per member of FlyConfig with only that member changed (in
@@ -56,8 +58,9 @@ std::vector<FlyConfig> one_member_changed() {
   std::vector<FlyConfig> out;
   auto changed = [&out](auto edit) {
     FlyConfig c = base_config();
-    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs] = c;
-    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs);
+    auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs,
+           paper_half_min_columns] = c;
+    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns);
     out.push_back(c);
   };
   changed([](auto& d, auto&...) { d = 7; });
@@ -67,10 +70,11 @@ std::vector<FlyConfig> one_member_changed() {
   changed([](auto&, auto&, auto&, auto&, auto& gamma, auto&...) { gamma = 0.25; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto& seed, auto&...) { seed = 12; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&...) { pre = Preprocess::None; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&, auto&) { v = parse_variant("sign"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&, auto&) { w = ClassWeight::parse("balanced"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f, auto&) { f = FilterScoring::Relative; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& p) { p = 2; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&, auto&, auto&) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&, auto&, auto&) { w = ClassWeight::parse("balanced"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f, auto&, auto&) { f = FilterScoring::Relative; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& p, auto&) { p = 2; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& q) { q = 5; });
   return out;
 }
 
@@ -78,6 +82,9 @@ std::vector<FlyConfig> one_member_changed() {
 struct Example {
   std::string text;
   std::string config_field;  // the ConfigField::name resolve() changes
+  // Another setting both configs of the round trip share, where the row needs one (a
+  // paper-half variant for paper_half_min_columns: d = 6 defaults to anchor).
+  std::optional<Variant> variant = std::nullopt;
 };
 const std::map<std::string, Example>& hyper_examples() {
   static const std::map<std::string, Example> e = {
@@ -95,6 +102,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"class_weight", {"yes=5,no=0.5", "class_weight"}},
       {"filter_scoring", {"absolute", "filter scoring"}},  // d = 6: the default (anchor) scores relatively
       {"pairs", {"3", "pairs"}},
+      {"paper_half_min_columns", {"5", "paper_half_min_columns", parse_variant("anchor+paper")}},
   };
   return e;
 }
@@ -143,13 +151,15 @@ TEST(SettingsTable, EveryHyperParamRoundTripsToTheModelsConfig) {
   const LabelSet labels({"a", "b", "c"});
   HyperParams none;
   none.seed = 1;  // every config below has a seed: the seed row changes it
-  const FlyConfig base = none.resolve(d, labels.size());
   for (const HyperParamField& f : hyper_param_fields()) {
     SCOPED_TRACE(f.name);
     const Example& e = hyper_examples().at(f.name);
+    HyperParams context = none;
+    if (e.variant) context.variant = e.variant;
+    const FlyConfig base = context.resolve(d, labels.size());
     SharedSettings given;
     given.labels = labels;
-    given.hyper = none;
+    given.hyper = context;
     f.set(given.hyper, parse_setting(f.kind, e.text, f.name));
 
     const auto pairs = federated::settings_to_text(given);
@@ -179,7 +189,7 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
   EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"filter_scoring":"absolute","gamma":0.5,"m":200,)"
-                      R"("pairs":0,"preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
+                      R"("pairs":0,"paper_half_min_columns":0,"preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
   EXPECT_EQ(c.describe(), "d=6, m=200, s=3, rho=10, gamma=0.5, seed=11, preprocess=normalize");
   FlyConfig v = c;
   v.variant = parse_variant("zsign");

@@ -170,6 +170,15 @@ struct FlyConfig {
   /// rows' winners, each winner paired with the next `pairs` in a fixed order, in
   /// pair_cells() cells after the m units. Counting stays one pass of integer sums.
   std::uint32_t pairs = 0;
+  /// Paper-half variants with a standardising first half (0 = off: the second half always
+  /// hashes the raw row): the second half hashes the raw row only when the training
+  /// statistics spread the raw rows' energy over at least this many columns
+  /// (raw_energy_columns in feature_stats.hpp); below that a few columns (an amount in
+  /// dollars beside one-hot columns) fix the direction of every L2-normalised raw row, and
+  /// the second half hashes the row as the first half does, from its own seed. Decided when
+  /// the statistics are set (paper_half_hashes_raw_row), so every party of a federation,
+  /// each fold of a CV and a loaded model decide alike. docs/defaults.md, "Thirteenth round".
+  std::uint32_t paper_half_min_columns = 0;
 
   /// Cells of the pair block: Defaults::pair_cells_per_unit · m with pairs, else 0.
   std::uint32_t pair_cells() const;
@@ -187,10 +196,12 @@ struct FlyConfig {
 
   /// For a paper_half variant, the configs of its two halves: {m/2 units, ρ/2 winners, the
   /// first-half variant, this seed} and {m − m/2 units, ρ − ρ/2 winners, the paper's
-  /// method, paper_half_seed()}; d, s, γ and preprocess are shared, pairs are not (a half
-  /// only hashes: the pair cells come from the joined winners). Throws flynn::Error for
-  /// other variants.
-  std::array<FlyConfig, 2> halves() const;
+  /// method, paper_half_seed()}; d, s, γ and preprocess are shared, pairs and
+  /// paper_half_min_columns are not (a half only hashes: the pair cells come from the
+  /// joined winners). With `raw_second_half` false the second half takes the first half's
+  /// variant instead of the paper's (paper_half_min_columns). Throws flynn::Error for other
+  /// variants.
+  std::array<FlyConfig, 2> halves(bool raw_second_half = true) const;
   /// The lifting-matrix seed of the second (paper) half:
   /// SeededRng::keyed(seed, PaperHalfSeed, 0).next_u64(), so its columns do not repeat
   /// the first half's.
@@ -295,6 +306,12 @@ struct Defaults {
   /// The `pairs` that `flynn tune` tries on its chosen configuration (TuneOptions::try_pairs):
   /// r = 4, the eleventh round's choice on the selection groups.
   static constexpr std::uint32_t tune_pairs = 4;
+  /// FlyConfig::paper_half_min_columns of the default variant above low_dim_max features
+  /// (0 for any other variant or width): chosen on the OpenML selection half and the shared
+  /// tables among 2, 4, 8, 16, 32 (docs/defaults.md, "Thirteenth round").
+  static constexpr std::uint32_t paper_half_min_columns = 16;
+  /// The largest paper_half_min_columns accepted.
+  static constexpr std::uint32_t max_paper_half_min_columns = 1u << 24;
 };
 
 /// Hyper-parameters as a user gives them. Each of m, s and ρ is given directly, as the
@@ -325,6 +342,9 @@ struct HyperParams {
   std::optional<FilterScoring> filter_scoring;
   /// Default: 0 (no second-order filters).
   std::optional<std::uint64_t> pairs;
+  /// Default: Defaults::paper_half_min_columns for the default variant (Defaults::variant())
+  /// above Defaults::low_dim_max features, else 0.
+  std::optional<std::uint64_t> paper_half_min_columns;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

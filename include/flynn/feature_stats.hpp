@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
 namespace flynn {
@@ -86,5 +87,17 @@ class FeatureSums {
   std::uint64_t rows_ = 0;
   std::vector<Int192> sum_, sum_sq_;
 };
+
+/// How many columns carry the raw rows' energy: N = (Σ_j e_j)² / Σ_j e_j², with
+/// e_j = E[x_j²] = scale_j² + mean_j² from the statistics (a constant column's scale of 1
+/// included). d when every column carries the same energy, near 1 when one column dwarfs the
+/// rest: then every L2-normalised raw row points nearly the same way. 0 without statistics
+/// or when every e_j is 0. Computed in long double in column order from the stored floats,
+/// so every party of a federation and every load of a model gets the same value.
+double raw_energy_columns(const FeatureStats& stats);
+
+/// Whether a paper-half variant's second half hashes the raw row: yes unless
+/// config.paper_half_min_columns > 0 and raw_energy_columns(stats) < it (FlyConfig).
+bool paper_half_hashes_raw_row(const FlyConfig& config, const FeatureStats& stats);
 
 }  // namespace flynn

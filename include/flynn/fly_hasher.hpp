@@ -87,7 +87,9 @@ class FlyHasher {
   /// Sets the per-feature statistics of a standardising variant (rebuilding the encoder;
   /// the lifting matrix is kept). Hashing with such a variant throws flynn::Error until
   /// they are set. Ignored, apart from the size check, for variants that do not
-  /// standardise.
+  /// standardise. A paper-half variant with paper_half_min_columns also decides here what
+  /// its second half hashes (second_half_hashes_raw_row), rebuilding that half when the
+  /// decision changes.
   void set_feature_stats(const FeatureStats& stats);
   /// The encoder of a variant config (null for the paper's method, or while a
   /// standardising variant has no statistics).
@@ -96,6 +98,13 @@ class FlyHasher {
   }
   /// The hashers of a paper-half variant's two halves (null otherwise).
   const FlyHasher* half(int i) const { return halves_[i].get(); }
+  /// Whether a paper-half variant's second half hashes the raw row (the paper's method,
+  /// until statistics are set), or the row as the first half does: set_feature_stats
+  /// decides, by paper_half_hashes_raw_row (FlyConfig::paper_half_min_columns). False for
+  /// other variants.
+  bool second_half_hashes_raw_row() const {
+    return halves_[1] && halves_[1]->config().variant.is_paper();
+  }
 
   /// Enables (default) or disables the exact integer path; with it disabled every row
   /// takes the float path. For tests and benchmarks.
@@ -190,6 +199,7 @@ class FlyHasher {
   bool sparse_path_ = true;
   bool one_row_path_ = true;
   std::array<std::unique_ptr<FlyHasher>, 2> halves_;  // paper-half variants only
+  int build_threads_ = 0;  // for a second half rebuilt when the statistics are set
 };
 
 }  // namespace flynn

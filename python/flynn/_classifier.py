@@ -204,6 +204,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   (each paired with the next `pairs`), scored beside the units; None or 0 =
                   off. Often +0.3–2 points on multi-class tables, at 1 + pairs·ρ reads per
                   row and a 9× larger model (docs/defaults.md, "Twelfth round").
+      paper_half_min_columns: a paper-half variant's second half hashes the raw row only
+                  when the training statistics spread the rows' energy over at least this
+                  many columns, else the row as the first half does; None = the default (16
+                  for zsign-q+paper above 16 features, else 0 = always the raw row).
+                  docs/defaults.md, "Thirteenth round".
       auto:       True: fit first chooses the variant, m and γ (those not given) among a few
                   candidates around the default by 3-fold CV on the rows, keeping the default
                   unless another is better by more than half a standard error, as flynn train --auto
@@ -237,8 +242,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
-                 variant=None, class_weight=None, filter_scoring=None, pairs=None, auto=False,
-                 n_jobs=None, missing="mean", label_name=None):
+                 variant=None, class_weight=None, filter_scoring=None, pairs=None,
+                 paper_half_min_columns=None, auto=False, n_jobs=None, missing="mean", label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -249,6 +254,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.filter_scoring = filter_scoring
         self.pairs = pairs
+        self.paper_half_min_columns = paper_half_min_columns
         self.auto = auto
         self.n_jobs = n_jobs
         self.missing = missing
@@ -261,7 +267,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                                   seed=self.seed, preprocess=self.preprocess,
                                   variant=self.variant,
                                   class_weight=_class_weight_text(self.class_weight),
-                                  filter_scoring=self.filter_scoring, pairs=self.pairs)
+                                  filter_scoring=self.filter_scoring, pairs=self.pairs,
+                                  paper_half_min_columns=self.paper_half_min_columns)
 
     def _new_model(self, classes, n_features, hyper=None):
         self._model = _flynn.Model(hyper if hyper is not None else self._hyper(), n_features, _label_names(classes),

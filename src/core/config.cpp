@@ -232,18 +232,20 @@ std::uint64_t FlyConfig::paper_half_seed() const {
   return SeededRng::keyed(seed, RngStream::PaperHalfSeed, 0).next_u64();
 }
 
-std::array<FlyConfig, 2> FlyConfig::halves() const {
+std::array<FlyConfig, 2> FlyConfig::halves(bool raw_second_half) const {
   if (!variant.paper_half)
     throw Error(fmt::format("variant {} has no halves", variant_name(variant)));
   std::array<FlyConfig, 2> out{*this, *this};
-  // A half is a hash only: the pair cells are counted from the joined winners of both.
+  // A half is a hash only: the pair cells are counted from the joined winners of both, and
+  // the choice of the second half's input is the whole model's.
   out[0].pairs = out[1].pairs = 0;
+  out[0].paper_half_min_columns = out[1].paper_half_min_columns = 0;
   out[0].m = m / 2;
   out[0].rho = rho / 2;
   out[0].variant = variant.first_half();
   out[1].m = m - m / 2;
   out[1].rho = rho - rho / 2;
-  out[1].variant = Variant{};
+  out[1].variant = raw_second_half ? Variant{} : variant.first_half();
   out[1].seed = paper_half_seed();
   return out;
 }
@@ -296,6 +298,13 @@ void FlyConfig::validate(std::size_t n_classes) const {
   if (pairs > 0 && std::uint64_t{pairs} * rho * 2 > pair_cells())
     throw Error(fmt::format("pairs = {}: pairs·rho = {} pair codes per row need at most half of the {} pair "
                             "cells (rho is too large for m)", pairs, std::uint64_t{pairs} * rho, pair_cells()));
+  if (paper_half_min_columns > Defaults::max_paper_half_min_columns)
+    throw Error(fmt::format("paper_half_min_columns = {}: must be in [0, {}]", paper_half_min_columns,
+                            Defaults::max_paper_half_min_columns));
+  if (paper_half_min_columns > 0 && !(variant.paper_half && variant.standardize))
+    throw Error(fmt::format("paper_half_min_columns = {}: needs a paper-half variant whose first half "
+                            "standardises (such as zsign-q+paper), not {}",
+                            paper_half_min_columns, variant_name(variant)));
   if (variant.paper_half) {
     // Each half needs at least one winner and a unit that loses; its s columns come from
     // the raw row (the second half) as well as from the encoded one.
@@ -434,6 +443,11 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (pairs && *pairs > Defaults::max_pairs)
     throw Error(fmt::format("pairs = {}: must be in [0, {}]", *pairs, Defaults::max_pairs));
   c.pairs = static_cast<std::uint32_t>(pairs.value_or(0));
+  if (paper_half_min_columns && *paper_half_min_columns > Defaults::max_paper_half_min_columns)
+    throw Error(fmt::format("paper_half_min_columns = {}: must be in [0, {}]", *paper_half_min_columns,
+                            Defaults::max_paper_half_min_columns));
+  c.paper_half_min_columns = static_cast<std::uint32_t>(paper_half_min_columns.value_or(
+      c.variant == Defaults::variant() && d > Defaults::low_dim_max ? Defaults::paper_half_min_columns : 0));
 
   c.validate(n_classes);
   return c;

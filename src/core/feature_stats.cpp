@@ -151,4 +151,20 @@ FeatureStats FeatureSums::stats() const {
   return st;
 }
 
+double raw_energy_columns(const FeatureStats& stats) {
+  long double sum = 0.0L, sum_sq = 0.0L;
+  for (std::size_t j = 0; j < stats.mean.size(); ++j) {
+    const long double scale = stats.scale[j], mean = stats.mean[j];
+    const long double e = scale * scale + mean * mean;
+    sum += e;
+    sum_sq += e * e;
+  }
+  return sum_sq > 0.0L ? static_cast<double>(sum * sum / sum_sq) : 0.0;
+}
+
+bool paper_half_hashes_raw_row(const FlyConfig& config, const FeatureStats& stats) {
+  if (config.paper_half_min_columns == 0 || stats.empty()) return true;
+  return raw_energy_columns(stats) >= static_cast<double>(config.paper_half_min_columns);
+}
+
 }  // namespace flynn

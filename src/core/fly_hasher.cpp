@@ -347,6 +347,7 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       sparse_(std::make_unique<kernels::SparseLists>()),
       one_row_(std::make_unique<kernels::OneRowPlanCache>()) {
   config_.validate();
+  build_threads_ = threads;
   if (config_.variant.paper_half) {
     const std::array<FlyConfig, 2> parts = config_.halves();
     for (int i = 0; i < 2; ++i) halves_[i] = std::make_unique<FlyHasher>(parts[i], threads);
@@ -372,6 +373,15 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
 void FlyHasher::set_feature_stats(const FeatureStats& stats) {
   if (halves_[0]) {
     halves_[0]->set_feature_stats(stats);
+    const bool raw = paper_half_hashes_raw_row(config_, stats);
+    if (raw != second_half_hashes_raw_row()) {
+      auto second = std::make_unique<FlyHasher>(config_.halves(raw)[1], build_threads_);
+      second->set_integer_path(integer_path_);
+      second->set_sparse_path(sparse_path_);
+      second->set_one_row_path(one_row_path_);
+      halves_[1] = std::move(second);
+    }
+    halves_[1]->set_feature_stats(stats);
     return;
   }
   if (!config_.variant.standardize) {

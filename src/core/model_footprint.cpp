@@ -103,7 +103,9 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
     hashes.push_back({part.m, columns, signed_rows ? columns / 2 : columns, signed_rows});
   };
   if (c.variant.paper_half) {
-    for (const FlyConfig& part : c.halves()) add_hash(part);
+    // With paper_half_min_columns the second half may hash the row as the first does
+    // (decided by the statistics): that form, the wider of the two, is counted.
+    for (const FlyConfig& part : c.halves(c.paper_half_min_columns == 0)) add_hash(part);
   } else {
     add_hash(c);
   }
@@ -127,7 +129,8 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   // inverse scales in double, the model's float statistics, thermometer thresholds or anchor
   // grid points).
   if (c.preprocess == Preprocess::Densify) f.feature_state = d;
-  if (c.variant.standardize) f.feature_state = add(f.feature_state, mul(d, 2, 8 + 4));
+  if (c.variant.standardize)  // the second half's own encoder too, when it may standardise
+    f.feature_state = add(f.feature_state, mul(d, 2, 8 + 4, c.paper_half_min_columns ? 2 : 1));
   f.feature_state = add(f.feature_state, mul(c.variant.thermometer + c.variant.anchors, 8));
 
   // One thread's hashing buffers: a task's winners and (variants) encoded rows, each

@@ -102,6 +102,13 @@ std::vector<HyperParamField> make_hyper_param_fields() {
       fmt::format("Second-order filters: also count pairs of winners, each paired with the next PAIRS "
                   "(0 = off, the default; at most {}; the model grows {}x; docs/defaults.md, \"Twelfth round\")",
                   Defaults::max_pairs, 1 + Defaults::pair_cells_per_unit)));
+  f.push_back(unsigned_field<&HyperParams::paper_half_min_columns>(
+      "paper_half_min_columns", "--paper-half-min-columns",
+      fmt::format("A paper-half variant's second half hashes the raw row only when the training statistics "
+                  "spread the rows' energy over at least this many columns, else the row as the first half does "
+                  "(default {} for zsign-q+paper above {} features, else 0 = always the raw row; "
+                  "docs/defaults.md, \"Thirteenth round\")",
+                  Defaults::paper_half_min_columns, Defaults::low_dim_max)));
   return f;
 }
 
@@ -129,6 +136,8 @@ std::vector<ConfigField> make_config_fields() {
        [](const FlyConfig& c) { return V(std::string(filter_scoring_name(c.filter_scoring))); }, true,
        true, "absolute"},
       {"pairs", "pairs", "pairs", U, [](const FlyConfig& c) { return V(std::uint64_t{c.pairs}); }, true, true, "0"},
+      {"paper_half_min_columns", "paper_half_min_columns", "paper_half_min_columns", U,
+       [](const FlyConfig& c) { return V(std::uint64_t{c.paper_half_min_columns}); }, true, true, "0"},
   };
 }
 

@@ -70,7 +70,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 7;  ///< the newest version this build reads; written with pairs
+inline constexpr std::uint32_t kModelFormatVersion = 8;  ///< the newest version this build reads; written with paper_half_min_columns
+inline constexpr std::uint32_t kPairsModelFormatVersion = 7;  ///< written with pairs, without paper_half_min_columns
 inline constexpr std::uint32_t kRelativeModelFormatVersion = 6;  ///< written with relative scoring, without pairs
 inline constexpr std::uint32_t kAnchorModelFormatVersion = 5;  ///< written with anchor units, absolute scoring
 inline constexpr std::uint32_t kClassWeightModelFormatVersion = 4;  ///< written with class weights, without anchor units

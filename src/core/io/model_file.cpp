@@ -447,7 +447,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version7 = c.pairs != 0;
+  const bool version8 = c.paper_half_min_columns != 0;
+  const bool version7 = version8 || c.pairs != 0;
   const bool version6 = version7 || c.filter_scoring != FilterScoring::Absolute;
   const bool version5 = version6 || c.variant.anchors != 0;
   const bool version4 = version5 || !c.class_weight.is_none();
@@ -459,9 +460,11 @@ std::string serialize_model(const FlyNN& model) {
   if (version4) write_class_weight(body, c.class_weight);
   if (version6) body.u8(static_cast<std::uint8_t>(c.filter_scoring));
   if (version7) body.u32(c.pairs);
+  if (version8) body.u32(c.paper_half_min_columns);
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version7   ? kModelFormatVersion
+  return write_envelope(version8   ? kModelFormatVersion
+                        : version7 ? kPairsModelFormatVersion
                         : version6 ? kRelativeModelFormatVersion
                         : version5 ? kAnchorModelFormatVersion
                         : version4 ? kClassWeightModelFormatVersion
@@ -503,8 +506,14 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
     mc.config.filter_scoring = static_cast<FilterScoring>(scoring);
   }
   if (version >= 7) {
+    // Version 7 is written only with pairs; version 8 (paper_half_min_columns) with any.
     mc.config.pairs = r.u32("pairs");
-    if (mc.config.pairs == 0) r.fail("pairs 0 in a version 7 model (written only with pairs)");
+    if (version == 7 && mc.config.pairs == 0) r.fail("pairs 0 in a version 7 model (written only with pairs)");
+    if (version >= 8) {
+      mc.config.paper_half_min_columns = r.u32("paper_half_min_columns");
+      if (mc.config.paper_half_min_columns == 0)
+        r.fail("paper_half_min_columns 0 in a version 8 model (written only with it)");
+    }
     try {
       mc.config.validate();
     } catch (const Error& e) {
