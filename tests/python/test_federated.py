@@ -236,3 +236,19 @@ def test_no_import_cycle_between_the_classifier_and_federated():
 
     assert "federated" not in imported("_classifier")
     assert not imported("_party_counts") & {"_classifier", "federated"}
+
+
+def test_the_paper_half_rule_federates_from_the_pooled_statistics():
+    """The default variant's second half hashes the raw row only when the rows' energy spreads
+    over 16 columns (docs/defaults.md, "Thirteenth round"): with one loud column, held by
+    one party only, the federation standardises it as central training does."""
+    rng = np.random.default_rng(11)
+    y = np.arange(150) % 3
+    X = (rng.normal(size=(150, 20)) + y[:, None]).astype(np.float32)
+    X[::3, 4] = (X[::3, 4] + 3) * 5000  # the loud rows: y = 0, all with party 0 below
+    central = flynn.FlyNNClassifier(n_jobs=1).fit(X, y)
+    assert central.config_["paper_half_min_columns"] == 16
+    raw_half = flynn.FlyNNClassifier(n_jobs=1, paper_half_min_columns=0).fit(X, y)
+    assert central.to_bytes() != raw_half.to_bytes()  # the rule acted
+    fed = flynn.federated.simulate(X, y, parties=3, split="by-class")
+    assert fed.to_bytes() == central.to_bytes()

@@ -17,7 +17,11 @@ EXAMPLES = {
     "m": 512, "expansion_factor": 100.0, "s": 3, "connection_sparsity": 0.8, "rho": 32,
     "wta_ratio": 0.01, "wta_nnz": 50, "gamma": 0.7, "seed": 99, "preprocess": "none",
     "variant": "paper", "class_weight": "c0=2.5", "filter_scoring": "absolute", "pairs": 3,
+    "paper_half_min_columns": 6,
 }
+# Settings a row's example needs beside it (the paper-half rule needs a paper-half variant
+# that standardises; d = 5 defaults to anchor): given to both sides of each comparison.
+COMPANIONS = {"paper_half_min_columns": {"variant": "anchor+paper"}}
 
 
 def write_rows(path):
@@ -37,12 +41,15 @@ def test_every_row_is_a_keyword_giving_the_clis_model(cli, tmp_path):
         flag = "--" + name.replace("_", "-")
         value = EXAMPLES[name]
         model = tmp_path / f"{name}.flynn"
+        companions = COMPANIONS.get(name, {})
         args = [cli, "train", "--data", data, "--model", model, "--seed", "7", "--quiet",
                 flag, str(value)]
+        for k, v in companions.items():
+            args += ["--" + k.replace("_", "-"), str(v)]
         if name == "seed":
             args[6:8] = []
         subprocess.run(args, check=True)
-        given = {"seed": 7, name: value}
+        given = {"seed": 7, name: value, **companions}
         assert flynn.fit_file(data, n_jobs=1, **given).to_bytes() == model.read_bytes(), name
 
 
@@ -52,7 +59,8 @@ def test_a_resolved_config_reads_back_through_hyper_params():
     assert _flynn.HyperParams(**params).resolve(config["n_features"]) == config
     clf = flynn.FlyNNClassifier(m=256, seed=3).fit(np.eye(6), [0, 1, 0, 1, 0, 1])
     assert list(clf.config_) == ["n_features", "m", "s", "rho", "gamma", "seed", "preprocess",
-                                 "variant", "class_weight", "filter_scoring", "pairs"]
+                                 "variant", "class_weight", "filter_scoring", "pairs",
+                                 "paper_half_min_columns"]
 
 
 def test_bad_keywords_name_the_setting():
@@ -112,7 +120,7 @@ def test_every_row_is_a_simulate_keyword_reaching_the_federation():
     y = np.array([f"c{i % 3}" for i in range(90)])
     default = flynn.federated.simulate(X, y, parties=2, seed=7).config_
     for name in _flynn.hyper_param_names():
-        given = {"seed": 7, name: EXAMPLES[name]}
+        given = {"seed": 7, name: EXAMPLES[name], **COMPANIONS.get(name, {})}
         fed = flynn.federated.simulate(X, y, parties=3, **given)
         want = _flynn.HyperParams(**given).resolve(5)
         assert fed.config_ == want, name

@@ -37,7 +37,7 @@ def test_search_object_is_consistent(search, digits):
     assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
     assert len(search.best_fold_scores_) == search.n_splits_ == 3
     assert set(search.best_params_) == {"m", "s", "rho", "gamma", "seed", "preprocess", "variant",
-                                        "class_weight", "filter_scoring", "pairs"}
+                                        "class_weight", "filter_scoring", "pairs", "paper_half_min_columns"}
     # The search's space (cv_results_ holds the searched entries only): m in [2d, 2048d],
     # s in [2, d/2], rho in [8, 256].
     d = X.shape[1]
