@@ -6,11 +6,13 @@ in dollars beside one-hot columns), that normalised row is nearly the same direc
 every row, and the paper half's winners say little. A measure of it, from the training
 statistics the standardised half already needs (mean and scale per column, exact sums):
 
-    N_eff = (Σ_j e_j)² / Σ_j e_j²,   e_j = E[x_j²] = scale_j² + mean_j²
+    N_eff = (Σ_j e_j)² / Σ_j e_j²,   e_j = E[x_j²] = scale_j² + mean_j²  (a constant column's scale: 1)
 
 the number of columns that carry the raw energy (d when all carry the same, 1 when one
 carries all). The rule probed: for d > 16, zsign-q (every unit standardised) when
-N_eff < τ, else the default.
+N_eff < τ, else the default. (Adopted with τ = 16 as FlyConfig::paper_half_min_columns,
+where the second half then hashes the row as the first half does; the library's default
+since is measured directly with shapes_study.py's `default` against an older build's.)
 
 Modes:
   neff    N_eff of every set of the named groups (as scripts/shapes_study.py names and reads
@@ -60,7 +62,10 @@ def encoded_columns(df):
 
 
 def raw_energy_columns(X):
-    e = (X ** 2).mean(0)
+    """As the library computes it from the training statistics (raw_energy_columns in
+    include/flynn/feature_stats.hpp): e_j = scale_j² + mean_j², a constant column's scale 1."""
+    var = X.var(0)
+    e = X.mean(0) ** 2 + np.where(var > 0, var, 1.0)
     return float(e.sum() ** 2 / (e ** 2).sum()) if e.sum() > 0 else 0.0
 
 

@@ -200,14 +200,26 @@ TEST(AutoMetric, BalancedAccuracyWhenClassesAreWeighted) {
   EXPECT_EQ(a.config.class_weight, h.class_weight.value());
 }
 
+// Every field, also those added after it was written: pairs (--auto's pairs candidate was
+// once trained without them), the filter scoring and the paper-half rule.
 TEST(HyperParamsOf, ResolvesBackToTheSameConfig) {
-  for (const char* v : {"paper", "zsign-q+paper", "anchor", "thermo-sign"}) {
+  for (const std::uint32_t d : {7u, 24u})
+  for (const char* v : {"paper", "zsign-q+paper", "anchor", "thermo-sign"})
+  for (const std::uint64_t pairs : {0u, 2u})
+  for (const bool absolute : {false, true}) {
     HyperParams h;
     h.variant = parse_variant(v);
     h.gamma = 0.5;
     h.class_weight = ClassWeight::parse("balanced");
-    const FlyConfig c = h.resolve(7, 3);
-    EXPECT_EQ(hyper_params_of(c).resolve(7, 3), c) << v;
+    h.pairs = pairs;
+    if (absolute) h.filter_scoring = FilterScoring::Absolute;
+    const FlyConfig c = h.resolve(d, 3);
+    EXPECT_EQ(hyper_params_of(c).resolve(d, 3), c) << v << " d=" << d << " pairs=" << pairs;
+    if (c.paper_half_min_columns) {  // given 0, it stays 0
+      FlyConfig off = c;
+      off.paper_half_min_columns = 0;
+      EXPECT_EQ(hyper_params_of(off).resolve(d, 3), off) << v;
+    }
   }
 }
 

@@ -310,6 +310,10 @@ struct Defaults {
   /// (0 for any other variant or width): chosen on the OpenML selection half and the shared
   /// tables among 2, 4, 8, 16, 32 (docs/defaults.md, "Thirteenth round").
   static constexpr std::uint32_t paper_half_min_columns = 16;
+  /// The paper_half_min_columns a model of `variant` for d features takes when none is
+  /// given: paper_half_min_columns for variant() above low_dim_max, else 0 (resolve, and
+  /// the search's configurations, which score each variant as its default does).
+  static std::uint32_t paper_half_min_columns_for(const Variant& variant, std::uint32_t d);
   /// The largest paper_half_min_columns accepted.
   static constexpr std::uint32_t max_paper_half_min_columns = 1u << 24;
 };

@@ -143,6 +143,10 @@ Variant Defaults::variant() { return Variant{true, true, 0, 16, true}; }
 // less on the OpenML selection half at 7–13× the hashing work and were not taken.
 Variant Defaults::low_dim_variant() { return Variant{true, false, 0, 0, false, 8}; }
 
+std::uint32_t Defaults::paper_half_min_columns_for(const Variant& v, std::uint32_t d) {
+  return v == variant() && d > low_dim_max ? paper_half_min_columns : 0;
+}
+
 FilterScoring Defaults::filter_scoring(const Variant& variant) {
   return variant.is_paper() ? FilterScoring::Absolute : FilterScoring::Relative;
 }
@@ -446,8 +450,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (paper_half_min_columns && *paper_half_min_columns > Defaults::max_paper_half_min_columns)
     throw Error(fmt::format("paper_half_min_columns = {}: must be in [0, {}]", *paper_half_min_columns,
                             Defaults::max_paper_half_min_columns));
-  c.paper_half_min_columns = static_cast<std::uint32_t>(paper_half_min_columns.value_or(
-      c.variant == Defaults::variant() && d > Defaults::low_dim_max ? Defaults::paper_half_min_columns : 0));
+  c.paper_half_min_columns = static_cast<std::uint32_t>(
+      paper_half_min_columns.value_or(Defaults::paper_half_min_columns_for(c.variant, d)));
 
   c.validate(n_classes);
   return c;

@@ -10,6 +10,7 @@
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/error.hpp"
 #include "flynn/eval/fly_cv.hpp"
+#include "flynn/settings_table.hpp"
 
 namespace flynn::experiments {
 
@@ -164,15 +165,11 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
 }
 
 HyperParams hyper_params_of(const FlyConfig& c) {
+  // Every field of the configuration that is a hyper-parameter, through the table of
+  // settings, so a field added to both (pairs, paper_half_min_columns) cannot be left out.
   HyperParams h;
-  h.m = c.m;
-  h.s = c.s;
-  h.rho = c.rho;
-  h.gamma = c.gamma;
-  h.seed = c.seed;
-  h.preprocess = c.preprocess;
-  h.variant = c.variant;
-  h.class_weight = c.class_weight;
+  for (const ConfigField& field : config_fields())
+    if (const HyperParamField* row = find_hyper_param(field.key)) row->set(h, field.get(c));
   return h;
 }
 

@@ -118,6 +118,7 @@ FlyConfig search_point_config(const SearchSpace& sp, const std::vector<double>& 
   }
   if (!c.variant.is_paper()) c.preprocess = Preprocess::Normalize;  // densify is the paper's only
   c.filter_scoring = Defaults::filter_scoring(c.variant);  // each variant scores as its default does
+  c.paper_half_min_columns = Defaults::paper_half_min_columns_for(c.variant, d);  // and hashes so
   const double ef = sp.m_scale == MScale::Log
                         ? sp.min_expansion * std::pow(sp.max_expansion / sp.min_expansion, u[0])
                         : sp.min_expansion + u[0] * (sp.max_expansion - sp.min_expansion);
