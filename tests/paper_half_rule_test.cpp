@@ -227,6 +227,17 @@ TEST(PaperHalfRule, InfoSaysWhatTheSecondHalfHashes) {
   EXPECT_EQ(s.json["paper_half"]["min_columns"], 16u);
   EXPECT_LT(s.json["paper_half"]["raw_energy_columns"].get<double>(), 2.0);
   EXPECT_NE(s.text.find("paper half: hashes the row as the first half does"), std::string::npos) << s.text;
+  // The same report for a spread table (what `flynn train` prints), and none without the rule.
+  const Dataset even = blobs_with_a_loud_column(1.0);
+  FlyNN spread(default_config(even), even.classes, 1);
+  spread.fit(even);
+  const experiments::Report r = experiments::paper_half_report(spread.config(), spread.feature_stats());
+  EXPECT_EQ(r.json["hashes"], "raw row");
+  EXPECT_EQ(r.text.rfind("paper half: hashes the raw row (the raw rows' energy spreads over ", 0), 0u) << r.text;
+  FlyConfig off = spread.config();
+  off.paper_half_min_columns = 0;
+  EXPECT_TRUE(experiments::paper_half_report(off, spread.feature_stats()).json.is_null());
+  EXPECT_EQ(experiments::paper_half_report(spread.config(), FeatureStats{}).text, "");
 }
 
 }  // namespace

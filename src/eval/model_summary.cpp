@@ -67,20 +67,9 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
                         {"within_limit", use.total() <= memory_limit},
                         {"build_operations", use.build_operations},
                         {"additions_per_row", use.additions_per_row}}}};
-  // What a paper-half variant's second half hashes, as the loaded model decides it from
-  // its statistics (FlyConfig::paper_half_min_columns).
-  std::string paper_half_line;
-  if (mc.config.paper_half_min_columns != 0 && !mc.stats.empty()) {
-    const double columns = raw_energy_columns(mc.stats);
-    const bool raw = paper_half_hashes_raw_row(mc.config, mc.stats);
-    j["paper_half"] = {{"raw_energy_columns", columns},
-                       {"min_columns", mc.config.paper_half_min_columns},
-                       {"hashes", raw ? "raw row" : "standardised row"}};
-    paper_half_line = fmt::format(
-        "paper half: hashes the {} (the raw rows' energy spreads over {:.1f} columns, {} {})\n",
-        raw ? "raw row" : "row as the first half does", columns, raw ? "at least" : "fewer than",
-        mc.config.paper_half_min_columns);
-  }
+  // What a paper-half variant's second half hashes, as the loaded model decides it.
+  const Report paper_half = paper_half_report(mc.config, mc.stats);
+  if (!paper_half.json.is_null()) j["paper_half"] = paper_half.json;
   if (mc.provenance.differentially_private)
     j["dp"] = {{"epsilon", mc.provenance.epsilon},
                {"T", mc.provenance.dp_T},
@@ -107,7 +96,7 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
                             "epsilon={}, T={}, parties={})\n",
                             mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
               : fmt::format("training: {} rows\n", counts.total_rows());
-  text += paper_half_line;
+  text += paper_half.text;
   text += fmt::format("classes:  {}\n", L);
   text += fmt::format("memory:   an estimated {} to load and predict, {} the limit of {}{}\n",
                       use.describe(), use.total() <= memory_limit ? "within" : "ABOVE",
@@ -139,6 +128,20 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
     text += "\n";
   }
   return {std::move(j), std::move(text)};
+}
+
+Report paper_half_report(const FlyConfig& config, const FeatureStats& stats) {
+  Report r;
+  if (config.paper_half_min_columns == 0 || stats.empty()) return r;
+  const double columns = raw_energy_columns(stats);
+  const bool raw = paper_half_hashes_raw_row(config, stats);
+  r.json = {{"raw_energy_columns", columns},
+            {"min_columns", config.paper_half_min_columns},
+            {"hashes", raw ? "raw row" : "standardised row"}};
+  r.text = fmt::format("paper half: hashes the {} (the raw rows' energy spreads over {:.1f} columns, {} {})\n",
+                       raw ? "raw row" : "row as the first half does", columns, raw ? "at least" : "fewer than",
+                       config.paper_half_min_columns);
+  return r;
 }
 
 }  // namespace flynn::experiments

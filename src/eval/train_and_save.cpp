@@ -12,6 +12,7 @@
 #include "flynn/eval/auto_config.hpp"
 #include "flynn/eval/auto_report.hpp"
 #include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/model_summary.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
@@ -95,6 +96,9 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
                          t.row_elements, t.row_path);
   if (choice) out.text += auto_choice_text(*choice);
   out.text += fmt::format("config: {}\n", model.config().describe());
+  const Report paper_half = paper_half_report(model.config(), model.feature_stats());
+  if (!paper_half.json.is_null()) j["paper_half"] = paper_half.json;
+  out.text += paper_half.text;
   out.text += fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
   if (!o.test.empty()) {
     // Read in chunks as `flynn predict` reads it, and judged as `flynn tune --test` judges.

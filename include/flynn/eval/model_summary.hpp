@@ -24,4 +24,10 @@ using ModelFileSummary = Report;
 ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_input_bytes,
                                     const io::ModelMemoryLimit& memory);
 
+/// What a paper-half variant's second half hashes, as a model of `config` decides it from
+/// `stats` (FlyConfig::paper_half_min_columns): JSON {raw_energy_columns, min_columns,
+/// hashes} and a "paper half: …" line. Empty (json null, "") without the rule or statistics.
+/// `flynn info` and `flynn train` report it.
+Report paper_half_report(const FlyConfig& config, const FeatureStats& stats);
+
 }  // namespace flynn::experiments
