@@ -101,6 +101,22 @@ def test_pairs_fit_is_byte_identical(client, table):
     assert clf.to_bytes() == ref.to_bytes()
 
 
+def test_the_paper_half_rule_decides_from_all_partitions(client, table):
+    """A column loud in the first partitions' rows only: the pooled statistics put the rows'
+    energy in fewer than 16 columns, so the default variant's second half standardises, as
+    in central training, although most partitions alone would keep the raw half."""
+    X, y = table
+    X = X.copy()
+    X[:500, 5] = (X[:500, 5] + 3) * 5000
+    Xd = da.from_array(X, chunks=(ROW_CHUNKS, 64))
+    yd = da.from_array(y, chunks=(ROW_CHUNKS,))
+    clf = flynn.dask.fit(Xd, yd, **PARAMS)
+    ref = central(X, y, **PARAMS)
+    assert clf.config_["paper_half_min_columns"] == 16
+    assert clf.to_bytes() == ref.to_bytes()
+    assert ref.to_bytes() != central(X, y, paper_half_min_columns=0, **PARAMS).to_bytes()
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_dataframe_fit_is_byte_identical_and_predictions_equal(client, table, variant):
     X, y = table
