@@ -23,8 +23,9 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
   nlohmann::json classes = nlohmann::json::array();
   for (std::size_t l = 0; l < L; ++l) {
     const std::uint32_t* c = counts.of_class(l);
-    // The units first, then (with pairs) the pair cells after them: a pair table whose cells
-    // are mostly non-zero is filling up, where its γ^count no longer tells classes apart.
+    // The units first, then (with pairs) the pair cells after them, so a user sees how full
+    // the pair block is (puma32H: every cell; fullness alone does not predict a loss,
+    // docs/defaults.md, "Thirteenth round").
     const auto count_range = [&](std::uint64_t begin, std::uint64_t end) {
       std::uint64_t nonzero = 0, max = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
