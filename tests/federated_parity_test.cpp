@@ -212,6 +212,20 @@ TEST(FederatedAgreement, DifferingFieldRefusesEveryParty) {
       EXPECT_EQ(errors[r], errors[0]);  // the same verdict everywhere
     }
   }
+  // The paper half's rule (on a paper-half variant): a party with another threshold, or with
+  // the rule where the others have none, is refused naming it.
+  for (const std::uint64_t others : {0u, 4u}) {
+    std::vector<FederationSettings> rule(3, base);
+    for (auto& s : rule) {
+      s.hyper.variant = parse_variant("anchor+paper");
+      s.hyper.paper_half_min_columns = others;
+    }
+    rule[2].hyper.paper_half_min_columns = 6;
+    for (const auto& e : run_parties(ptrs, rule)) {
+      EXPECT_NE(e.find("party 2 is refused: its paper_half_min_columns differs"), std::string::npos) << e;
+      EXPECT_NE(e.find(others ? "(6 vs 4)" : "(6 vs (none))"), std::string::npos) << e;
+    }
+  }
   // DP settings must agree too.
   std::vector<FederationSettings> dp(3, base);
   for (auto& s : dp) s.dp = DpParams{1.0, 5};

@@ -335,6 +335,15 @@ TEST(SettingsTravel, APartyWithOtherPairsIsRefusedNamingThem) {
                  "party 2 is refused: its pairs differs from party 0's (2 vs 4)", "pairs");
 }
 
+// The paper half's rule decides what a party's second half hashes: a party that states
+// another threshold than the coordinator's (or none where it gives one) is refused.
+TEST(SettingsTravel, APartyWithAnotherPaperHalfRuleIsRefusedNamingIt) {
+  expect_refused({"--variant", "anchor+paper", "--paper-half-min-columns", "6"},
+                 {"--paper-half-min-columns", "0"},
+                 "party 2 is refused: its paper_half_min_columns differs from party 0's ((none) vs 6)",
+                 "rule_off");
+}
+
 #endif  // FLYNN_HAVE_GRPC
 
 // ---- MPI: flynn federated train on every rank --------------------------------------------
