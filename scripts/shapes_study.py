@@ -116,6 +116,13 @@ SETTINGS = {
     "anchor_sd_r128": ["--variant", "anchor", "--s", "{d}", "--rho", "128"],
     # second-order filters (twelfth round): the option at the value tune tries
     "pairs4": ["--pairs", "4"],
+    # fourteenth round: the anchor units' fan-in under the ninth round's m, ρ, γ (the default
+    # elsewhere); s stays at most half the 8d anchor units
+    "anchor_s16_le16": ["--s", "{min(4 * d, max(16, d)) if d <= 16 else None}"],
+    "anchor_s2d_le16": ["--s", "{min(4 * d, max(8, 2 * d)) if d <= 16 else None}"],
+    "anchor_s24_le16": ["--s", "{min(4 * d, max(24, d)) if d <= 16 else None}"],
+    "anchor_s3d_le16": ["--s", "{min(4 * d, max(8, 3 * d)) if d <= 16 else None}"],
+    "anchor_s4d_le16": ["--s", "{4 * d if d <= 16 else None}"],
 }
 
 

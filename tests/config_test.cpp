@@ -62,14 +62,14 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
 // (every variant's default but paper's) m = 512·d in [4096, 131072] and
 // ρ = max(128, ⌊m/(2d)⌋); otherwise m = 256·d in [4096, 131072] and ρ = max(128, ⌊m/(4d)⌋)
 // (64 with the paper's absolute scoring); s = max(2, ⌊0.3·d⌋) ≤ 64, γ = 0.8, variant
-// zsign-q+paper; for d ≤ 16 variant anchor with s = max(8, d) (at most half the 8·d anchor
+// zsign-q+paper; for d ≤ 16 variant anchor with s = max(8, 2d) (at most half the 8·d anchor
 // units), m = 256·d in [16384, 131072], ρ = 128 (no m/(4d) term) and γ = 0.5.
 TEST(HyperParams, DefaultRulesForMSAndRho) {
   struct Case { std::uint32_t d, m, s, rho; const char* variant; };
   for (const Case& k : {Case{1, 16384, 4, 128, "anchor"}, Case{2, 16384, 8, 128, "anchor"},
-                        Case{4, 16384, 8, 128, "anchor"}, Case{5, 16384, 8, 128, "anchor"},
-                        Case{8, 16384, 8, 128, "anchor"}, Case{10, 16384, 10, 128, "anchor"},
-                        Case{11, 16384, 11, 128, "anchor"}, Case{16, 16384, 16, 128, "anchor"},
+                        Case{4, 16384, 8, 128, "anchor"}, Case{5, 16384, 10, 128, "anchor"},
+                        Case{8, 16384, 16, 128, "anchor"}, Case{10, 16384, 20, 128, "anchor"},
+                        Case{11, 16384, 22, 128, "anchor"}, Case{16, 16384, 32, 128, "anchor"},
                         // d > 16, relative scoring (tenth round): m = 512·d capped,
                         // ρ = max(128, ⌊m/(2d)⌋): 256 up to d = 256, then down to 128
                         Case{17, 8704, 5, 256, "zsign-q+paper"}, Case{40, 20480, 12, 256, "zsign-q+paper"},
@@ -124,7 +124,8 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
 }
 
 // The low-dimensional default is the anchor variant; a variant the user names keeps its own
-// s rule (anchor variants: max(8, d)), and densify keeps the paper's method.
+// s rule (anchor variants: max(8, 2d) up to 16 features, max(8, d) above), and densify keeps
+// the paper's method.
 TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
   HyperParams p;
   p.variant = Defaults::variant();
@@ -153,6 +154,8 @@ TEST(HyperParams, LowDimensionalDefaultsOnlyWithoutAGivenVariant) {
   c = p.resolve(20);
   EXPECT_EQ(c.s, 20u);
   EXPECT_EQ(c.rho, 128u);
+  c = p.resolve(12);
+  EXPECT_EQ(c.s, 24u);
 }
 
 TEST(HyperParams, InvalidValuesNameTheParameter) {

@@ -266,8 +266,9 @@ struct Defaults {
   /// FlyHash of the (standardised) row sees only which features are largest, which says
   /// little where there are few features; it gets low_dim_variant() (anchor: 8 anchor
   /// units per feature, a hash of where the row lies). Variants with anchor units take,
-  /// unless s is given, s = max(low_dim_min_s, d) (at most half the K·d anchor units, and
-  /// max_s); unless given, m = 256·d clamped to [anchor_min_m, max_m], ρ = anchor_rho
+  /// unless s is given, s = max(low_dim_min_s, anchor_s_per_feature·d) for d ≤ low_dim_max
+  /// and max(low_dim_min_s, d) above (at most half the K·d anchor units, and max_s);
+  /// unless given, m = 256·d clamped to [anchor_min_m, max_m], ρ = anchor_rho
   /// (without the m/(4d) term, whatever the scoring) and γ = anchor_gamma (docs/defaults.md, "Ninth round"). An anchor unit is one grid point,
   /// a distinct place in the row's space, so more units make the hash finer rather than
   /// repeat few column sets (the reason ρ grows with m/(4d) for the other variants); with
@@ -285,6 +286,10 @@ struct Defaults {
   static constexpr double wide_expansion_factor = 512.0;
   static constexpr double wide_rho_per_unit_and_feature = 0.5;  ///< the 1/2 in ⌊m/(2d)⌋
   static constexpr std::uint32_t low_dim_min_s = 8;
+  /// Twice the features per anchor unit up to low_dim_max features (fourteenth round:
+  /// under the ninth round's m, ρ and γ, s = 2d beat d, 3d and 4d on the low-dimensional
+  /// selection groups; docs/defaults.md). Wider data keeps s = d (not measured there).
+  static constexpr std::uint32_t anchor_s_per_feature = 2;
   static constexpr std::uint32_t anchor_min_m = 16384;
   static constexpr std::uint32_t anchor_rho = 128;
   static constexpr double anchor_gamma = 0.5;

@@ -176,7 +176,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   for d ≤ 16 or absolute scoring, within [16384, 131072] for the anchor
                   variants).
       s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 64;
-                  max(8, d) for the anchor variants).
+                  max(8, 2d) for the anchor variants up to 16 features, max(8, d)
+                  above).
       rho:        winners per hash ρ (default max(128, ⌊m/(2d)⌋), 256 for 16 < d ≤ 256;
                   max(128, ⌊m/(4d)⌋) for d ≤ 16; 128 for the anchor variants; floor 64
                   and m/(4d) with the paper's absolute scoring).

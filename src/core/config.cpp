@@ -408,11 +408,14 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
     if (!(cs > 0.0 && cs <= 1.0))
       throw Error(fmt::format("connection_sparsity = {}: must be in (0, 1]", cs));
     ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
-    // Anchor units (the low-dimensional default): a unit reads max(8, d) of the K·d anchor
-    // units (half of them at most), so it measures a distance in several coordinates.
-    if (c.variant.anchors && !connection_sparsity)
-      ss = std::min<std::uint64_t>(std::max<std::uint64_t>(Defaults::low_dim_min_s, d),
+    // Anchor units (the low-dimensional default): a unit reads max(8, 2d) of the K·d anchor
+    // units up to low_dim_max features, max(8, d) above (half of them at most), so it
+    // measures a distance in several coordinates.
+    if (c.variant.anchors && !connection_sparsity) {
+      const std::uint64_t per_feature = d <= Defaults::low_dim_max ? Defaults::anchor_s_per_feature : 1;
+      ss = std::min<std::uint64_t>(std::max<std::uint64_t>(Defaults::low_dim_min_s, per_feature * d),
                                    std::max<std::uint64_t>(1, width / 2));
+    }
     if (!connection_sparsity)  // defaults never fail, and stay cheap on wide data
       ss = std::min<std::uint64_t>({ss, width, Defaults::max_s});
     if (c.variant.paper_half) ss = std::min<std::uint64_t>(ss, d);  // the paper half reads d columns
