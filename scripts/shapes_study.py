@@ -123,6 +123,11 @@ SETTINGS = {
     "anchor_s24_le16": ["--s", "{min(4 * d, max(24, d)) if d <= 16 else None}"],
     "anchor_s3d_le16": ["--s", "{min(4 * d, max(8, 3 * d)) if d <= 16 else None}"],
     "anchor_s4d_le16": ["--s", "{4 * d if d <= 16 else None}"],
+    # … and the ninth round's γ and ρ for anchor units again, at s = max(8, 2d)
+    "anchor_g0.3_le16": ["--gamma", "{0.3 if d <= 16 else None}"],
+    "anchor_g0.7_le16": ["--gamma", "{0.7 if d <= 16 else None}"],
+    "anchor_r64_le16": ["--rho", "{64 if d <= 16 else None}"],
+    "anchor_r256_le16": ["--rho", "{256 if d <= 16 else None}"],
 }
 
 
