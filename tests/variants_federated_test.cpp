@@ -62,6 +62,35 @@ TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
   }
 }
 
+// The low-dimensional defaults with nothing given (anchor units, s = max(8, 2d), m, ρ and γ
+// from their rules) federate byte for byte: every party resolves them from the agreed
+// width, and the standardisation comes from the pooled statistics.
+TEST(VariantsFederated, LowDimensionalDefaultsAreByteIdenticalToCentral) {
+  for (const std::uint32_t d : {5u, 8u, 12u}) {
+    const Dataset data = test::blobs(3, 30, d, 40 + d);
+    FederationSettings settings;
+    settings.hyper.seed = 1000 + d;  // everything else from the default rules
+    settings.labels = data.classes;
+    settings.threads = 1;
+    const FlyConfig resolved = settings.hyper.resolve(d, data.classes.size());
+    ASSERT_EQ(variant_name(resolved.variant), "anchor") << d;
+    ASSERT_EQ(resolved.s, 2 * d) << d;
+    SeededRng rng(d);
+    for (const char* how : {"iid", "by-class", "dirichlet:0.3"}) {
+      const auto split = split_rows(data.labels, data.classes.size(), 3, SplitSpec::parse(how), rng.next_u64());
+      std::vector<Dataset> shards;
+      for (const auto& rows : split) shards.push_back(data.subset(rows));
+      std::vector<const Dataset*> ptrs;
+      for (const Dataset& shard : shards) ptrs.push_back(&shard);
+      const ColonyOutcome fed = run_colony(ptrs, settings);
+      FlyNN central(resolved, data.classes, 2);
+      central.fit(data);
+      ASSERT_EQ(fed.model.config(), resolved) << d << " " << how;
+      ASSERT_EQ(fed.model_file, io::serialize_model(central)) << d << " " << how;
+    }
+  }
+}
+
 TEST(VariantsFederated, VariantIsPartOfTheAgreedConfig) {
   // Parties agree on FlyConfig fields (party.cpp's fingerprint lists the variant for
   // non-paper configs); configs that differ only in the variant are not equal.
