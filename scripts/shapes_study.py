@@ -128,6 +128,9 @@ SETTINGS = {
     "anchor_g0.7_le16": ["--gamma", "{0.7 if d <= 16 else None}"],
     "anchor_r64_le16": ["--rho", "{64 if d <= 16 else None}"],
     "anchor_r256_le16": ["--rho", "{256 if d <= 16 else None}"],
+    # … and the bound of the anchor variant again at s = 2d (its m, ρ and γ rules follow it)
+    "anchor_s2d_le24": ["--variant", "{'anchor' if d <= 24 else None}", "--s", "{max(8, 2 * d) if d <= 24 else None}"],
+    "anchor_s2d_le32": ["--variant", "{'anchor' if d <= 32 else None}", "--s", "{max(8, 2 * d) if d <= 32 else None}"],
 }
 
 
