@@ -102,10 +102,12 @@ TEST(EvalFlyCv, ClassWeightsAndEveryMetricMatchTheReferenceAndFoldModels) {
       EXPECT_DOUBLE_EQ(ours[g].metric(CvMetric::MacroF1), direct.macro_f1);
     }
     // Out-of-fold scores too (a standardising variant takes the per-fold path).
-    for (const char* variant : {"paper", "zsign"}) {
+    for (const char* variant : {"paper", "zsign", "zsign+log1p"}) {
       FlyConfig z = config(7, 300, 3, 12, Preprocess::Normalize);
       z.gamma = 0.5;
-      z.variant = parse_variant(variant);
+      const bool log1p = std::string(variant) == "zsign+log1p";  // per-fold sums of transformed values
+      z.variant = parse_variant(log1p ? "zsign" : variant);
+      if (log1p) z.value_transform = ValueTransform::Log1p;
       z.class_weight = ClassWeight::parse(cw);
       z.filter_scoring = scoring;
       z.pairs = pairs;

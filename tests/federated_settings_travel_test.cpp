@@ -62,6 +62,8 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"pairs", {"--pairs", "2"}},
       // d = 5 is below 6 columns whatever the statistics: the second half standardises.
       {"paper_half_min_columns", {"--variant", "anchor+paper", "--paper-half-min-columns", "6"}},
+      // d = 5: the default anchor variant standardises, so the transform moves its statistics.
+      {"value_transform", {"--value-transform", "sqrt"}},
       {"missing", {"--missing", "zero"}},
   };
   return e;

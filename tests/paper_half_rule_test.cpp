@@ -86,8 +86,8 @@ TEST(PaperHalfRule, TheHasherDecidesFromTheStatistics) {
   const Dataset even = blobs_with_a_loud_column(1.0), loud = blobs_with_a_loud_column(1e4);
   const FlyConfig c = default_config(even);
   ASSERT_EQ(c.paper_half_min_columns, 16u);
-  ASSERT_GE(raw_energy_columns(FeatureSums::of(even).stats()), 16.0);
-  ASSERT_LT(raw_energy_columns(FeatureSums::of(loud).stats()), 2.0);
+  ASSERT_GE(raw_energy_columns(FeatureSums::of(even, ValueTransform::None).stats()), 16.0);
+  ASSERT_LT(raw_energy_columns(FeatureSums::of(loud, ValueTransform::None).stats()), 2.0);
 
   FlyNN spread(c, even.classes, 1);
   spread.fit(even);
@@ -120,9 +120,9 @@ TEST(PaperHalfRule, TheHasherDecidesFromTheStatistics) {
   EXPECT_NE(raw.counts(), concentrated.counts());
   // Statistics set again (a model given the whole's before partial_fit) decide again.
   FlyNN again(c, loud.classes, 1);
-  again.set_feature_stats(FeatureSums::of(even).stats());
+  again.set_feature_stats(FeatureSums::of(even, ValueTransform::None).stats());
   EXPECT_TRUE(again.hasher().second_half_hashes_raw_row());
-  again.set_feature_stats(FeatureSums::of(loud).stats());
+  again.set_feature_stats(FeatureSums::of(loud, ValueTransform::None).stats());
   EXPECT_FALSE(again.hasher().second_half_hashes_raw_row());
   again.partial_fit(loud);
   EXPECT_EQ(again.counts(), concentrated.counts());
@@ -135,7 +135,7 @@ TEST(PaperHalfRule, ModelFileVersion8KeepsTheRuleAndOlderFilesKeepTheRawHalf) {
   model.fit(loud);
   const std::string bytes = io::serialize_model(model);
   const io::ModelContents mc = io::parse_model(bytes, "rule");
-  EXPECT_EQ(mc.format_version, io::kModelFormatVersion);
+  EXPECT_EQ(mc.format_version, io::kPaperHalfRuleModelFormatVersion);
   EXPECT_EQ(mc.config, c);
   FlyNN loaded = io::deserialize_model(bytes, "rule", 1);
   EXPECT_FALSE(loaded.hasher().second_half_hashes_raw_row());
@@ -157,8 +157,22 @@ TEST(PaperHalfRule, ModelFileVersion8KeepsTheRuleAndOlderFilesKeepTheRawHalf) {
   FlyNN with_pairs(pairs, loud.classes, 1);
   with_pairs.fit(loud);
   const io::ModelContents both = io::parse_model(io::serialize_model(with_pairs), "pairs");
-  EXPECT_EQ(both.format_version, io::kModelFormatVersion);
+  EXPECT_EQ(both.format_version, io::kPaperHalfRuleModelFormatVersion);
   EXPECT_EQ(both.config, pairs);
+  // With a value transform (version 9) the rule reads the transformed columns' statistics,
+  // and a loaded model decides as the trained one did.
+  FlyConfig compressed = c;
+  compressed.value_transform = ValueTransform::Log1p;
+  FlyNN log_model(compressed, loud.classes, 1);
+  log_model.fit(loud);
+  const std::string log_bytes = io::serialize_model(log_model);
+  EXPECT_EQ(io::parse_model(log_bytes, "log").format_version, io::kModelFormatVersion);
+  EXPECT_EQ(log_model.hasher().second_half_hashes_raw_row(),
+            paper_half_hashes_raw_row(compressed, log_model.feature_stats()));
+  FlyNN log_loaded = io::deserialize_model(log_bytes, "log", 1);
+  EXPECT_EQ(log_loaded.hasher().second_half_hashes_raw_row(), log_model.hasher().second_half_hashes_raw_row());
+  EXPECT_EQ(log_loaded.predict(loud), log_model.predict(loud));
+  EXPECT_EQ(io::serialize_model(log_loaded), log_bytes);
 }
 
 TEST(PaperHalfRule, ExactnessWhereTheRuleSwitches) {

@@ -31,12 +31,13 @@ using federated::SharedSettings;
 // breaks this binding: add it here and give it a row in the table.
 std::vector<bool> given_members(const HyperParams& h) {
   const auto& [m, expansion_factor, s, connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed,
-               preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns] = h;
+               preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns,
+               value_transform] = h;
   return {m.has_value(),   expansion_factor.has_value(), s.has_value(),
           connection_sparsity.has_value(), rho.has_value(), wta_ratio.has_value(),
           wta_nnz.has_value(), gamma.has_value(), seed.has_value(), preprocess.has_value(),
           variant.has_value(), class_weight.has_value(), filter_scoring.has_value(), pairs.has_value(),
-          paper_half_min_columns.has_value()};
+          paper_half_min_columns.has_value(), value_transform.has_value()};
 }
 
 // A valid config, and one copy per member of FlyConfig with only that member changed (in
@@ -59,8 +60,9 @@ std::vector<FlyConfig> one_member_changed() {
   auto changed = [&out](auto edit) {
     FlyConfig c = base_config();
     auto& [d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs,
-           paper_half_min_columns] = c;
-    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns);
+           paper_half_min_columns, value_transform] = c;
+    edit(d, m, s, rho, gamma, seed, preprocess, variant, class_weight, filter_scoring, pairs, paper_half_min_columns,
+         value_transform);
     out.push_back(c);
   };
   changed([](auto& d, auto&...) { d = 7; });
@@ -70,11 +72,14 @@ std::vector<FlyConfig> one_member_changed() {
   changed([](auto&, auto&, auto&, auto&, auto& gamma, auto&...) { gamma = 0.25; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto& seed, auto&...) { seed = 12; });
   changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto& pre, auto&...) { pre = Preprocess::None; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&, auto&, auto&) { v = parse_variant("sign"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&, auto&, auto&) { w = ClassWeight::parse("balanced"); });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f, auto&, auto&) { f = FilterScoring::Relative; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& p, auto&) { p = 2; });
-  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& q) { q = 5; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& v, auto&, auto&, auto&, auto&, auto&) { v = parse_variant("sign"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& w, auto&, auto&, auto&, auto&) { w = ClassWeight::parse("balanced"); });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& f, auto&, auto&, auto&) { f = FilterScoring::Relative; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& p, auto&, auto&) { p = 2; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& q, auto&) { q = 5; });
+  changed([](auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto&, auto& t) {
+    t = ValueTransform::Log1p;
+  });
   return out;
 }
 
@@ -103,6 +108,7 @@ const std::map<std::string, Example>& hyper_examples() {
       {"filter_scoring", {"absolute", "filter scoring"}},  // d = 6: the default (anchor) scores relatively
       {"pairs", {"3", "pairs"}},
       {"paper_half_min_columns", {"5", "paper_half_min_columns", parse_variant("anchor+paper")}},
+      {"value_transform", {"log1p", "value_transform"}},  // d = 6: anchor, which standardises
   };
   return e;
 }
@@ -189,7 +195,8 @@ TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
   EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"filter_scoring":"absolute","gamma":0.5,"m":200,)"
-                      R"("pairs":0,"paper_half_min_columns":0,"preprocess":"normalize","rho":10,"s":3,"seed":11,"variant":"paper"})");
+                      R"("pairs":0,"paper_half_min_columns":0,"preprocess":"normalize","rho":10,"s":3,"seed":11,)"
+                      R"("value_transform":"none","variant":"paper"})");
   EXPECT_EQ(c.describe(), "d=6, m=200, s=3, rho=10, gamma=0.5, seed=11, preprocess=normalize");
   FlyConfig v = c;
   v.variant = parse_variant("zsign");

@@ -51,12 +51,12 @@ FlyConfig variant_config(const std::string& name, std::uint32_t d, std::uint64_t
 
 TEST(FeatureSums, PartsAddUpExactlyAndLimbsRoundTrip) {
   const Dataset data = skewed_blobs(3);
-  const FeatureSums whole = FeatureSums::of(data);
+  const FeatureSums whole = FeatureSums::of(data, ValueTransform::None);
   // Three uneven parts, added in two different orders, and through summed limbs.
   std::vector<std::size_t> a, b, c;
   for (std::size_t r = 0; r < data.n_rows; ++r) (r % 7 == 0 ? a : r % 3 == 0 ? b : c).push_back(r);
-  const FeatureSums sa = FeatureSums::of(data.subset(a)), sb = FeatureSums::of(data.subset(b)),
-                    sc = FeatureSums::of(data.subset(c));
+  const FeatureSums sa = FeatureSums::of(data.subset(a), ValueTransform::None), sb = FeatureSums::of(data.subset(b), ValueTransform::None),
+                    sc = FeatureSums::of(data.subset(c), ValueTransform::None);
   FeatureSums abc = sa;
   abc += sb;
   abc += sc;
@@ -70,14 +70,14 @@ TEST(FeatureSums, PartsAddUpExactlyAndLimbsRoundTrip) {
     const std::vector<std::uint64_t> more = s->to_limbs();
     for (std::size_t i = 0; i < limbs.size(); ++i) limbs[i] += more[i];
   }
-  EXPECT_EQ(FeatureSums::from_limbs(limbs, 5), whole);
-  EXPECT_EQ(FeatureSums::from_limbs(limbs, 5).stats(), whole.stats());
-  EXPECT_THROW(FeatureSums::from_limbs(limbs, 4), Error);
+  EXPECT_EQ(FeatureSums::from_limbs(limbs, 5, ValueTransform::None), whole);
+  EXPECT_EQ(FeatureSums::from_limbs(limbs, 5, ValueTransform::None).stats(), whole.stats());
+  EXPECT_THROW(FeatureSums::from_limbs(limbs, 4, ValueTransform::None), Error);
 }
 
 TEST(FeatureSums, StatsMatchDirectComputation) {
   const Dataset data = skewed_blobs(4);
-  const FeatureStats st = FeatureSums::of(data).stats();
+  const FeatureStats st = FeatureSums::of(data, ValueTransform::None).stats();
   for (std::size_t j = 0; j < data.n_features; ++j) {
     double sum = 0, sq = 0;
     for (std::size_t r = 0; r < data.n_rows; ++r) sum += data.features[r * data.n_features + j];
@@ -92,13 +92,13 @@ TEST(FeatureSums, StatsMatchDirectComputation) {
   }
   // Negative values, a constant feature (scale 1) and clamping far outside 2^38.
   const Dataset odd = test::make_dataset({{-3, 2, 1e12f}, {-5, 2, -1e12f}}, {"a", "b"});
-  const FeatureStats s2 = FeatureSums::of(odd).stats();
+  const FeatureStats s2 = FeatureSums::of(odd, ValueTransform::None).stats();
   EXPECT_FLOAT_EQ(s2.mean[0], -4.0f);
   EXPECT_FLOAT_EQ(s2.scale[0], 1.0f);
   EXPECT_FLOAT_EQ(s2.scale[1], 1.0f);  // constant
   EXPECT_FLOAT_EQ(s2.mean[2], 0.0f);
   EXPECT_FLOAT_EQ(s2.scale[2], std::ldexp(1.0f, 38));  // clamped at ±2^38
-  EXPECT_THROW(FeatureSums(3).stats(), Error);
+  EXPECT_THROW(FeatureSums(3, ValueTransform::None).stats(), Error);
 }
 
 TEST(Variant, NamesParseAndValidate) {
@@ -296,7 +296,7 @@ TEST(Variant, PaperHalfJoinsTheTwoHalvesHashes) {
   EXPECT_EQ(halves[0].variant, parse_variant("zsign-q"));
   EXPECT_TRUE(halves[1].variant.is_paper());
   EXPECT_NE(halves[1].seed, c.seed);
-  const FeatureStats stats = FeatureSums::of(data).stats();
+  const FeatureStats stats = FeatureSums::of(data, ValueTransform::None).stats();
   FlyHasher whole(c, 1), first(halves[0], 1);
   const FlyHasher second(halves[1], 1);
   whole.set_feature_stats(stats);

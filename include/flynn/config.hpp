@@ -10,6 +10,7 @@
 #include <string>
 
 #include "flynn/class_weight.hpp"
+#include "flynn/value_transform.hpp"
 
 namespace flynn {
 
@@ -179,6 +180,11 @@ struct FlyConfig {
   /// the statistics are set (paper_half_hashes_raw_row), so every party of a federation,
   /// each fold of a CV and a loaded model decide alike. docs/defaults.md, "Thirteenth round".
   std::uint32_t paper_half_min_columns = 0;
+  /// A fixed transform of each feature value before the standardised encoding reads it and
+  /// before its statistics are summed (value_transform.hpp; None = off). Only for variants
+  /// that standardise; a paper half still hashes the raw row. docs/defaults.md, "Fifteenth
+  /// round".
+  ValueTransform value_transform = ValueTransform::None;
 
   /// Cells of the pair block: Defaults::pair_cells_per_unit · m with pairs, else 0.
   std::uint32_t pair_cells() const;
@@ -199,8 +205,9 @@ struct FlyConfig {
   /// method, paper_half_seed()}; d, s, γ and preprocess are shared, pairs and
   /// paper_half_min_columns are not (a half only hashes: the pair cells come from the
   /// joined winners). With `raw_second_half` false the second half takes the first half's
-  /// variant instead of the paper's (paper_half_min_columns). Throws flynn::Error for other
-  /// variants.
+  /// variant instead of the paper's (paper_half_min_columns). The value transform goes
+  /// with the standardised encoding: the first half's, and the second half's only when it
+  /// does not hash the raw row. Throws flynn::Error for other variants.
   std::array<FlyConfig, 2> halves(bool raw_second_half = true) const;
   /// The lifting-matrix seed of the second (paper) half:
   /// SeededRng::keyed(seed, PaperHalfSeed, 0).next_u64(), so its columns do not repeat
@@ -354,6 +361,8 @@ struct HyperParams {
   /// Default: Defaults::paper_half_min_columns for the default variant (Defaults::variant())
   /// above Defaults::low_dim_max features, else 0.
   std::optional<std::uint64_t> paper_half_min_columns;
+  /// Default: ValueTransform::None.
+  std::optional<ValueTransform> value_transform;
 
   /// The concrete configuration for d-dimensional inputs; validated (throws flynn::Error
   /// naming the parameter and its allowed range).

@@ -53,27 +53,34 @@ class FeatureSums {
   static constexpr int kMaxMagnitudeBits = 62;
 
   FeatureSums() = default;
-  explicit FeatureSums(std::uint32_t n_features);
+  /// Sums of rows of n_features values, each value first transformed by `transform` (the
+  /// model's FlyConfig::value_transform: the statistics describe the values its encoder
+  /// standardises).
+  FeatureSums(std::uint32_t n_features, ValueTransform transform);
   /// The sums of a dataset's rows (its features only; labels are not used).
-  static FeatureSums of(const Dataset& data);
+  static FeatureSums of(const Dataset& data, ValueTransform transform);
 
   /// The fixed-point value a float contributes: round(v · 2^kFractionBits), clamped to
   /// ±2^kMaxMagnitudeBits (NaN counts as the upper limit). Shared by every exact sum.
   static std::int64_t quantize(float v);
 
   std::uint32_t n_features() const { return static_cast<std::uint32_t>(sum_.size()); }
+  ValueTransform transform() const { return transform_; }
   std::uint64_t rows() const { return rows_; }
-  /// Adds one row of n_features() values.
+  /// Adds one row of n_features() values (transformed by transform()).
   void add_row(const float* row);
-  /// Adds another part's sums (same feature count; throws flynn::Error otherwise).
+  /// Adds another part's sums (same feature count and transform; throws flynn::Error
+  /// otherwise).
   FeatureSums& operator+=(const FeatureSums& other);
 
   /// The sums as 32-bit limbs, one per uint64 slot (1 + 2·d·6 slots): summing such
   /// vectors element-wise (an all-reduce) and then calling from_limbs gives the exact sum
   /// of the parts, for up to 2^32 parts.
   std::vector<std::uint64_t> to_limbs() const;
-  /// Inverse of to_limbs after an element-wise sum (carries are propagated, mod 2^192).
-  static FeatureSums from_limbs(const std::vector<std::uint64_t>& limbs, std::uint32_t n_features);
+  /// Inverse of to_limbs after an element-wise sum (carries are propagated, mod 2^192); the
+  /// parts' transform (the limbs do not carry it: every party sums under the agreed config).
+  static FeatureSums from_limbs(const std::vector<std::uint64_t>& limbs, std::uint32_t n_features,
+                                ValueTransform transform);
 
   /// Mean and scale of each feature: mean = Σq/(n·2^24), variance = Σq²/n − mean² (in
   /// long double, from the exact sums, so every party derives the same floats); scale =
@@ -85,12 +92,14 @@ class FeatureSums {
 
  private:
   std::uint64_t rows_ = 0;
+  ValueTransform transform_ = ValueTransform::None;
   std::vector<Int192> sum_, sum_sq_;
 };
 
 /// How many columns carry the raw rows' energy: N = (Σ_j e_j)² / Σ_j e_j², with
 /// e_j = E[x_j²] = scale_j² + mean_j² from the statistics (a constant column's scale of 1
-/// included). d when every column carries the same energy, near 1 when one column dwarfs the
+/// included). With a value transform the statistics, and so N, describe the transformed
+/// columns (a compressed stand-in for the raw ones). d when every column carries the same energy, near 1 when one column dwarfs the
 /// rest: then every L2-normalised raw row points nearly the same way. 0 without statistics
 /// or when every e_j is 0. Computed in long double in column order from the stored floats,
 /// so every party of a federation and every load of a model gets the same value.

@@ -10,8 +10,9 @@
 namespace flynn {
 
 /// Encodes raw rows of d features into rows of width() values, the row the lifting matrix
-/// of a variant config reads. Deterministic: each value is computed in double from the
-/// row and the statistics alone and rounded once to float.
+/// of a variant config reads: each value is first transformed (FlyConfig::value_transform),
+/// then encoded as Variant describes. Deterministic: each value is computed in double from
+/// the row and the statistics alone and rounded once to float.
 class RowEncoder {
  public:
   /// `stats` must hold config.input_dim features when the variant standardises (throws
@@ -29,6 +30,7 @@ class RowEncoder {
 
  private:
   Variant variant_;
+  ValueTransform transform_ = ValueTransform::None;  // applied first (FlyConfig::value_transform)
   std::uint32_t d_ = 0;
   std::uint32_t width_ = 0;
   std::vector<double> mean_, inv_scale_;

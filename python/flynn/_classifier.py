@@ -210,6 +210,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                   many columns, else the row as the first half does; None = the default (16
                   for zsign-q+paper above 16 features, else 0 = always the raw row).
                   docs/defaults.md, "Thirteenth round".
+      value_transform: None or "none" (default), "sqrt" or "log1p": each feature value v
+                  becomes sign(v)·√|v| or sign(v)·log(1 + |v|) before a standardising
+                  variant reads it (its statistics too; a paper half still reads the raw
+                  row). Compresses the bright end of pixels or counts: with
+                  variant="zsign-q", pairs=4, s=32 it gives 0.846 on Fashion-MNIST's test set
+                  (docs/defaults.md, "Fifteenth round"). Deterministic on every machine.
       auto:       True: fit first chooses the variant, m and γ (those not given) among a few
                   candidates around the default by 3-fold CV on the rows, keeping the default
                   unless another is better by more than half a standard error, as flynn train --auto
@@ -244,7 +250,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
                  variant=None, class_weight=None, filter_scoring=None, pairs=None,
-                 paper_half_min_columns=None, auto=False, n_jobs=None, missing="mean", label_name=None):
+                 paper_half_min_columns=None, value_transform=None, auto=False, n_jobs=None, missing="mean",
+                 label_name=None):
         self.m = m
         self.s = s
         self.rho = rho
@@ -256,6 +263,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         self.filter_scoring = filter_scoring
         self.pairs = pairs
         self.paper_half_min_columns = paper_half_min_columns
+        self.value_transform = value_transform
         self.auto = auto
         self.n_jobs = n_jobs
         self.missing = missing
@@ -269,7 +277,8 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
                                   variant=self.variant,
                                   class_weight=_class_weight_text(self.class_weight),
                                   filter_scoring=self.filter_scoring, pairs=self.pairs,
-                                  paper_half_min_columns=self.paper_half_min_columns)
+                                  paper_half_min_columns=self.paper_half_min_columns,
+                                  value_transform=self.value_transform)
 
     def _new_model(self, classes, n_features, hyper=None):
         self._model = _flynn.Model(hyper if hyper is not None else self._hyper(), n_features, _label_names(classes),

@@ -247,7 +247,7 @@ def _scan_partition(x, y, index, spec):
         if _has_missing(rows):
             scan["unfilled"] = [index]
         else:
-            scan["features"] = _flynn.dask.feature_sum_limbs(rows)
+            scan["features"] = _flynn.dask.feature_sum_limbs(rows, spec["value_transform"])
     return scan
 
 
@@ -275,7 +275,7 @@ def _filled_feature_sums(x, y, index, spec):
     """The FeatureSums limbs of a partition's rows filled with the global means (the first
     pass's unfilled partitions)."""
     rows, _ = _partition_rows(x, y, index, spec["n_features"], spec["missing"])
-    return _flynn.dask.feature_sum_limbs(_filled(rows, spec["fill"]))
+    return _flynn.dask.feature_sum_limbs(_filled(rows, spec["fill"]), spec["value_transform"])
 
 
 def _combine_limbs(*limbs):
@@ -368,13 +368,13 @@ def fit(X, y, classes=None, *, split_every=None, **params):
 
     # The variant (and so whether statistics are needed) depends on the feature count
     # only, not on the classes.
-    variant = template._hyper().resolve(n_features)["variant"]
-    standardizes = _flynn.dask.standardizes(variant)
+    resolved = template._hyper().resolve(n_features)
+    standardizes = _flynn.dask.standardizes(resolved["variant"])
     mean = template.missing == "mean"
     if classes is not None:
         classes = np.unique(np.asarray(classes))
     spec = dict(n_features=n_features, missing=template.missing, want_classes=classes is None,
-                want_sums=standardizes,
+                want_sums=standardizes, value_transform=resolved["value_transform"],
                 fill=np.zeros(n_features, np.float32) if template.missing == "zero" else None)
     stats = None
     if classes is None or standardizes or mean:
@@ -400,7 +400,7 @@ def fit(X, y, classes=None, *, split_every=None, **params):
                                x_parts[i], y_parts[i], i, spec) for i in scan["unfilled"]]
                 limbs = _sum_limbs([limbs, dask.compute(
                     _tree(refills, _combine_limbs, split_every))[0]])
-            stats = _flynn.dask.feature_stats_from_limbs(limbs, n_features)
+            stats = _flynn.dask.feature_stats_from_limbs(limbs, n_features, spec["value_transform"])
 
     from sklearn.utils.multiclass import check_classification_targets
     check_classification_targets(classes)  # the same types fit accepts (on the distinct labels)

@@ -59,14 +59,15 @@ py::array_t<std::uint64_t> limbs_array(const std::vector<std::uint64_t>& limbs) 
 /// The exact feature sums of one partition's rows as FeatureSums::to_limbs (1 + 12·d
 /// uint64 slots, each limb < 2^32): element-wise sums of such arrays over up to 2^32
 /// partitions, in any order or tree, are the limbs of the sums of all rows. The rows are
-/// read as the model reads them, so the statistics equal those FlyNN::fit computes on the
+/// read as the model reads them (under its value transform), so the statistics equal those FlyNN::fit computes on the
 /// concatenated rows. The rows must be complete (missing cells filled).
-py::array_t<std::uint64_t> feature_sum_limbs(const py::array& X) {
+py::array_t<std::uint64_t> feature_sum_limbs(const py::array& X, const std::string& value_transform) {
   const NumpyRows rows(X);
+  const ValueTransform transform = parse_value_transform(value_transform);
   std::vector<std::uint64_t> limbs;
   {
     py::gil_scoped_release nogil;
-    FeatureSums sums(static_cast<std::uint32_t>(rows.n_cols()));
+    FeatureSums sums(static_cast<std::uint32_t>(rows.n_cols()), transform);
     for_each_float_row(rows, [&](const float* row) { sums.add_row(row); });
     limbs = sums.to_limbs();
   }
@@ -134,10 +135,10 @@ py::array_t<float> floats_array(const std::vector<float>& v) {
 /// (centres, scales) of the rows whose summed limbs are given: FeatureSums::from_limbs then
 /// stats(), exactly what every partition's model is given. Throws flynn::Error when the
 /// limbs do not describe n_features features or count no row.
-py::tuple feature_stats_from_limbs(const Rows& limbs, std::uint32_t n_features) {
+py::tuple feature_stats_from_limbs(const Rows& limbs, std::uint32_t n_features, const std::string& value_transform) {
   if (limbs.ndim() != 1) throw std::invalid_argument("feature sum limbs must be one-dimensional");
   const std::vector<std::uint64_t> v(limbs.data(), limbs.data() + limbs.size());
-  const FeatureStats st = FeatureSums::from_limbs(v, n_features).stats();
+  const FeatureStats st = FeatureSums::from_limbs(v, n_features, parse_value_transform(value_transform)).stats();
   return py::make_tuple(floats_array(st.mean), floats_array(st.scale));
 }
 
@@ -188,14 +189,14 @@ py::tuple sum_counts(const std::vector<std::pair<Counts, Rows>>& parts) {
 }  // namespace
 
 void bind_dask(py::module_& m) {
-  m.def("feature_sum_limbs", &feature_sum_limbs, py::arg("X"));
+  m.def("feature_sum_limbs", &feature_sum_limbs, py::arg("X"), py::arg("value_transform"));
   m.def("imputation_sum_limbs", &imputation_sum_limbs, py::arg("X"));
   m.def("completed_schema", &completed_schema, py::arg("schema"), py::arg("limbs"),
         py::arg("n_features"));
   m.def("missing_cells", &missing_cells, py::arg("limbs"), py::arg("n_features"));
   m.def("fill_missing_cells", &fill_missing_cells, py::arg("X"), py::arg("fill"));
   m.def("feature_stats_from_limbs", &feature_stats_from_limbs, py::arg("limbs"),
-        py::arg("n_features"));
+        py::arg("n_features"), py::arg("value_transform"));
   m.def("set_feature_stats", &set_feature_stats, py::arg("model"), py::arg("centres"),
         py::arg("scales"));
   m.def("feature_stats", &feature_stats, py::arg("model"));

@@ -57,7 +57,7 @@ std::vector<T> outputs_per_row(const Rows& rows, std::size_t width, Fn fn) {
 /// so that the counts pass hashes every row with the statistics of all of them.
 template <typename Rows>
 FeatureStats stats_of_converted_rows(const FlyNN& model, const Rows& rows) {
-  FeatureSums sums(model.config().input_dim);
+  FeatureSums sums(model.config().input_dim, model.config().value_transform);
   for_each_view(rows, [&](const DataView& block, std::size_t) {
     for (std::size_t r = 0; r < block.n_rows(); ++r) sums.add_row(block.floats() + r * block.row_stride());
   });

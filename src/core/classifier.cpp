@@ -140,7 +140,7 @@ void FlyNN::learn_feature_stats(const DataView& rows) {
   if (!config().variant.standardize) return;
   check_view(rows);
   // The same exact integer sums as FeatureSums::of(Dataset), over float or byte rows.
-  FeatureSums sums(config().input_dim);
+  FeatureSums sums(config().input_dim, config().value_transform);
   std::vector<float> widened(rows.n_cols());
   for (std::size_t r = 0; r < rows.n_rows(); ++r) {
     if (const float* f = rows.floats()) {

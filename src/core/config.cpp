@@ -250,6 +250,7 @@ std::array<FlyConfig, 2> FlyConfig::halves(bool raw_second_half) const {
   out[1].m = m - m / 2;
   out[1].rho = rho - rho / 2;
   out[1].variant = raw_second_half ? Variant{} : variant.first_half();
+  if (raw_second_half) out[1].value_transform = ValueTransform::None;
   out[1].seed = paper_half_seed();
   return out;
 }
@@ -309,6 +310,11 @@ void FlyConfig::validate(std::size_t n_classes) const {
     throw Error(fmt::format("paper_half_min_columns = {}: needs a paper-half variant whose first half "
                             "standardises (such as zsign-q+paper), not {}",
                             paper_half_min_columns, variant_name(variant)));
+  if (static_cast<int>(value_transform) > 2) throw Error("value_transform: unknown value");
+  if (value_transform != ValueTransform::None && !variant.standardize)
+    throw Error(fmt::format("value_transform = {}: transforms the values a standardising variant reads "
+                            "(such as zsign-q or zsign-q+paper), not variant {}, which reads the raw row",
+                            value_transform_name(value_transform), variant_name(variant)));
   if (variant.paper_half) {
     // Each half needs at least one winner and a unit that loses; its s columns come from
     // the raw row (the second half) as well as from the encoded one.
@@ -455,6 +461,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
                             Defaults::max_paper_half_min_columns));
   c.paper_half_min_columns = static_cast<std::uint32_t>(
       paper_half_min_columns.value_or(Defaults::paper_half_min_columns_for(c.variant, d)));
+  c.value_transform = value_transform.value_or(ValueTransform::None);
 
   c.validate(n_classes);
   return c;

@@ -38,10 +38,11 @@ long double Int192::to_long_double() const {
   return negative ? -v : v;
 }
 
-FeatureSums::FeatureSums(std::uint32_t d) : sum_(d), sum_sq_(d) {}
+FeatureSums::FeatureSums(std::uint32_t d, ValueTransform transform)
+    : transform_(transform), sum_(d), sum_sq_(d) {}
 
-FeatureSums FeatureSums::of(const Dataset& data) {
-  FeatureSums sums(static_cast<std::uint32_t>(data.n_features));
+FeatureSums FeatureSums::of(const Dataset& data, ValueTransform transform) {
+  FeatureSums sums(static_cast<std::uint32_t>(data.n_features), transform);
   for (std::size_t r = 0; r < data.n_rows; ++r) sums.add_row(data.features.data() + r * data.n_features);
   return sums;
 }
@@ -58,7 +59,7 @@ std::int64_t FeatureSums::quantize(float v) {
 
 void FeatureSums::add_row(const float* row) {
   for (std::size_t j = 0; j < sum_.size(); ++j) {
-    const std::int64_t qi = quantize(row[j]);
+    const std::int64_t qi = quantize(transform_value(transform_, row[j]));
     sum_[j].add_signed(qi);
     const unsigned __int128 mag = static_cast<unsigned __int128>(qi < 0 ? -qi : qi);
     sum_sq_[j].add_unsigned(mag * mag);
@@ -70,6 +71,9 @@ FeatureSums& FeatureSums::operator+=(const FeatureSums& o) {
   if (o.sum_.size() != sum_.size())
     throw Error(fmt::format("feature sums of {} and {} features cannot be added", sum_.size(),
                             o.sum_.size()));
+  if (o.transform_ != transform_)
+    throw Error(fmt::format("feature sums under value transforms {} and {} cannot be added",
+                            value_transform_name(transform_), value_transform_name(o.transform_)));
   rows_ += o.rows_;
   for (std::size_t j = 0; j < sum_.size(); ++j) {
     sum_[j].add(o.sum_[j]);
@@ -119,10 +123,11 @@ std::vector<std::uint64_t> FeatureSums::to_limbs() const {
   return out;
 }
 
-FeatureSums FeatureSums::from_limbs(const std::vector<std::uint64_t>& limbs, std::uint32_t d) {
+FeatureSums FeatureSums::from_limbs(const std::vector<std::uint64_t>& limbs, std::uint32_t d,
+                                    ValueTransform transform) {
   if (limbs.size() != 1 + std::size_t(d) * 2 * kLimbsPerValue)
     throw Error(fmt::format("feature sums: {} limbs do not describe {} features", limbs.size(), d));
-  FeatureSums sums(d);
+  FeatureSums sums(d, transform);
   sums.rows_ = limbs[0];
   const std::uint64_t* p = limbs.data() + 1;
   for (std::uint32_t j = 0; j < d; ++j) {

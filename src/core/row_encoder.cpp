@@ -20,7 +20,10 @@ double normal_quantile(double p) {
 }
 
 RowEncoder::RowEncoder(const FlyConfig& config, const FeatureStats& stats)
-    : variant_(config.variant), d_(config.input_dim), width_(config.hash_input_dim()) {
+    : variant_(config.variant),
+      transform_(config.value_transform),
+      d_(config.input_dim),
+      width_(config.hash_input_dim()) {
   if (variant_.standardize) {
     if (stats.mean.size() != d_ || stats.scale.size() != d_)
       throw Error(fmt::format("variant {} needs feature statistics for {} features, the model "
@@ -40,7 +43,8 @@ void RowEncoder::encode(const float* in, float* out) const {
   const std::uint32_t K = variant_.thermometer;
   const std::uint32_t A = variant_.anchors;
   for (std::uint32_t j = 0; j < d_; ++j) {
-    double z = in[j];
+    // The value the statistics were summed from (FeatureSums: the same float).
+    double z = transform_value(transform_, in[j]);
     if (variant_.standardize) {
       z = (z - mean_[j]) * inv_scale_[j];
       // NaN stays NaN through clamp; map it to the mean (0) so it cannot poison sums.

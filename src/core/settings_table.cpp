@@ -109,6 +109,19 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                   "(default {} for zsign-q+paper above {} features, else 0 = always the raw row; "
                   "docs/defaults.md, \"Thirteenth round\")",
                   Defaults::paper_half_min_columns, Defaults::low_dim_max)));
+  f.push_back({"value_transform", "--value-transform",
+               "Transform each feature value before a standardising variant reads it: none (default), "
+               "sqrt or log1p (sign(v)*log(1+|v|)), which compress the large end of skewed columns "
+               "such as pixels or counts; a paper half still hashes the raw row (docs/defaults.md, "
+               "\"Fifteenth round\")",
+               SettingKind::Choice,
+               [](const HyperParams& h) -> std::optional<SettingValue> {
+                 if (!h.value_transform) return std::nullopt;
+                 return SettingValue(std::string(value_transform_name(*h.value_transform)));
+               },
+               [](HyperParams& h, const SettingValue& v) {
+                 h.value_transform = parse_value_transform(setting_as<std::string>(v, "value_transform"));
+               }});
   return f;
 }
 
@@ -138,6 +151,9 @@ std::vector<ConfigField> make_config_fields() {
       {"pairs", "pairs", "pairs", U, [](const FlyConfig& c) { return V(std::uint64_t{c.pairs}); }, true, true, "0"},
       {"paper_half_min_columns", "paper_half_min_columns", "paper_half_min_columns", U,
        [](const FlyConfig& c) { return V(std::uint64_t{c.paper_half_min_columns}); }, true, true, "0"},
+      {"value_transform", "value_transform", "value_transform", SettingKind::Choice,
+       [](const FlyConfig& c) { return V(std::string(value_transform_name(c.value_transform))); }, true,
+       true, "none"},
   };
 }
 

@@ -258,7 +258,7 @@ void FlyCvEvaluator::for_each_fold_counts(const FlyConfig& config, int threads, 
   const PairCoder coder(config);
   // Exact per-fold feature sums: a fold's training statistics are the sum over the other
   // folds, as central training on those rows would compute them.
-  std::vector<FeatureSums> fold_sums(standardize ? k_ : 0, FeatureSums(static_cast<std::uint32_t>(data_.n_features)));
+  std::vector<FeatureSums> fold_sums(standardize ? k_ : 0, FeatureSums(static_cast<std::uint32_t>(data_.n_features), config.value_transform));
   for (std::size_t r = 0; r < n && standardize; ++r)
     fold_sums[fold_of_row_[r]].add_row(data_.features.data() + r * data_.n_features);
   std::vector<std::uint32_t> winners(n * config.rho), codes;
@@ -280,7 +280,7 @@ void FlyCvEvaluator::for_each_fold_counts(const FlyConfig& config, int threads, 
   for (std::uint32_t f = 0; f < k_; ++f) {
     if (test_rows_[f].empty()) continue;
     if (standardize) {
-      FeatureSums train(static_cast<std::uint32_t>(data_.n_features));
+      FeatureSums train(static_cast<std::uint32_t>(data_.n_features), config.value_transform);
       for (std::uint32_t g = 0; g < k_; ++g)
         if (g != f) train += fold_sums[g];
       if (train.rows() == 0) continue;

@@ -493,9 +493,9 @@ void agree_on_statistics(PartyState& st) {
   if (settings.feature_stats) {
     st.stats = *settings.feature_stats;  // public: nothing of the rows is exchanged
   } else if (st.config.variant.standardize) {
-    std::vector<std::uint64_t> limbs = FeatureSums::of(*st.rows).to_limbs();
+    std::vector<std::uint64_t> limbs = FeatureSums::of(*st.rows, st.config.value_transform).to_limbs();
     st.comm.allreduce_sum(limbs);
-    st.stats = FeatureSums::from_limbs(limbs, st.config.input_dim).stats();
+    st.stats = FeatureSums::from_limbs(limbs, st.config.input_dim, st.config.value_transform).stats();
   }
 }
 

@@ -34,7 +34,10 @@
 //     -- versions 4 to 6: the class weight (class_weight.hpp) --
 //     mode u8 (1 balanced, 2 given; 0 none, versions 5 and 6); given: n u32, n × { u32 length,
 //     bytes name, f64 weight }
-//     -- version 6: filter_scoring u8 (1 relative; versions before 6 are absolute) --
+//     -- version 6 on: filter_scoring u8 (1 relative; versions before 6 are absolute) --
+//     -- version 7 on: pairs u32 (> 0 in version 7, written with pairs only) --
+//     -- version 8 on: paper_half_min_columns u32 (> 0 in version 8) --
+//     -- version 9: value_transform u8 (1 sqrt, 2 log1p; written with a transform only) --
 //     -- every version: --
 //     n_classes L               u32
 //     L × { u32 length, bytes } class names (UTF-8)
@@ -70,7 +73,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 8;  ///< the newest version this build reads; written with paper_half_min_columns
+inline constexpr std::uint32_t kModelFormatVersion = 9;  ///< the newest version this build reads; written with a value transform
+inline constexpr std::uint32_t kPaperHalfRuleModelFormatVersion = 8;  ///< written with paper_half_min_columns, without a value transform
 inline constexpr std::uint32_t kPairsModelFormatVersion = 7;  ///< written with pairs, without paper_half_min_columns
 inline constexpr std::uint32_t kRelativeModelFormatVersion = 6;  ///< written with relative scoring, without pairs
 inline constexpr std::uint32_t kAnchorModelFormatVersion = 5;  ///< written with anchor units, absolute scoring

@@ -447,7 +447,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version8 = c.paper_half_min_columns != 0;
+  const bool version9 = c.value_transform != ValueTransform::None;
+  const bool version8 = version9 || c.paper_half_min_columns != 0;
   const bool version7 = version8 || c.pairs != 0;
   const bool version6 = version7 || c.filter_scoring != FilterScoring::Absolute;
   const bool version5 = version6 || c.variant.anchors != 0;
@@ -461,9 +462,11 @@ std::string serialize_model(const FlyNN& model) {
   if (version6) body.u8(static_cast<std::uint8_t>(c.filter_scoring));
   if (version7) body.u32(c.pairs);
   if (version8) body.u32(c.paper_half_min_columns);
+  if (version9) body.u8(static_cast<std::uint8_t>(c.value_transform));
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version8   ? kModelFormatVersion
+  return write_envelope(version9   ? kModelFormatVersion
+                        : version8 ? kPaperHalfRuleModelFormatVersion
                         : version7 ? kPairsModelFormatVersion
                         : version6 ? kRelativeModelFormatVersion
                         : version5 ? kAnchorModelFormatVersion
@@ -511,8 +514,15 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
     if (version == 7 && mc.config.pairs == 0) r.fail("pairs 0 in a version 7 model (written only with pairs)");
     if (version >= 8) {
       mc.config.paper_half_min_columns = r.u32("paper_half_min_columns");
-      if (mc.config.paper_half_min_columns == 0)
+      if (version == 8 && mc.config.paper_half_min_columns == 0)
         r.fail("paper_half_min_columns 0 in a version 8 model (written only with it)");
+    }
+    if (version >= 9) {
+      // Version 9 is written only with a value transform.
+      const std::uint8_t transform = r.u8("value transform");
+      if (transform < 1 || transform > 2)
+        r.fail(fmt::format("value transform {} is not 1 (sqrt) or 2 (log1p)", transform));
+      mc.config.value_transform = static_cast<ValueTransform>(transform);
     }
     try {
       mc.config.validate();
