@@ -291,6 +291,44 @@ TEST(Tune, TriesTheChosenConfigurationWithPairs) {
   EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config().pairs, r.chose_pairs ? Defaults::tune_pairs : 0u);
 }
 
+// try_value_transform: tried before pairs, on a standardising choice only, taken only when
+// strictly better; pairs then extend whatever was chosen.
+TEST(Tune, TriesTheChosenConfigurationWithTransformedValuesBeforePairs) {
+  Dataset data = test::blobs(4, 40, 10, 31, 1.4);
+  for (float& v : data.features) v = std::exp(v);  // skewed, positive: log1p undoes most of it
+  const auto folds = stratified_folds(data.labels, 4, 3, 0);
+  TuneOptions o = tiny_space(3);
+  o.keep_default_unless_beaten = true;
+  const TuneResult before = tune_flynn(data, folds, 3, o);
+  EXPECT_FALSE(before.transform_candidate);
+  o.try_value_transform = true;
+  o.try_pairs = true;
+  const TuneResult r = tune_flynn(data, folds, 3, o);
+  const FlyCvEvaluator ev(data, folds, 3);
+  ASSERT_TRUE(before.config.variant.standardize);  // the defaults' anchor units (d = 10)
+  ASSERT_TRUE(r.transform_candidate);
+  FlyConfig transformed = before.config;
+  transformed.value_transform = Defaults::tune_value_transform;
+  EXPECT_EQ(r.transform_candidate->config, transformed);
+  EXPECT_EQ(r.transform_candidate->cv.fold_accuracy,
+            ev.evaluate(transformed, {transformed.gamma}, 1).front().fold_accuracy);
+  EXPECT_EQ(r.chose_transform, r.transform_candidate->cv.mean > before.cv.mean);
+  EXPECT_EQ(r.metric_before_transform, before.cv.mean);
+  // A configuration that reads raw rows is not tried.
+  o.search.space.variants = {parse_variant("paper")};
+  o.keep_default_unless_beaten = false;
+  EXPECT_FALSE(tune_flynn(data, folds, 3, o).transform_candidate);
+  // Pairs extend the configuration chosen after the transform's trial.
+  ASSERT_TRUE(r.pairs_candidate);
+  const FlyConfig base = r.chose_transform ? r.transform_candidate->config : before.config;
+  FlyConfig with_pairs = base;
+  with_pairs.pairs = Defaults::tune_pairs;
+  EXPECT_EQ(r.pairs_candidate->config, with_pairs);
+  EXPECT_EQ(r.config, r.chose_pairs ? with_pairs : base);
+  EXPECT_GE(r.cv.mean, before.cv.mean);
+  EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config(), r.config);
+}
+
 TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
   // The evaluator's log-loss (with_log_loss) is the temperature fitted on the out-of-fold
   // scores out_of_fold_scores gives, for the plain and the per-fold (standardising) path,

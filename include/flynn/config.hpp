@@ -318,6 +318,9 @@ struct Defaults {
   /// The `pairs` that `flynn tune` tries on its chosen configuration (TuneOptions::try_pairs):
   /// r = 4, the eleventh round's choice on the selection groups.
   static constexpr std::uint32_t tune_pairs = 4;
+  /// The value transform `flynn tune` tries on its chosen configuration when it standardises
+  /// (TuneOptions::try_value_transform): log1p, the fifteenth round's (docs/defaults.md).
+  static constexpr ValueTransform tune_value_transform = ValueTransform::Log1p;
   /// FlyConfig::paper_half_min_columns of the default variant above low_dim_max features
   /// (0 for any other variant or width): chosen on the OpenML selection half and the shared
   /// tables among 2, 4, 8, 16, 32 (docs/defaults.md, "Thirteenth round").

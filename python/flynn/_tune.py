@@ -25,6 +25,10 @@ class TuneSearch:
       chose_pairs_:    True when best_params_ add second-order filters (pairs) to the
                        configuration chosen before, which scored strictly higher with them
                        on the same folds (flynn tune's last candidate).
+      chose_value_transform_: True when best_params_ transform the values (value_transform
+                       "log1p") of the configuration chosen before, which scored strictly
+                       higher so on the same folds (tried before pairs; standardising
+                       configurations only).
       best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
                        calibrated temperature_ (refit=True): the model `flynn tune` saves.
       temperature_:    the probability temperature t fitted on the chosen configuration's
@@ -47,6 +51,7 @@ class TuneSearch:
         self.best_params_ = dict(raw["best_params"])
         self.kept_default_ = bool(raw["kept_default"])
         self.chose_pairs_ = bool(raw["chose_pairs"])
+        self.chose_value_transform_ = bool(raw["chose_value_transform"])
         self.scoring = raw["scoring"]
         self.best_score_ = float(raw["best_score"])
         self.best_fold_scores_ = np.asarray(raw["best_fold_scores"])

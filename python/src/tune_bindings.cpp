@@ -45,6 +45,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.class_weight.check_classes(classes.names());
   options.keep_default_unless_beaten = true;  // as `flynn tune`: never less than the defaults
   options.try_pairs = true;                   // and the chosen configuration with pairs
+  options.try_value_transform = true;         // and with its values transformed (before pairs)
   std::optional<experiments::TuneResult> result;
   std::optional<FlyNN> model;
   {
@@ -80,6 +81,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["best_params"] = config_params(result->config);
   out["kept_default"] = result->kept_default;
   out["chose_pairs"] = result->chose_pairs;
+  out["chose_value_transform"] = result->chose_transform;
   const experiments::CvResult& cv = result->cv;
   out["best_fold_accuracy"] = cv.fold_accuracy;
   out["best_mean"] = cv.mean;

@@ -67,7 +67,8 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
   // Shares: the search costs about `budget` full-data passes; calibration one more; each
   // comparison two (tuned kNN: FAISS over all rows, once per scaling).
   StagedProgress staged(progress, o.search.budget + (o.keep_default_unless_beaten ? 1 : 0) + (o.try_pairs ? 1 : 0) +
-                                      (o.calibrate ? 1 : 0) + (o.comparison ? 2 : 0));
+                                      (o.try_value_transform ? 1 : 0) + (o.calibrate ? 1 : 0) +
+                                      (o.comparison ? 2 : 0));
   TuneResult res;
   res.search = search_flynn(data, fold_of_row, k_folds, o.search, staged.stage(o.search.budget));
   res.config = res.search.best_config;
@@ -88,32 +89,45 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     }
   }
 
-  if (o.try_pairs) {
-    ProgressFn pairs_progress = staged.stage(1);
-    FlyConfig with_pairs = res.config;
-    with_pairs.pairs = Defaults::tune_pairs;
+  // One extension of the chosen configuration, cross-validated on the same folds and taken
+  // when it scores strictly higher (a tie keeps the simpler model). `applies` says whether
+  // the chosen configuration can take it.
+  const auto try_extension = [&](bool applies, FlyConfig extended, std::optional<TuneResult::DefaultCandidate>& trial,
+                                 double& metric_before, bool& taken) {
+    ProgressFn stage = staged.stage(1);
     const auto fits = [&] {
       try {
-        with_pairs.validate(data.classes.size());
+        extended.validate(data.classes.size());
       } catch (const Error&) {
         return false;
       }
-      return fly_cv_memory_bytes(with_pairs, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
+      return fly_cv_memory_bytes(extended, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
     };
-    if (res.config.pairs == 0 && fits()) {
-      const CvResult cv = ev.evaluate(with_pairs, {with_pairs.gamma}, o.search.threads, pairs_progress,
-                                      o.search.metric == CvMetric::LogLoss)
-                              .front();
-      res.pairs_candidate = TuneResult::DefaultCandidate{with_pairs, cv};
-      res.metric_before_pairs = res.cv.metric(o.search.metric);
-      if (cv.metric(o.search.metric) > res.cv.metric(o.search.metric)) {
-        res.config = with_pairs;
+    if (applies && fits()) {
+      const CvResult cv =
+          ev.evaluate(extended, {extended.gamma}, o.search.threads, stage, o.search.metric == CvMetric::LogLoss)
+              .front();
+      trial = TuneResult::DefaultCandidate{extended, cv};
+      metric_before = res.cv.metric(o.search.metric);
+      if (cv.metric(o.search.metric) > metric_before) {
+        res.config = extended;
         res.cv = cv;
-        res.chose_pairs = true;
+        taken = true;
       }
-    } else if (pairs_progress && !pairs_progress(1, 1)) {
+    } else if (stage && !stage(1, 1)) {
       throw Cancelled();
     }
+  };
+  if (o.try_value_transform) {
+    FlyConfig transformed = res.config;
+    transformed.value_transform = Defaults::tune_value_transform;
+    try_extension(res.config.variant.standardize && res.config.value_transform == ValueTransform::None, transformed,
+                  res.transform_candidate, res.metric_before_transform, res.chose_transform);
+  }
+  if (o.try_pairs) {
+    FlyConfig with_pairs = res.config;
+    with_pairs.pairs = Defaults::tune_pairs;
+    try_extension(res.config.pairs == 0, with_pairs, res.pairs_candidate, res.metric_before_pairs, res.chose_pairs);
   }
 
   if (o.calibrate) {

@@ -105,6 +105,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   // defaults' own configuration is a candidate too (TuneOptions).
   to.keep_default_unless_beaten = o.variants.empty();
   to.try_pairs = o.variants.empty();  // and the chosen one with second-order filters
+  to.try_value_transform = o.variants.empty();  // and with its values transformed
   std::optional<Report> knn;
   if (o.knn)
     to.comparison = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
@@ -150,6 +151,12 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
     j["default_metric"] = r.default_candidate->cv.metric(to.search.metric);
     j["kept_default"] = r.kept_default;
   }
+  if (r.transform_candidate) {
+    j["value_transform_config"] = config_json(r.transform_candidate->config);
+    j["value_transform_metric"] = r.transform_candidate->cv.metric(to.search.metric);
+    j["metric_before_value_transform"] = r.metric_before_transform;
+    j["chose_value_transform"] = r.chose_transform;
+  }
   if (r.pairs_candidate) {
     j["pairs_config"] = config_json(r.pairs_candidate->config);
     j["pairs_metric"] = r.pairs_candidate->cv.metric(to.search.metric);
@@ -171,6 +178,11 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.default_candidate && !r.kept_default)
     text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
                         r.default_candidate->cv.metric(to.search.metric), o.metric);
+  if (r.transform_candidate)
+    text += fmt::format("with value_transform = {}: {:.4f} by {} on the same folds{}\n",
+                        value_transform_name(r.transform_candidate->config.value_transform),
+                        r.transform_candidate->cv.metric(to.search.metric), o.metric,
+                        r.chose_transform ? " (taken)" : " (not taken)");
   if (r.pairs_candidate)
     text += fmt::format("with second-order filters (pairs = {}): {:.4f} by {} on the same folds{}\n",
                         r.pairs_candidate->config.pairs, r.pairs_candidate->cv.metric(to.search.metric), o.metric,

@@ -94,7 +94,8 @@ def test_load_reads_cli_models_with_string_labels(cli, tmp_path):
     assert loaded.get_params() == {**fitted.get_params(), **{k: fitted.config_[k] for k in
                                    ("m", "s", "rho", "gamma", "seed", "preprocess", "variant",
                                                                   "filter_scoring", "pairs",
-                                                                  "paper_half_min_columns")}}
+                                                                  "paper_half_min_columns",
+                                                                  "value_transform")}}
     np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
     # Integer class names come back as integers.
     write_csv(tmp_path / "int.csv", X, (X[:, 0] > 0).astype(int) * 10 + 2)

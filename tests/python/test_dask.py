@@ -101,6 +101,20 @@ def test_pairs_fit_is_byte_identical(client, table):
     assert clf.to_bytes() == ref.to_bytes()
 
 
+def test_value_transform_fit_is_byte_identical(client, table):
+    """A value transform: every partition sums the transformed values (feature_sum_limbs under
+    the model's transform), so the statistics and the model are central training's."""
+    X, y = table
+    X = np.abs(X) * 40
+    Xd = da.from_array(X, chunks=(ROW_CHUNKS, 64))
+    yd = da.from_array(y, chunks=(ROW_CHUNKS,))
+    clf = flynn.dask.fit(Xd, yd, value_transform="log1p", **PARAMS)
+    ref = central(X, y, value_transform="log1p", **PARAMS)
+    assert clf.config_["value_transform"] == "log1p"
+    assert clf.to_bytes() == ref.to_bytes()
+    assert clf.to_bytes() != central(X, y, **PARAMS).to_bytes()
+
+
 def test_the_paper_half_rule_decides_from_all_partitions(client, table):
     """A column loud in the first partitions' rows only: the pooled statistics put the rows'
     energy in fewer than 16 columns, so the default variant's second half standardises, as
@@ -346,16 +360,19 @@ def test_feature_sum_limbs_add_up_to_the_central_statistics(table):
     computes on all rows (bit for bit)."""
     X, y = table
     X32 = X.astype(np.float32) * np.float32(1.37) - np.float32(4.1)  # negative values too
-    limbs = [_flynn.dask.feature_sum_limbs(X32[a:b]) for a, b in [(0, 7), (7, 900), (900, None)]]
-    assert all(part.max() < 2**32 for part in limbs)
-    centres, scales = _flynn.dask.feature_stats_from_limbs(np.sum(limbs, axis=0, dtype=np.uint64),
-                                                           64)
-    ref = central(X32, y, **PARAMS)
-    ref_centres, ref_scales = _flynn.dask.feature_stats(ref._model)
-    np.testing.assert_array_equal(centres, ref_centres)
-    np.testing.assert_array_equal(scales, ref_scales)
+    for transform in ["none", "sqrt", "log1p"]:
+        limbs = [_flynn.dask.feature_sum_limbs(X32[a:b], transform) for a, b in [(0, 7), (7, 900), (900, None)]]
+        assert all(part.max() < 2**32 for part in limbs)
+        centres, scales = _flynn.dask.feature_stats_from_limbs(np.sum(limbs, axis=0, dtype=np.uint64),
+                                                               64, transform)
+        ref = central(X32, y, value_transform=transform, **PARAMS)
+        ref_centres, ref_scales = _flynn.dask.feature_stats(ref._model)
+        np.testing.assert_array_equal(centres, ref_centres)
+        np.testing.assert_array_equal(scales, ref_scales)
     with pytest.raises(flynn.FlynnError, match="limbs do not describe"):
-        _flynn.dask.feature_stats_from_limbs(limbs[0], 63)
+        _flynn.dask.feature_stats_from_limbs(limbs[0], 63, "none")
+    with pytest.raises(flynn.FlynnError, match="value_transform: 'exp' is not one of"):
+        _flynn.dask.feature_sum_limbs(X32, "exp")
 
 
 def test_imputation_sum_limbs_add_up_to_the_central_fill_values(table):

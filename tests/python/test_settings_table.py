@@ -17,7 +17,7 @@ EXAMPLES = {
     "m": 512, "expansion_factor": 100.0, "s": 3, "connection_sparsity": 0.8, "rho": 32,
     "wta_ratio": 0.01, "wta_nnz": 50, "gamma": 0.7, "seed": 99, "preprocess": "none",
     "variant": "paper", "class_weight": "c0=2.5", "filter_scoring": "absolute", "pairs": 3,
-    "paper_half_min_columns": 6,
+    "paper_half_min_columns": 6, "value_transform": "log1p",
 }
 # Settings a row's example needs beside it (the paper-half rule needs a paper-half variant
 # that standardises; d = 5 defaults to anchor): given to both sides of each comparison.
@@ -60,7 +60,7 @@ def test_a_resolved_config_reads_back_through_hyper_params():
     clf = flynn.FlyNNClassifier(m=256, seed=3).fit(np.eye(6), [0, 1, 0, 1, 0, 1])
     assert list(clf.config_) == ["n_features", "m", "s", "rho", "gamma", "seed", "preprocess",
                                  "variant", "class_weight", "filter_scoring", "pairs",
-                                 "paper_half_min_columns"]
+                                 "paper_half_min_columns", "value_transform"]
 
 
 def test_bad_keywords_name_the_setting():

@@ -26,18 +26,21 @@ def test_search_object_is_consistent(search, digits):
     assert search.best_score_ >= r["mean_test_score"][best] - 1e-12
     chosen = dict(search.best_params_)
     assert chosen["pairs"] == (4 if search.chose_pairs_ else 0)
-    chosen["pairs"] = 0  # the choice before tune's last candidate
+    assert chosen["value_transform"] == ("log1p" if search.chose_value_transform_ else "none")
+    chosen["pairs"] = 0  # the choice before tune's last two candidates
+    chosen["value_transform"] = "none"
     if search.kept_default_:
         default = flynn.FlyNNClassifier().fit(X, y).config_
         assert chosen == {k: default[k] for k in chosen}
     else:
-        if not search.chose_pairs_:
+        if not (search.chose_pairs_ or search.chose_value_transform_):
             assert search.best_score_ == pytest.approx(r["mean_test_score"][best])
         assert r["params"][best] == chosen
     assert search.best_score_ == pytest.approx(search.best_fold_scores_.mean())
     assert len(search.best_fold_scores_) == search.n_splits_ == 3
     assert set(search.best_params_) == {"m", "s", "rho", "gamma", "seed", "preprocess", "variant",
-                                        "class_weight", "filter_scoring", "pairs", "paper_half_min_columns"}
+                                        "class_weight", "filter_scoring", "pairs", "paper_half_min_columns",
+                                        "value_transform"}
     # The search's space (cv_results_ holds the searched entries only): m in [2d, 2048d],
     # s in [2, d/2], rho in [8, 256].
     d = X.shape[1]

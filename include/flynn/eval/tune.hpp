@@ -62,6 +62,11 @@ struct TuneOptions {
   /// has pairs already, cannot have them (validate) or would exceed the search's memory
   /// guard. Set with keep_default_unless_beaten by `flynn tune` and Python's flynn.tune.
   bool try_pairs = false;
+  /// Before pairs, also cross-validate the chosen configuration with its values transformed
+  /// (FlyConfig::value_transform = Defaults::tune_value_transform) on the same folds, and
+  /// take it when it scores strictly higher. Skipped unless the chosen configuration
+  /// standardises without a transform. Set with try_pairs.
+  bool try_value_transform = false;
 };
 
 /// The configuration `flynn train` gives data of d features and n_classes classes (the
@@ -88,6 +93,10 @@ struct TuneResult {
   std::optional<DefaultCandidate> pairs_candidate;
   bool chose_pairs = false;
   double metric_before_pairs = 0.0;  ///< the metric of the configuration pairs_candidate extends
+  /// TuneOptions::try_value_transform's candidate, as for pairs (tried first).
+  std::optional<DefaultCandidate> transform_candidate;
+  bool chose_transform = false;
+  double metric_before_transform = 0.0;
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
   double seconds = 0.0;                 ///< wall time of tune_flynn
   /// The temperature to store in the model: the fitted one, else Defaults::temperature.
