@@ -131,6 +131,10 @@ SETTINGS = {
     # … and the bound of the anchor variant again at s = 2d (its m, ρ and γ rules follow it)
     "anchor_s2d_le24": ["--variant", "{'anchor' if d <= 24 else None}", "--s", "{max(8, 2 * d) if d <= 24 else None}"],
     "anchor_s2d_le32": ["--variant", "{'anchor' if d <= 32 else None}", "--s", "{max(8, 2 * d) if d <= 32 else None}"],
+    # fifteenth round: the library's value transforms as a default rule would apply them (every
+    # set; the standardised encoding reads the transformed values, a paper half the raw row)
+    "vt_sqrt": ["--value-transform", "sqrt"],
+    "vt_log1p": ["--value-transform", "log1p"],
 }
 
 

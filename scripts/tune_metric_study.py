@@ -80,11 +80,12 @@ def summary(out):
           f"{statistics.median(acc_diff):+.4f}, worst {min(acc_diff):+.4f}")
 
 
-def split_study(summary_fn, run_set, description):
+def split_study(summary_fn, run_set, description, extra=None):
     """The command line of a held-out tune study on 70 % / 30 % splits (this one and
-    tune_pairs_study.py): `summary` prints summary_fn(out); `run` splits each pending set
+    tune_extension_study.py): `summary` prints summary_fn(out); `run` splits each pending set
     (at most --max-rows rows), calls run_set(args, name, rows, train, test) and appends the
-    row (a dict) it returns, resuming where --out stops."""
+    row (a dict) it returns, resuming where --out stops. `extra(parser)` adds a study's own
+    arguments."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("mode", choices=["run", "summary"])
     ap.add_argument("--out", required=True)
@@ -95,6 +96,8 @@ def split_study(summary_fn, run_set, description):
     ap.add_argument("--flynn", default=os.path.join(ROOT, "build", "flynn"))
     ap.add_argument("--sklearn", action="store_true", help="scikit-learn's sets instead of the validation half")
     ap.add_argument("--only", default="", help="comma-separated dataset names")
+    if extra:
+        extra(ap)
     a = ap.parse_args()
     if a.mode == "summary":
         summary_fn(a.out)

@@ -59,6 +59,11 @@ TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
       FlyConfig with_pairs = c.front().config;
       with_pairs.pairs = Defaults::tune_pairs;
       EXPECT_EQ(std::count_if(c.begin(), c.end(), [&](const AutoCandidate& a) { return a.config == with_pairs; }), 1);
+      // … and with log1p-transformed values (the rule standardises at every d).
+      FlyConfig transformed = c.front().config;
+      transformed.value_transform = Defaults::tune_value_transform;
+      EXPECT_EQ(std::count_if(c.begin(), c.end(), [&](const AutoCandidate& a) { return a.config == transformed; }),
+                1);
     }
   }
   // A given variant and seed stay in every candidate; a given m leaves no larger hash.
@@ -68,6 +73,7 @@ TEST(AutoCandidates, TheDefaultFirstEachConfigOnceAndGivenSettingsKept) {
   for (const auto& c : auto_candidates(given, 20, 3)) {
     EXPECT_TRUE(c.config.variant.is_paper()) << c.name;
     EXPECT_EQ(c.config.seed, 11u);
+    EXPECT_EQ(c.config.value_transform, ValueTransform::None) << c.name;  // the paper's reads raw rows
   }
   given = HyperParams{};
   given.m = 5000;

@@ -69,6 +69,12 @@ std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32
     } catch (const Error&) {  // too few units or winners for pairs: not a candidate
     }
   }
+  // … and with its values transformed where it standardises (docs/defaults.md, "Fifteenth round").
+  if (!given.value_transform && rule.variant.standardize) {
+    HyperParams h = given;
+    h.value_transform = Defaults::tune_value_transform;
+    add("default log1p", h);
+  }
   if (given.variant || (given.preprocess && *given.preprocess == Preprocess::Densify)) return out;
   for (const VariantCandidate& v : kVariants) {
     if (d > v.max_d) continue;

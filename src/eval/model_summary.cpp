@@ -139,8 +139,12 @@ Report paper_half_report(const FlyConfig& config, const FeatureStats& stats) {
   r.json = {{"raw_energy_columns", columns},
             {"min_columns", config.paper_half_min_columns},
             {"hashes", raw ? "raw row" : "standardised row"}};
-  r.text = fmt::format("paper half: hashes the {} (the raw rows' energy spreads over {:.1f} columns, {} {})\n",
-                       raw ? "raw row" : "row as the first half does", columns, raw ? "at least" : "fewer than",
+  // With a value transform the statistics, and so the measure, are of the transformed values.
+  const std::string rows = config.value_transform == ValueTransform::None
+                               ? std::string("raw rows'")
+                               : fmt::format("{}-transformed rows'", value_transform_name(config.value_transform));
+  r.text = fmt::format("paper half: hashes the {} (the {} energy spreads over {:.1f} columns, {} {})\n",
+                       raw ? "raw row" : "row as the first half does", rows, columns, raw ? "at least" : "fewer than",
                        config.paper_half_min_columns);
   return r;
 }
