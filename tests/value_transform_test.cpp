@@ -119,6 +119,17 @@ Dataset skewed_counts(std::uint64_t seed, std::size_t per_class = 40, std::uint3
   return test::make_dataset(rows, labels);
 }
 
+// A small configuration of `variant` with transform `t` for the skewed rows above.
+HyperParams small(const char* variant, ValueTransform t, std::uint64_t m, std::uint64_t rho, std::uint64_t seed) {
+  HyperParams h;
+  h.m = m;
+  h.rho = rho;
+  h.seed = seed;
+  h.variant = parse_variant(variant);
+  h.value_transform = t;
+  return h;
+}
+
 Dataset transformed(Dataset data, ValueTransform t) {
   for (float& v : data.features) v = transform_value(t, v);
   return data;
@@ -143,12 +154,7 @@ TEST(ValueTransform, AModelWithATransformIsTheModelOfTheTransformedRows) {
   // Without a paper half every part of the model reads the transformed values, so its
   // counts equal those of a model without a transform trained on transformed rows.
   for (const char* variant : {"zsign-q", "zsign", "anchor", "thermo"}) {
-    HyperParams h;
-    h.m = 512;
-    h.rho = 16;
-    h.seed = 9;
-    h.variant = parse_variant(variant);
-    h.value_transform = ValueTransform::Log1p;
+    HyperParams h = small(variant, ValueTransform::Log1p, 512, 16, 9);
     FlyNN with(h.resolve(12, 3), data.classes, 2);
     with.fit(data);
     h.value_transform = ValueTransform::None;
@@ -178,14 +184,8 @@ TEST(ValueTransform, ByteRowsHashAsFloatRowsAndThreadsDoNotMatter) {
 TEST(ValueTransform, MergeAndForgetStayExact) {
   const Dataset data = skewed_counts(6, 30);
   for (const char* variant : {"zsign-q", "zsign-q+paper", "anchor+paper"}) {
-    HyperParams h;
-    h.m = 600;
-    h.rho = 20;
-    h.seed = 4;
-    h.variant = parse_variant(variant);
-    h.value_transform = ValueTransform::Sqrt;
     SCOPED_TRACE(variant);
-    test::expect_exact_merge_and_forget(h.resolve(12, 3), data);
+    test::expect_exact_merge_and_forget(small(variant, ValueTransform::Sqrt, 600, 20, 4).resolve(12, 3), data);
   }
 }
 

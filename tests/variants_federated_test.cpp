@@ -37,6 +37,18 @@ Dataset offset_blobs(std::uint64_t seed) {
   return data;
 }
 
+// The colony of `data` split among `tau` parties as `how` says ("iid", "by-class",
+// "dirichlet:0.3"), from the split seed `seed`.
+ColonyOutcome federate_split(const Dataset& data, const FederationSettings& settings, int tau, const char* how,
+                             std::uint64_t seed) {
+  const auto split = split_rows(data.labels, data.classes.size(), tau, SplitSpec::parse(how), seed);
+  std::vector<Dataset> shards;
+  for (const auto& rows : split) shards.push_back(data.subset(rows));
+  std::vector<const Dataset*> ptrs;
+  for (const Dataset& shard : shards) ptrs.push_back(&shard);
+  return run_colony(ptrs, settings);
+}
+
 TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
   const Dataset data = offset_blobs(21);
   SeededRng rng(77);
@@ -44,17 +56,13 @@ TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
                               "zsign+paper", "anchor", "anchor+paper"}) {
     for (int trial = 0; trial < 3; ++trial) {
       const int tau = 2 + static_cast<int>(rng.uniform_below(5));
-      const SplitSpec spec = SplitSpec::parse(trial == 0 ? "iid" : trial == 1 ? "by-class" : "dirichlet:0.3");
-      const auto split = split_rows(data.labels, data.classes.size(), tau, spec, rng.next_u64());
-      std::vector<Dataset> shards;
-      for (const auto& rows : split) shards.push_back(data.subset(rows));
-      std::vector<const Dataset*> ptrs;
-      for (const Dataset& d : shards) ptrs.push_back(&d);
+      const char* how = trial == 0 ? "iid" : trial == 1 ? "by-class" : "dirichlet:0.3";
+      const std::uint64_t split_seed = rng.next_u64();
       FederationSettings settings;
       settings.hyper = variant_hyper(variant, rng.next_u64());
       settings.labels = data.classes;
       settings.threads = 1;
-      const ColonyOutcome fed = run_colony(ptrs, settings);
+      const ColonyOutcome fed = federate_split(data, settings, tau, how, split_seed);
       FlyNN central(settings.hyper.resolve(6, data.classes.size()), data.classes, 2);
       central.fit(data);
       ASSERT_EQ(fed.model.feature_stats(), central.feature_stats()) << variant << " " << trial;
@@ -78,12 +86,7 @@ TEST(VariantsFederated, LowDimensionalDefaultsAreByteIdenticalToCentral) {
     ASSERT_EQ(resolved.s, 2 * d) << d;
     SeededRng rng(d);
     for (const char* how : {"iid", "by-class", "dirichlet:0.3"}) {
-      const auto split = split_rows(data.labels, data.classes.size(), 3, SplitSpec::parse(how), rng.next_u64());
-      std::vector<Dataset> shards;
-      for (const auto& rows : split) shards.push_back(data.subset(rows));
-      std::vector<const Dataset*> ptrs;
-      for (const Dataset& shard : shards) ptrs.push_back(&shard);
-      const ColonyOutcome fed = run_colony(ptrs, settings);
+      const ColonyOutcome fed = federate_split(data, settings, 3, how, rng.next_u64());
       FlyNN central(resolved, data.classes, 2);
       central.fit(data);
       ASSERT_EQ(fed.model.config(), resolved) << d << " " << how;
@@ -101,17 +104,13 @@ TEST(VariantsFederated, ValueTransformsAreByteIdenticalToCentral) {
   for (const ValueTransform t : {ValueTransform::Sqrt, ValueTransform::Log1p}) {
     for (const char* variant : {"zsign-q", "zsign-q+paper", "anchor"}) {
       for (const char* how : {"iid", "by-class", "dirichlet:0.3"}) {
-        const auto split = split_rows(data.labels, data.classes.size(), 3, SplitSpec::parse(how), rng.next_u64());
-        std::vector<Dataset> shards;
-        for (const auto& rows : split) shards.push_back(data.subset(rows));
-        std::vector<const Dataset*> ptrs;
-        for (const Dataset& shard : shards) ptrs.push_back(&shard);
+        const std::uint64_t split_seed = rng.next_u64();
         FederationSettings settings;
         settings.hyper = variant_hyper(variant, rng.next_u64());
         settings.hyper.value_transform = t;
         settings.labels = data.classes;
         settings.threads = 1;
-        const ColonyOutcome fed = run_colony(ptrs, settings);
+        const ColonyOutcome fed = federate_split(data, settings, 3, how, split_seed);
         FlyNN central(settings.hyper.resolve(6, data.classes.size()), data.classes, 2);
         central.fit(data);
         ASSERT_EQ(fed.model.config().value_transform, t);

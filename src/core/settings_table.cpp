@@ -36,6 +36,20 @@ HyperParamField real_field(const char* name, const char* flag, std::string help)
           [](HyperParams& h, const SettingValue& v) { h.*Member = setting_as<double>(v, "hyper-parameter"); }};
 }
 
+// Rows for the optional named choices (Choice kind): `Name` gives a value's canonical name,
+// `Parse` reads a name (aliases too) and throws flynn::Error naming the setting otherwise.
+template <auto Member, auto Parse, auto Name>
+HyperParamField choice_field(const char* name, const char* flag, std::string help) {
+  return {name, flag, std::move(help), SettingKind::Choice,
+          [](const HyperParams& h) -> std::optional<SettingValue> {
+            if (!(h.*Member)) return std::nullopt;
+            return SettingValue(std::string(Name(*(h.*Member))));
+          },
+          [](HyperParams& h, const SettingValue& v) { h.*Member = Parse(setting_as<std::string>(v, "hyper-parameter")); }};
+}
+
+std::string class_weight_text(const ClassWeight& w) { return w.text(); }
+
 std::vector<HyperParamField> make_hyper_param_fields() {
   std::vector<HyperParamField> f;
   f.push_back(unsigned_field<&HyperParams::m>("m", "--m", "FlyHash dimension m (output units)"));
@@ -54,49 +68,20 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                                               "Filter decay gamma in [0,1); 0 = binary filters"));
   f.push_back(unsigned_field<&HyperParams::seed>(
       "seed", "--seed", fmt::format("Seed of the lifting matrix (default {})", Defaults::seed)));
-  f.push_back({"preprocess", "--preprocess", "Row preprocessing: normalize (default), densify, none",
-               SettingKind::Choice,
-               [](const HyperParams& h) -> std::optional<SettingValue> {
-                 if (!h.preprocess) return std::nullopt;
-                 return SettingValue(std::string(preprocess_name(*h.preprocess)));
-               },
-               [](HyperParams& h, const SettingValue& v) {
-                 h.preprocess = parse_preprocess(setting_as<std::string>(v, "preprocess"));
-               }});
-  f.push_back({"variant", "--variant",
-               std::string("Method variant: ") + variant_names() +
-                   " (docs/defaults.md; paper = the paper's exact method)",
-               SettingKind::Choice,
-               [](const HyperParams& h) -> std::optional<SettingValue> {
-                 if (!h.variant) return std::nullopt;
-                 return SettingValue(variant_name(*h.variant));
-               },
-               [](HyperParams& h, const SettingValue& v) {
-                 h.variant = parse_variant(setting_as<std::string>(v, "variant"));
-               }});
-  f.push_back({"class_weight", "--class-weight",
-               "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
-               "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")",
-               SettingKind::Choice,
-               [](const HyperParams& h) -> std::optional<SettingValue> {
-                 if (!h.class_weight) return std::nullopt;
-                 return SettingValue(h.class_weight->text());
-               },
-               [](HyperParams& h, const SettingValue& v) {
-                 h.class_weight = ClassWeight::parse(setting_as<std::string>(v, "class_weight"));
-               }});
-  f.push_back({"filter_scoring", "--filter-scoring",
-               "How filter values become class scores: relative (default; each class's values "
-               "divided by its mean over all units, so a large class's counts do not make it "
-               "near to every row) or absolute (the paper's; the default of --variant paper)",
-               SettingKind::Choice,
-               [](const HyperParams& h) -> std::optional<SettingValue> {
-                 if (!h.filter_scoring) return std::nullopt;
-                 return SettingValue(std::string(filter_scoring_name(*h.filter_scoring)));
-               },
-               [](HyperParams& h, const SettingValue& v) {
-                 h.filter_scoring = parse_filter_scoring(setting_as<std::string>(v, "filter_scoring"));
-               }});
+  f.push_back(choice_field<&HyperParams::preprocess, &parse_preprocess, &preprocess_name>(
+      "preprocess", "--preprocess", "Row preprocessing: normalize (default), densify, none"));
+  f.push_back(choice_field<&HyperParams::variant, &parse_variant, &variant_name>(
+      "variant", "--variant",
+      std::string("Method variant: ") + variant_names() + " (docs/defaults.md; paper = the paper's exact method)"));
+  f.push_back(choice_field<&HyperParams::class_weight, &ClassWeight::parse, &class_weight_text>(
+      "class_weight", "--class-weight",
+      "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
+      "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")"));
+  f.push_back(choice_field<&HyperParams::filter_scoring, &parse_filter_scoring, &filter_scoring_name>(
+      "filter_scoring", "--filter-scoring",
+      "How filter values become class scores: relative (default; each class's values "
+      "divided by its mean over all units, so a large class's counts do not make it "
+      "near to every row) or absolute (the paper's; the default of --variant paper)"));
   f.push_back(unsigned_field<&HyperParams::pairs>(
       "pairs", "--pairs",
       fmt::format("Second-order filters: also count pairs of winners, each paired with the next PAIRS "
@@ -109,19 +94,12 @@ std::vector<HyperParamField> make_hyper_param_fields() {
                   "(default {} for zsign-q+paper above {} features, else 0 = always the raw row; "
                   "docs/defaults.md, \"Thirteenth round\")",
                   Defaults::paper_half_min_columns, Defaults::low_dim_max)));
-  f.push_back({"value_transform", "--value-transform",
-               "Transform each feature value before a standardising variant reads it: none (default), "
-               "sqrt or log1p (sign(v)*log(1+|v|)), which compress the large end of skewed columns "
-               "such as pixels or counts; a paper half still hashes the raw row (docs/defaults.md, "
-               "\"Fifteenth round\")",
-               SettingKind::Choice,
-               [](const HyperParams& h) -> std::optional<SettingValue> {
-                 if (!h.value_transform) return std::nullopt;
-                 return SettingValue(std::string(value_transform_name(*h.value_transform)));
-               },
-               [](HyperParams& h, const SettingValue& v) {
-                 h.value_transform = parse_value_transform(setting_as<std::string>(v, "value_transform"));
-               }});
+  f.push_back(choice_field<&HyperParams::value_transform, &parse_value_transform, &value_transform_name>(
+      "value_transform", "--value-transform",
+      "Transform each feature value before a standardising variant reads it: none (default), "
+      "sqrt or log1p (sign(v)*log(1+|v|)), which compress the large end of skewed columns "
+      "such as pixels or counts; a paper half still hashes the raw row (docs/defaults.md, "
+      "\"Fifteenth round\")"));
   return f;
 }
 
