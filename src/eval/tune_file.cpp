@@ -174,7 +174,10 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       search_design_name(to.search.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
                       s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
   text += fmt::format("chosen: {}{}\n", r.config.describe(),
-                      r.kept_default ? " (the defaults' own configuration: no searched one scored higher)" : "");
+                      !r.kept_default ? ""
+                      : r.chose_transform || r.chose_pairs
+                          ? " (the defaults' own configuration, which no searched one beat, extended as below)"
+                          : " (the defaults' own configuration: no searched one scored higher)");
   if (r.default_candidate && !r.kept_default)
     text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
                         r.default_candidate->cv.metric(to.search.metric), o.metric);
