@@ -64,6 +64,15 @@ TEST(ValueTransform, OddIncreasingAndExactWhereItCanBe) {
   EXPECT_EQ(transform_value(ValueTransform::Sqrt, -2.25f), -1.5f);
   EXPECT_EQ(transform_value(ValueTransform::Log1p, 255.0f), static_cast<float>(std::log(256.0)));
   EXPECT_EQ(transform_value(ValueTransform::Log1p, 0.0f), 0.0f);
+  // Small non-negative integers are looked up: the same floats as the definition, on both
+  // sides of the table's end.
+  for (int i = 0; i <= 300; ++i) {
+    const float v = static_cast<float>(i);
+    EXPECT_EQ(transform_value(ValueTransform::Sqrt, v), static_cast<float>(std::sqrt(double(i)))) << i;
+    EXPECT_EQ(transform_value(ValueTransform::Log1p, v), static_cast<float>(deterministic_log1p(double(i)))) << i;
+    EXPECT_EQ(transform_value(ValueTransform::Log1p, -v), -static_cast<float>(deterministic_log1p(double(i)))) << i;
+  }
+  EXPECT_TRUE(std::signbit(transform_value(ValueTransform::Sqrt, -0.0f)));
 }
 
 TEST(ValueTransform, NamesParseBackAndUnknownNamesAreRefused) {

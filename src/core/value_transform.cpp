@@ -1,5 +1,6 @@
 #include "flynn/value_transform.hpp"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -67,7 +68,10 @@ double deterministic_log1p(double a) {
   return ed * kLn2Hi + (2.0 * t + (two_atanh_tail(t) + (ed * kLn2Lo + lost)));
 }
 
-float transform_value(ValueTransform t, float v) {
+namespace {
+
+// T(v) computed in full (the definition).
+float compute_transform(ValueTransform t, float v) {
   switch (t) {
     case ValueTransform::None: return v;
     case ValueTransform::Sqrt: {
@@ -80,6 +84,34 @@ float transform_value(ValueTransform t, float v) {
     }
   }
   return v;
+}
+
+// Pixels and counts are mostly small non-negative integers: their transforms are looked up
+// (the same floats compute_transform gives, computed once per process).
+constexpr int kTableSize = 256;
+using SmallIntegerTable = std::array<float, kTableSize>;
+
+const SmallIntegerTable& small_integer_table(ValueTransform t) {
+  static const std::array<SmallIntegerTable, 3> tables = [] {
+    std::array<SmallIntegerTable, 3> out{};
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < kTableSize; ++i)
+        out[k][i] = compute_transform(static_cast<ValueTransform>(k), static_cast<float>(i));
+    return out;
+  }();
+  return tables[static_cast<int>(t)];
+}
+
+}  // namespace
+
+float transform_value(ValueTransform t, float v) {
+  if (t != ValueTransform::Sqrt && t != ValueTransform::Log1p) return v;
+  // +0 only: −0 keeps its sign through compute_transform. NaN fails the comparisons.
+  if (v >= 0.0f && v < static_cast<float>(kTableSize) && !std::signbit(v)) {
+    const int i = static_cast<int>(v);
+    if (static_cast<float>(i) == v) return small_integer_table(t)[i];
+  }
+  return compute_transform(t, v);
 }
 
 }  // namespace flynn
