@@ -4,6 +4,7 @@
 // alike, exact merge/forget, a file that says so.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -123,7 +124,7 @@ Dataset skewed_counts(std::uint64_t seed, std::size_t per_class = 40, std::uint3
         row[j] = static_cast<float>(std::floor(scale * rng.uniform01() * rng.uniform01() * 4.0));
       }
       rows.push_back(row);
-      labels.push_back("k" + std::to_string(c));
+      labels.push_back(std::array<const char*, 3>{"k0", "k1", "k2"}[c]);
     }
   return test::make_dataset(rows, labels);
 }
