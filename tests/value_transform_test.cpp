@@ -4,8 +4,11 @@
 // alike, exact merge/forget, a file that says so.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -222,6 +225,43 @@ TEST(ValueTransform, TheModelFileCarriesItAsVersion9) {
   FlyNN wide(h.resolve(20, 3), wide_data.classes, 1);
   wide.fit(wide_data);
   EXPECT_EQ(io::parse_model(io::serialize_model(wide), "w").format_version, io::kPaperHalfRuleModelFormatVersion);
+}
+
+// The transform's byte in a format-9 file: 1 or 2, anything else is refused by name (with a
+// valid checksum, so the parser reaches the field).
+TEST(ValueTransform, AModelFileWithAnUnknownTransformIsRefused) {
+  const auto bytes_of = [](ValueTransform t) {
+    HyperParams h;
+    h.seed = 3;
+    h.value_transform = t;
+    FlyNN model(h.resolve(20, 2), LabelSet({"a", "b"}), 1);
+    FeatureStats stats;
+    stats.mean.assign(20, 1.0f);
+    stats.scale.assign(20, 2.0f);
+    model.set_feature_stats(stats);  // no rows: the two files differ in the transform alone
+    return io::serialize_model(model);
+  };
+  const std::string sqrt_file = bytes_of(ValueTransform::Sqrt), log_file = bytes_of(ValueTransform::Log1p);
+  ASSERT_EQ(sqrt_file.size(), log_file.size());
+  std::size_t at = 0, differing = 0;
+  for (std::size_t i = 0; i + 4 < sqrt_file.size(); ++i)
+    if (sqrt_file[i] != log_file[i]) at = i, ++differing;
+  ASSERT_EQ(differing, 1u);
+  EXPECT_EQ(io::parse_model(log_file, "f").config.value_transform, ValueTransform::Log1p);
+  for (const char code : {0, 3, 255}) {
+    std::string bad = log_file;
+    bad[at] = code;
+    const auto crc = static_cast<std::uint32_t>(
+        crc32(0L, reinterpret_cast<const Bytef*>(bad.data()), static_cast<uInt>(bad.size() - 4)));
+    std::memcpy(bad.data() + bad.size() - 4, &crc, 4);  // little-endian hosts
+    try {
+      io::parse_model(bad, "bad.flynn");
+      FAIL() << int(code);
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("value transform"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("bad.flynn"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
