@@ -30,9 +30,17 @@ enum class ValueTransform : std::uint8_t {
 ValueTransform parse_value_transform(const std::string& name);
 const char* value_transform_name(ValueTransform t);
 
+namespace detail {
+/// transform_value for Sqrt and Log1p (out of line: its file is compiled without contraction).
+float transform_nonidentity(ValueTransform t, float v);
+}  // namespace detail
+
 /// T(v), computed in double and rounded once to float (NaN stays NaN, ±inf stays ±inf).
-/// What FeatureSums sums and RowEncoder standardises, so both see the same values.
-float transform_value(ValueTransform t, float v);
+/// What FeatureSums sums and RowEncoder standardises, so both see the same values. Inline
+/// for None, so models without a transform (every default) pay no call per value.
+inline float transform_value(ValueTransform t, float v) {
+  return t == ValueTransform::None ? v : detail::transform_nonidentity(t, v);
+}
 
 /// log(1 + a) for a ≥ 0 (NaN for NaN, +inf for +inf), from exactly rounded operations only:
 /// u = 1 + a is split as 2^e·f with f in [√½, √2), log f = 2·atanh((f − 1)/(f + 1)) by its

@@ -104,7 +104,9 @@ const SmallIntegerTable& small_integer_table(ValueTransform t) {
 
 }  // namespace
 
-float transform_value(ValueTransform t, float v) {
+namespace detail {
+
+float transform_nonidentity(ValueTransform t, float v) {
   if (t != ValueTransform::Sqrt && t != ValueTransform::Log1p) return v;
   // +0 only: −0 keeps its sign through compute_transform. NaN fails the comparisons.
   if (v >= 0.0f && v < static_cast<float>(kTableSize) && !std::signbit(v)) {
@@ -113,5 +115,7 @@ float transform_value(ValueTransform t, float v) {
   }
   return compute_transform(t, v);
 }
+
+}  // namespace detail
 
 }  // namespace flynn
