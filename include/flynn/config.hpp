@@ -373,6 +373,9 @@ struct HyperParams {
   /// The variant resolve() chooses for d-dimensional inputs (not validated), e.g. for a
   /// reader that must know, before it has read the data, whether the model standardises.
   Variant resolve_variant(std::uint32_t input_dim) const;
+  /// The value transform resolve() gives (not validated): for a reader that sums feature
+  /// statistics before the model exists (streaming training's first pass).
+  ValueTransform resolve_value_transform() const { return value_transform.value_or(ValueTransform::None); }
 };
 
 /// Bytes a model with this config and class count needs in memory (counts, score table,

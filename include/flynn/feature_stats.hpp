@@ -65,7 +65,6 @@ class FeatureSums {
   static std::int64_t quantize(float v);
 
   std::uint32_t n_features() const { return static_cast<std::uint32_t>(sum_.size()); }
-  ValueTransform transform() const { return transform_; }
   std::uint64_t rows() const { return rows_; }
   /// Adds one row of n_features() values (transformed by transform()).
   void add_row(const float* row);

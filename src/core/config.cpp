@@ -461,7 +461,7 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
                             Defaults::max_paper_half_min_columns));
   c.paper_half_min_columns = static_cast<std::uint32_t>(
       paper_half_min_columns.value_or(Defaults::paper_half_min_columns_for(c.variant, d)));
-  c.value_transform = value_transform.value_or(ValueTransform::None);
+  c.value_transform = resolve_value_transform();
 
   c.validate(n_classes);
   return c;

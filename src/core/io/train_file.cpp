@@ -125,10 +125,8 @@ TrainingSurvey survey(RowStream& rows, const std::string& path, const FileTraini
   TrainingSurvey s;
   s.n_features = rows.n_features();
   s.fixed_width = s.n_features != 0;
-  // The transform resolve() gives the model (the given one, else none); checked where the
-  // sums become statistics.
   if (want_sums && s.fixed_width)
-    s.sums.emplace(static_cast<std::uint32_t>(s.n_features), o.hyper.value_transform.value_or(ValueTransform::None));
+    s.sums.emplace(static_cast<std::uint32_t>(s.n_features), o.hyper.resolve_value_transform());
   const Phase phase(o, "reading");
   Dataset chunk;
   bool first = true;
@@ -249,8 +247,6 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   LoadOptions counting = o.load;
   if (!s.fixed_width) counting.expected_features = s.n_features;
   if (t.model.config().variant.standardize && !o.public_stats) {
-    if (s.sums && s.sums->transform() != t.model.config().value_transform)
-      throw Error("internal: the first pass summed the features under another value transform");
     if (!s.sums) {
       RowStream rows(path, counting, limits);
       s.sums.emplace(static_cast<std::uint32_t>(s.n_features), t.model.config().value_transform);
