@@ -275,20 +275,20 @@ TEST(Tune, TriesTheChosenConfigurationWithPairs) {
   TuneOptions o = tiny_space(3);
   o.keep_default_unless_beaten = true;
   const TuneResult before = tune_flynn(data, folds, 3, o);
-  EXPECT_FALSE(before.pairs_candidate);
+  EXPECT_FALSE(before.pairs.candidate);
   o.try_pairs = true;
   const TuneResult r = tune_flynn(data, folds, 3, o);
-  ASSERT_TRUE(r.pairs_candidate);
+  ASSERT_TRUE(r.pairs.candidate);
   FlyConfig with_pairs = before.config;
   with_pairs.pairs = Defaults::tune_pairs;
-  EXPECT_EQ(r.pairs_candidate->config, with_pairs);
+  EXPECT_EQ(r.pairs.candidate->config, with_pairs);
   const FlyCvEvaluator ev(data, folds, 3);
-  EXPECT_EQ(r.pairs_candidate->cv.fold_accuracy, ev.evaluate(with_pairs, {with_pairs.gamma}, 1).front().fold_accuracy);
-  EXPECT_EQ(r.chose_pairs, r.pairs_candidate->cv.mean > before.cv.mean);
-  EXPECT_EQ(r.config, r.chose_pairs ? with_pairs : before.config);
+  EXPECT_EQ(r.pairs.candidate->cv.fold_accuracy, ev.evaluate(with_pairs, {with_pairs.gamma}, 1).front().fold_accuracy);
+  EXPECT_EQ(r.pairs.taken, r.pairs.candidate->cv.mean > before.cv.mean);
+  EXPECT_EQ(r.config, r.pairs.taken ? with_pairs : before.config);
   EXPECT_GE(r.cv.mean, before.cv.mean);
   // The model trained on the choice has the pairs it was judged with.
-  EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config().pairs, r.chose_pairs ? Defaults::tune_pairs : 0u);
+  EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config().pairs, r.pairs.taken ? Defaults::tune_pairs : 0u);
 }
 
 // try_value_transform: tried before pairs, on a standardising choice only, taken only when
@@ -300,31 +300,31 @@ TEST(Tune, TriesTheChosenConfigurationWithTransformedValuesBeforePairs) {
   TuneOptions o = tiny_space(3);
   o.keep_default_unless_beaten = true;
   const TuneResult before = tune_flynn(data, folds, 3, o);
-  EXPECT_FALSE(before.transform_candidate);
+  EXPECT_FALSE(before.transform.candidate);
   o.try_value_transform = true;
   o.try_pairs = true;
   const TuneResult r = tune_flynn(data, folds, 3, o);
   const FlyCvEvaluator ev(data, folds, 3);
   ASSERT_TRUE(before.config.variant.standardize);  // the defaults' anchor units (d = 10)
-  ASSERT_TRUE(r.transform_candidate);
+  ASSERT_TRUE(r.transform.candidate);
   FlyConfig transformed = before.config;
   transformed.value_transform = Defaults::tune_value_transform;
-  EXPECT_EQ(r.transform_candidate->config, transformed);
-  EXPECT_EQ(r.transform_candidate->cv.fold_accuracy,
+  EXPECT_EQ(r.transform.candidate->config, transformed);
+  EXPECT_EQ(r.transform.candidate->cv.fold_accuracy,
             ev.evaluate(transformed, {transformed.gamma}, 1).front().fold_accuracy);
-  EXPECT_EQ(r.chose_transform, r.transform_candidate->cv.mean > before.cv.mean);
-  EXPECT_EQ(r.metric_before_transform, before.cv.mean);
+  EXPECT_EQ(r.transform.taken, r.transform.candidate->cv.mean > before.cv.mean);
+  EXPECT_EQ(r.transform.metric_before, before.cv.mean);
   // A configuration that reads raw rows is not tried.
   o.search.space.variants = {parse_variant("paper")};
   o.keep_default_unless_beaten = false;
-  EXPECT_FALSE(tune_flynn(data, folds, 3, o).transform_candidate);
+  EXPECT_FALSE(tune_flynn(data, folds, 3, o).transform.candidate);
   // Pairs extend the configuration chosen after the transform's trial.
-  ASSERT_TRUE(r.pairs_candidate);
-  const FlyConfig base = r.chose_transform ? r.transform_candidate->config : before.config;
+  ASSERT_TRUE(r.pairs.candidate);
+  const FlyConfig base = r.transform.taken ? r.transform.candidate->config : before.config;
   FlyConfig with_pairs = base;
   with_pairs.pairs = Defaults::tune_pairs;
-  EXPECT_EQ(r.pairs_candidate->config, with_pairs);
-  EXPECT_EQ(r.config, r.chose_pairs ? with_pairs : base);
+  EXPECT_EQ(r.pairs.candidate->config, with_pairs);
+  EXPECT_EQ(r.config, r.pairs.taken ? with_pairs : base);
   EXPECT_GE(r.cv.mean, before.cv.mean);
   EXPECT_EQ(train_tuned_model(data, data.classes, r, 1).config(), r.config);
 }

@@ -80,8 +80,8 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["best_index"] = s.best;
   out["best_params"] = config_params(result->config);
   out["kept_default"] = result->kept_default;
-  out["chose_pairs"] = result->chose_pairs;
-  out["chose_value_transform"] = result->chose_transform;
+  out["chose_pairs"] = result->pairs.taken;
+  out["chose_value_transform"] = result->transform.taken;
   const experiments::CvResult& cv = result->cv;
   out["best_fold_accuracy"] = cv.fold_accuracy;
   out["best_mean"] = cv.mean;

@@ -92,8 +92,7 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
   // One extension of the chosen configuration, cross-validated on the same folds and taken
   // when it scores strictly higher (a tie keeps the simpler model). `applies` says whether
   // the chosen configuration can take it.
-  const auto try_extension = [&](bool applies, FlyConfig extended, std::optional<TuneResult::DefaultCandidate>& trial,
-                                 double& metric_before, bool& taken) {
+  const auto try_extension = [&](bool applies, FlyConfig extended, TuneResult::ExtensionTrial& trial) {
     ProgressFn stage = staged.stage(1);
     const auto fits = [&] {
       try {
@@ -107,12 +106,12 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
       const CvResult cv =
           ev.evaluate(extended, {extended.gamma}, o.search.threads, stage, o.search.metric == CvMetric::LogLoss)
               .front();
-      trial = TuneResult::DefaultCandidate{extended, cv};
-      metric_before = res.cv.metric(o.search.metric);
-      if (cv.metric(o.search.metric) > metric_before) {
+      trial.candidate = TuneResult::DefaultCandidate{extended, cv};
+      trial.metric_before = res.cv.metric(o.search.metric);
+      if (cv.metric(o.search.metric) > trial.metric_before) {
         res.config = extended;
         res.cv = cv;
-        taken = true;
+        trial.taken = true;
       }
     } else if (stage && !stage(1, 1)) {
       throw Cancelled();
@@ -122,12 +121,12 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
     FlyConfig transformed = res.config;
     transformed.value_transform = Defaults::tune_value_transform;
     try_extension(res.config.variant.standardize && res.config.value_transform == ValueTransform::None, transformed,
-                  res.transform_candidate, res.metric_before_transform, res.chose_transform);
+                  res.transform);
   }
   if (o.try_pairs) {
     FlyConfig with_pairs = res.config;
     with_pairs.pairs = Defaults::tune_pairs;
-    try_extension(res.config.pairs == 0, with_pairs, res.pairs_candidate, res.metric_before_pairs, res.chose_pairs);
+    try_extension(res.config.pairs == 0, with_pairs, res.pairs);
   }
 
   if (o.calibrate) {

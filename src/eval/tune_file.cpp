@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -151,17 +152,16 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
     j["default_metric"] = r.default_candidate->cv.metric(to.search.metric);
     j["kept_default"] = r.kept_default;
   }
-  if (r.transform_candidate) {
-    j["value_transform_config"] = config_json(r.transform_candidate->config);
-    j["value_transform_metric"] = r.transform_candidate->cv.metric(to.search.metric);
-    j["metric_before_value_transform"] = r.metric_before_transform;
-    j["chose_value_transform"] = r.chose_transform;
-  }
-  if (r.pairs_candidate) {
-    j["pairs_config"] = config_json(r.pairs_candidate->config);
-    j["pairs_metric"] = r.pairs_candidate->cv.metric(to.search.metric);
-    j["metric_before_pairs"] = r.metric_before_pairs;
-    j["chose_pairs"] = r.chose_pairs;
+  // tune's extensions of its choice, in the order tried: <name>_config, <name>_metric,
+  // metric_before_<name>, chose_<name>.
+  const std::pair<const char*, const TuneResult::ExtensionTrial*> extensions[] = {
+      {"value_transform", &r.transform}, {"pairs", &r.pairs}};
+  for (const auto& [name, trial] : extensions) {
+    if (!trial->candidate) continue;
+    j[fmt::format("{}_config", name)] = config_json(trial->candidate->config);
+    j[fmt::format("{}_metric", name)] = trial->candidate->cv.metric(to.search.metric);
+    j[fmt::format("metric_before_{}", name)] = trial->metric_before;
+    j[fmt::format("chose_{}", name)] = trial->taken;
   }
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
@@ -175,21 +175,22 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
   text += fmt::format("chosen: {}{}\n", r.config.describe(),
                       !r.kept_default ? ""
-                      : r.chose_transform || r.chose_pairs
+                      : r.transform.taken || r.pairs.taken
                           ? " (the defaults' own configuration, which no searched one beat, extended as below)"
                           : " (the defaults' own configuration: no searched one scored higher)");
   if (r.default_candidate && !r.kept_default)
     text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
                         r.default_candidate->cv.metric(to.search.metric), o.metric);
-  if (r.transform_candidate)
-    text += fmt::format("with value_transform = {}: {:.4f} by {} on the same folds{}\n",
-                        value_transform_name(r.transform_candidate->config.value_transform),
-                        r.transform_candidate->cv.metric(to.search.metric), o.metric,
-                        r.chose_transform ? " (taken)" : " (not taken)");
-  if (r.pairs_candidate)
-    text += fmt::format("with second-order filters (pairs = {}): {:.4f} by {} on the same folds{}\n",
-                        r.pairs_candidate->config.pairs, r.pairs_candidate->cv.metric(to.search.metric), o.metric,
-                        r.chose_pairs ? " (taken)" : " (not taken)");
+  const auto trial_text = [&](const TuneResult::ExtensionTrial& trial, const std::string& what) {
+    text += fmt::format("with {}: {:.4f} by {} on the same folds{}\n", what,
+                        trial.candidate->cv.metric(to.search.metric), o.metric,
+                        trial.taken ? " (taken)" : " (not taken)");
+  };
+  if (r.transform.candidate)
+    trial_text(r.transform, fmt::format("value_transform = {}",
+                                        value_transform_name(r.transform.candidate->config.value_transform)));
+  if (r.pairs.candidate)
+    trial_text(r.pairs, fmt::format("second-order filters (pairs = {})", r.pairs.candidate->config.pairs));
   text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);

@@ -88,15 +88,16 @@ struct TuneResult {
   /// kept (the search's best did not score higher).
   std::optional<DefaultCandidate> default_candidate;
   bool kept_default = false;
-  /// TuneOptions::try_pairs' candidate (the configuration chosen before it, with pairs) and
-  /// its CV on the same folds; chose_pairs when it was taken.
-  std::optional<DefaultCandidate> pairs_candidate;
-  bool chose_pairs = false;
-  double metric_before_pairs = 0.0;  ///< the metric of the configuration pairs_candidate extends
-  /// TuneOptions::try_value_transform's candidate, as for pairs (tried first).
-  std::optional<DefaultCandidate> transform_candidate;
-  bool chose_transform = false;
-  double metric_before_transform = 0.0;
+  /// One extension of the chosen configuration tried on the same folds: the extended
+  /// configuration and its CV (when tried), whether it was taken, and the metric of the
+  /// configuration it extends.
+  struct ExtensionTrial {
+    std::optional<DefaultCandidate> candidate;
+    bool taken = false;
+    double metric_before = 0.0;
+  };
+  ExtensionTrial transform;  ///< TuneOptions::try_value_transform's (tried first)
+  ExtensionTrial pairs;      ///< TuneOptions::try_pairs'
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
   double seconds = 0.0;                 ///< wall time of tune_flynn
   /// The temperature to store in the model: the fitted one, else Defaults::temperature.
