@@ -346,6 +346,16 @@ TEST(SettingsTravel, APartyWithAnotherPaperHalfRuleIsRefusedNamingIt) {
                  "rule_off");
 }
 
+// The value transform decides what every party sums into the pooled statistics and what
+// its encoder reads: a party that transforms otherwise than the coordinator says (or where
+// it says none) is refused naming the setting, before any statistic is exchanged.
+TEST(SettingsTravel, APartyWithAnotherValueTransformIsRefusedNamingIt) {
+  expect_refused({}, {"--value-transform", "sqrt"},
+                 "party 2 is refused: its value_transform differs from party 0's (sqrt vs (none))", "transform_none");
+  expect_refused({"--value-transform", "log1p"}, {"--value-transform", "sqrt"},
+                 "party 2 is refused: its value_transform differs from party 0's (sqrt vs log1p)", "transform");
+}
+
 #endif  // FLYNN_HAVE_GRPC
 
 // ---- MPI: flynn federated train on every rank --------------------------------------------
