@@ -4,9 +4,11 @@
 // docs/federated.md.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "flynn/config.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
@@ -113,6 +115,69 @@ TEST(DpPostprocess, RefusesMismatchedShapesAndDecays) {
   std::vector<std::uint32_t> d(6, 1);
   EXPECT_THROW(postprocess_release(d, 3, 2, Rational{1, 1}, 1.0, DpPostprocess::NoiseUnits), Error);
   EXPECT_THROW(postprocess_release(d, 3, 2, Rational{1, 1}, -0.1, DpPostprocess::None), Error);
+}
+
+// With second-order filters a class's cells are two blocks whose filters decay differently
+// (units at γ, pair cells at Defaults::pair_gamma): each mode acts on each block at its own
+// decay, and class balance weighs a class's pair cells against the other classes' pair
+// cells only, exactly as if each block were a release of its own.
+TEST(DpPostprocess, PairCellsArePostprocessedAsABlockOfTheirOwnAtTheirOwnDecay) {
+  FlyConfig config;
+  config.m = 4;
+  config.rho = 1;
+  config.gamma = 0.9;
+  config.pairs = 1;
+  const std::uint32_t cells = config.cells();  // 4 units + 32 pair cells
+  ASSERT_EQ(cells, 4u + 4u * Defaults::pair_cells_per_unit);
+  const std::vector<FlyConfig::CellBlock> blocks = config.cell_blocks(config.gamma);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].first, 0u);
+  EXPECT_EQ(blocks[0].last, 4u);
+  EXPECT_EQ(blocks[0].gamma, 0.9);
+  EXPECT_EQ(blocks[1].first, 4u);
+  EXPECT_EQ(blocks[1].last, cells);
+  EXPECT_EQ(blocks[1].gamma, Defaults::pair_gamma);
+  config.pairs = 0;
+  EXPECT_EQ(config.cell_blocks(0.7).size(), 1u);
+  EXPECT_EQ(config.cell_blocks(0.7)[0].last, 4u);
+
+  // Class 0: few unit entries, many pair entries; class 1 the other way round, so one
+  // balance over all cells would cut different classes than two balances do.
+  const std::size_t L = 2;
+  std::vector<std::uint32_t> release(L * cells, 0);
+  release[0] = 300;
+  for (std::uint32_t i = 4; i < cells; i += 2) release[i] = 40 + i;
+  for (std::uint32_t i = 0; i < 4; ++i) release[cells + i] = 500 + 10 * i;
+  release[cells + 7] = 60;
+  const Rational b{30, 1};
+  for (DpPostprocess how : all_dp_postprocesses()) {
+    std::vector<std::uint32_t> got = release;
+    postprocess_release(got, cells, L, blocks, b, how);
+    // Each block cut out and post-processed alone, at its own decay.
+    std::vector<std::uint32_t> expected = release;
+    for (const FlyConfig::CellBlock& block : blocks) {
+      const std::uint32_t width = block.last - block.first;
+      std::vector<std::uint32_t> part;
+      for (std::size_t l = 0; l < L; ++l)
+        part.insert(part.end(), release.begin() + l * cells + block.first, release.begin() + l * cells + block.last);
+      postprocess_release(part, width, L, b, block.gamma, how);
+      for (std::size_t l = 0; l < L; ++l)
+        std::copy(part.begin() + l * width, part.begin() + (l + 1) * width, expected.begin() + l * cells + block.first);
+    }
+    EXPECT_EQ(got, expected) << dp_postprocess_name(how);
+    if (how == DpPostprocess::ClassBalance || how == DpPostprocess::NoiseUnits) {
+      // Not what one block of every cell at the units' γ gives (the behaviour before).
+      std::vector<std::uint32_t> one_block = release;
+      postprocess_release(one_block, cells, L, b, config.gamma, how);
+      EXPECT_NE(got, one_block) << dp_postprocess_name(how);
+    }
+  }
+  // Blocks outside a class's cells, or with a decay outside [0, 1), are refused.
+  std::vector<std::uint32_t> c = release;
+  EXPECT_THROW(postprocess_release(c, cells, L, {{0, cells + 1, 0.5}}, b, DpPostprocess::None), Error);
+  EXPECT_THROW(postprocess_release(c, cells, L, {{5, 4, 0.5}}, b, DpPostprocess::None), Error);
+  EXPECT_THROW(postprocess_release(c, cells, L, {{0, 4, 1.0}}, b, DpPostprocess::None), Error);
+  EXPECT_EQ(c, release);
 }
 
 TEST(DpPostprocess, NamesRoundTrip) {

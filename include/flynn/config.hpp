@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "flynn/class_weight.hpp"
 #include "flynn/value_transform.hpp"
@@ -188,6 +189,16 @@ struct FlyConfig {
 
   /// Cells of the pair block: Defaults::pair_cells_per_unit · m with pairs, else 0.
   std::uint32_t pair_cells() const;
+  /// A run [first, last) of each class's count cells with the filter decay its values take.
+  struct CellBlock {
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+    double gamma = 0.0;
+  };
+  /// The blocks of cells(): the m units at `gamma` (the model's γ), then, with pairs, the
+  /// pair block at Defaults::pair_gamma. The one definition of which decay each cell takes,
+  /// read by the scoring table and by the DP release's post-processing.
+  std::vector<CellBlock> cell_blocks(double gamma) const;
   /// Count cells per class: m units, then the pair block.
   std::uint32_t cells() const { return m + pair_cells(); }
   /// Codes each row adds to its class: ρ winners and pairs · ρ distinct pair cells.

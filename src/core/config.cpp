@@ -261,6 +261,12 @@ std::uint32_t FlyConfig::pair_cells() const {
                : 0;
 }
 
+std::vector<FlyConfig::CellBlock> FlyConfig::cell_blocks(double gamma) const {
+  std::vector<CellBlock> blocks{{0, m, gamma}};
+  if (pairs) blocks.push_back({m, cells(), Defaults::pair_gamma});
+  return blocks;
+}
+
 std::uint64_t model_memory_bytes(const FlyConfig& c, std::size_t n_classes) {
   const std::uint64_t m = c.m, cells = std::uint64_t{c.m} + c.pair_cells(), L = n_classes;
   // counts (uint32) + prediction table (double) + per-thread training counts (2 threads

@@ -71,11 +71,13 @@ std::vector<double> model_scoring_table(const ClassCounts& counts, const FlyConf
                             config.cells()));
   const std::size_t L = counts.n_classes();
   std::vector<double> table(std::size_t(counts.m()) * L);
-  fill_filter_values(counts, 0, config.m, gamma, weights, table);
-  fill_filter_values(counts, config.m, counts.m(), Defaults::pair_gamma, weights, table);
+  const std::vector<FlyConfig::CellBlock> blocks = config.cell_blocks(gamma);  // units, pairs
   const double W = Defaults::pair_weight;
-  scale_block(table, L, 0, config.m, config.filter_scoring, 1.0 / (1.0 + W));
-  scale_block(table, L, config.m, counts.m(), config.filter_scoring, W / ((1.0 + W) * config.pairs));
+  const double factor[2] = {1.0 / (1.0 + W), W / ((1.0 + W) * config.pairs)};
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    fill_filter_values(counts, blocks[b].first, blocks[b].last, blocks[b].gamma, weights, table);
+    scale_block(table, L, blocks[b].first, blocks[b].last, config.filter_scoring, factor[b]);
+  }
   return table;
 }
 

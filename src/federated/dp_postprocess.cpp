@@ -31,18 +31,31 @@ std::uint32_t ceil_scale(const Rational& b) {
                                                         : static_cast<std::uint32_t>(c);
 }
 
-void threshold(std::vector<std::uint32_t>& counts, const Rational& b) {
-  const std::uint32_t theta = ceil_scale(b);
-  for (std::uint32_t& v : counts)
-    if (v < theta) v = 0;
+// One block of every class's cells: class l's run starts at counts[l·stride + first].
+struct Block {
+  std::uint32_t* base;  // class 0's first cell of the block
+  std::size_t stride;   // cells per class
+  std::uint32_t size;   // cells of the block per class
+  std::size_t classes;
+  double gamma;
+  std::uint32_t* of_class(std::size_t l) const { return base + l * stride; }
+};
+
+void threshold(const Block& b, const Rational& scale) {
+  const std::uint32_t theta = ceil_scale(scale);
+  for (std::size_t l = 0; l < b.classes; ++l)
+    for (std::uint32_t* v = b.of_class(l); v != b.of_class(l) + b.size; ++v)
+      if (*v < theta) *v = 0;
 }
 
-void noise_units(std::vector<std::uint32_t>& counts, const Rational& b, double gamma) {
-  if (gamma <= 0) return;  // binary filters: only zero / non-zero matters
+void noise_units(const Block& b, const Rational& scale) {
+  if (b.gamma <= 0) return;  // binary filters: only zero / non-zero matters
   // γ^v' = e^(−v/b) ⇔ v' = v / (b·ln(1/γ)); never amplify (factor capped at 1).
-  const double factor = std::min(1.0, 1.0 / (b.to_double() * std::log(1.0 / gamma)));
+  const double factor = std::min(1.0, 1.0 / (scale.to_double() * std::log(1.0 / b.gamma)));
   if (factor >= 1.0) return;
-  for (std::uint32_t& v : counts) v = static_cast<std::uint32_t>(std::floor(v * factor + 0.5));
+  for (std::size_t l = 0; l < b.classes; ++l)
+    for (std::uint32_t* v = b.of_class(l); v != b.of_class(l) + b.size; ++v)
+      *v = static_cast<std::uint32_t>(std::floor(*v * factor + 0.5));
 }
 
 // Σ (1 − γ^round(s·c)) over one class's entries.
@@ -56,16 +69,17 @@ double familiarity(const std::uint32_t* c, std::uint32_t m, double gamma, double
   return sum;
 }
 
-void class_balance(std::vector<std::uint32_t>& counts, std::uint32_t m, std::size_t classes,
-                   double gamma) {
-  std::vector<double> mass(classes);
-  for (std::size_t l = 0; l < classes; ++l) mass[l] = familiarity(&counts[l * m], m, gamma, 1.0);
+void class_balance(const Block& b) {
+  const std::uint32_t m = b.size;
+  const double gamma = b.gamma;
+  std::vector<double> mass(b.classes);
+  for (std::size_t l = 0; l < b.classes; ++l) mass[l] = familiarity(b.of_class(l), m, gamma, 1.0);
   double target = std::numeric_limits<double>::infinity();
   for (double x : mass)
     if (x > 0) target = std::min(target, x);
   if (!std::isfinite(target)) return;  // nothing released anywhere
-  for (std::size_t l = 0; l < classes; ++l) {
-    std::uint32_t* c = &counts[l * m];
+  for (std::size_t l = 0; l < b.classes; ++l) {
+    std::uint32_t* c = b.of_class(l);
     if (!(mass[l] > target)) continue;
     if (gamma == 0) {
       // Binary filters: keep the class's K largest non-zero entries, K = the smallest
@@ -92,27 +106,45 @@ void class_balance(std::vector<std::uint32_t>& counts, std::uint32_t m, std::siz
   }
 }
 
-}  // namespace
-
-void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t m, std::size_t classes,
-                         const Rational& noise_scale, double gamma, DpPostprocess how) {
-  if (counts.size() != std::size_t(m) * classes)
-    throw Error(fmt::format("dp post-processing: {} counts, expected {} classes × m = {}",
-                            counts.size(), classes, m));
-  if (!(gamma >= 0 && gamma < 1))
-    throw Error(fmt::format("dp post-processing: gamma = {} is not in [0, 1)", gamma));
+void postprocess_block(const Block& b, const Rational& noise_scale, DpPostprocess how) {
   switch (how) {
     case DpPostprocess::None: return;
-    case DpPostprocess::Threshold: threshold(counts, noise_scale); return;
-    case DpPostprocess::NoiseUnits: noise_units(counts, noise_scale, gamma); return;
-    case DpPostprocess::ClassBalance: class_balance(counts, m, classes, gamma); return;
+    case DpPostprocess::Threshold: threshold(b, noise_scale); return;
+    case DpPostprocess::NoiseUnits: noise_units(b, noise_scale); return;
+    case DpPostprocess::ClassBalance: class_balance(b); return;
     case DpPostprocess::NoiseUnitsClassBalance:
       // Rescale first, so the balance compares the classes' familiarity as the model will
       // see it (saturated noise no longer counts as full familiarity).
-      noise_units(counts, noise_scale, gamma);
-      class_balance(counts, m, classes, gamma);
+      noise_units(b, noise_scale);
+      class_balance(b);
       return;
   }
+}
+
+}  // namespace
+
+void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t cells, std::size_t classes,
+                         const std::vector<FlyConfig::CellBlock>& blocks, const Rational& noise_scale,
+                         DpPostprocess how) {
+  if (counts.size() != std::size_t(cells) * classes)
+    throw Error(fmt::format("dp post-processing: {} counts, expected {} classes × {} cells = {}", counts.size(),
+                            classes, cells, std::size_t(cells) * classes));
+  for (const FlyConfig::CellBlock& b : blocks) {
+    if (b.first > b.last || b.last > cells)
+      throw Error(fmt::format("dp post-processing: cells [{}, {}) are not within the {} cells of a class", b.first,
+                              b.last, cells));
+    if (!(b.gamma >= 0 && b.gamma < 1))
+      throw Error(fmt::format("dp post-processing: gamma = {} is not in [0, 1)", b.gamma));
+  }
+  // Each block is post-processed on its own, at its own decay: a class's pair cells are
+  // balanced against the other classes' pair cells, never against its units.
+  for (const FlyConfig::CellBlock& b : blocks)
+    postprocess_block({counts.data() + b.first, cells, b.last - b.first, classes, b.gamma}, noise_scale, how);
+}
+
+void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t m, std::size_t classes,
+                         const Rational& noise_scale, double gamma, DpPostprocess how) {
+  postprocess_release(counts, m, classes, {FlyConfig::CellBlock{0, m, gamma}}, noise_scale, how);
 }
 
 }  // namespace flynn::federated

@@ -573,8 +573,8 @@ ClassCounts aggregate_counts(PartyState& st) {
     }
   }
   if (st.dp)
-    postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(),
-                        st.mechanism->noise_scale, st.config.gamma, st.settings.dp->postprocess);
+    postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(), st.config.cell_blocks(st.config.gamma),
+                        st.mechanism->noise_scale, st.settings.dp->postprocess);
   return aggregated;
 }
 

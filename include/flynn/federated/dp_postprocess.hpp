@@ -35,14 +35,24 @@
 #include <string>
 #include <vector>
 
+#include "flynn/config.hpp"
 #include "flynn/federated/dp.hpp"
 
 namespace flynn::federated {
 
-/// Post-processes `counts` (the aggregated release, class-major: `classes` blocks of `m`)
-/// in place. `noise_scale` is the mechanism's per-party scale b (DpMechanism::noise_scale),
-/// `gamma` the filters' decay. Deterministic: every party computes the same model from the
-/// same sum. Throws flynn::Error when counts.size() != classes·m or γ is outside [0, 1).
+/// Post-processes `counts` (the aggregated release, class-major: `classes` runs of `cells`)
+/// in place, each block of FlyConfig::cell_blocks on its own at its own decay (the units at
+/// the model's γ; with second-order filters the pair cells at Defaults::pair_gamma, balanced
+/// among the classes' pair cells). `noise_scale` is the mechanism's per-party scale b
+/// (DpMechanism::noise_scale). Deterministic: every party computes the same model from the
+/// same sum. Throws flynn::Error when counts.size() != classes·cells, a block lies outside
+/// [0, cells) or a block's γ is outside [0, 1).
+void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t cells, std::size_t classes,
+                         const std::vector<FlyConfig::CellBlock>& blocks, const Rational& noise_scale,
+                         DpPostprocess how);
+
+/// The same with one block, all m cells of each class at decay `gamma` (a model without
+/// pairs). Throws like the above.
 void postprocess_release(std::vector<std::uint32_t>& counts, std::uint32_t m, std::size_t classes,
                          const Rational& noise_scale, double gamma, DpPostprocess how);
 
