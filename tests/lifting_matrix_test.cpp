@@ -3,9 +3,12 @@
 // (tests/golden/lifting_matrix_golden.py) so parties on different builds agree.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "flynn/lifting_matrix.hpp"
+#include "flynn/random.hpp"
 
 namespace flynn {
 namespace {
@@ -64,6 +67,54 @@ TEST(LiftingMatrix, FullRowWhenSEqualsD) {
   const LiftingMatrix M(10, 8, 8, 3, 1);
   for (std::uint32_t j = 0; j < 10; ++j)
     EXPECT_EQ(row_of(M, j), (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+// The build's definition, written plainly: Floyd's draws, a sort, the signs' moves, a sort
+// again. The library collects and partitions instead of sorting; every row must be the same.
+std::vector<std::uint32_t> reference_row(std::uint64_t seed, std::uint32_t j, std::uint32_t s, std::uint32_t columns,
+                                         bool signed_rows) {
+  const std::uint32_t w = signed_rows ? columns / 2 : columns;
+  SeededRng rng = SeededRng::keyed(seed, RngStream::LiftingMatrix, j);
+  std::vector<std::uint8_t> chosen(w, 0);
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t t = w - s; t < w; ++t) {
+    const auto r = static_cast<std::uint32_t>(rng.uniform_below(std::uint64_t(t) + 1));
+    const std::uint32_t pick = chosen[r] ? t : r;
+    chosen[pick] = 1;
+    out.push_back(pick);
+  }
+  std::sort(out.begin(), out.end());
+  if (signed_rows) {
+    SeededRng signs = SeededRng::keyed(seed, RngStream::LiftingSigns, j);
+    std::uint64_t bits = 0;
+    for (std::uint32_t k = 0; k < s; ++k) {
+      if (k % 64 == 0) bits = signs.next_u64();
+      if ((bits >> (k % 64)) & 1) out[k] += w;
+    }
+    std::sort(out.begin(), out.end());
+  }
+  return out;
+}
+
+TEST(LiftingMatrix, EveryRowIsTheSortedDefinition) {
+  // Shapes on both sides of the scan/sort switch (columns ≤ 16·s), s = columns, one column,
+  // s above the signs' stack buffer (1024), and signed rows.
+  struct Shape {
+    std::uint32_t m, s, columns;
+    bool signed_rows;
+  };
+  for (const Shape& sh : {Shape{300, 64, 784, false}, Shape{300, 64, 1568, true}, Shape{300, 7, 52, true},
+                          Shape{300, 3, 5000, false}, Shape{300, 3, 5000, true}, Shape{50, 8, 8, false},
+                          Shape{50, 1, 1, false}, Shape{50, 1, 2, true}, Shape{20, 1500, 3000, false},
+                          Shape{20, 1500, 4000, true}, Shape{300, 16, 257, false}, Shape{300, 16, 255, true}}) {
+    for (std::uint64_t seed : {1ull, 5489ull, 0xFFFFFFFFFFFFull}) {
+      const LiftingMatrix M(sh.m, sh.s, sh.columns, seed, 2, sh.signed_rows);
+      for (std::uint32_t j = 0; j < sh.m; ++j)
+        ASSERT_EQ(row_of(M, j), reference_row(seed, j, sh.s, sh.columns, sh.signed_rows))
+            << "m=" << sh.m << " s=" << sh.s << " columns=" << sh.columns << " signed=" << sh.signed_rows
+            << " seed=" << seed << " row " << j;
+    }
+  }
 }
 
 TEST(LiftingMatrix, SameForAnyThreadCount) {

@@ -39,7 +39,7 @@ class LiftingMatrix {
   static void generate_row(std::uint64_t seed, std::uint32_t j, std::uint32_t s,
                            std::uint32_t columns, std::uint32_t* out, std::uint8_t* scratch);
   /// Applies row j's signs (see the constructor) to its s ascending columns among the
-  /// first w and re-sorts them.
+  /// first w; they stay ascending.
   static void apply_signs(std::uint64_t seed, std::uint32_t j, std::uint32_t s, std::uint32_t w,
                           std::uint32_t* cols);
 
