@@ -39,13 +39,19 @@ struct Block {
   std::size_t classes;
   double gamma;
   std::uint32_t* of_class(std::size_t l) const { return base + l * stride; }
+  /// Calls f(count) on every cell of the block, class by class.
+  template <class F>
+  void for_each_cell(F f) const {
+    for (std::size_t l = 0; l < classes; ++l)
+      for (std::uint32_t* v = of_class(l); v != of_class(l) + size; ++v) f(*v);
+  }
 };
 
 void threshold(const Block& b, const Rational& scale) {
   const std::uint32_t theta = ceil_scale(scale);
-  for (std::size_t l = 0; l < b.classes; ++l)
-    for (std::uint32_t* v = b.of_class(l); v != b.of_class(l) + b.size; ++v)
-      if (*v < theta) *v = 0;
+  b.for_each_cell([theta](std::uint32_t& v) {
+    if (v < theta) v = 0;
+  });
 }
 
 void noise_units(const Block& b, const Rational& scale) {
@@ -53,9 +59,7 @@ void noise_units(const Block& b, const Rational& scale) {
   // γ^v' = e^(−v/b) ⇔ v' = v / (b·ln(1/γ)); never amplify (factor capped at 1).
   const double factor = std::min(1.0, 1.0 / (scale.to_double() * std::log(1.0 / b.gamma)));
   if (factor >= 1.0) return;
-  for (std::size_t l = 0; l < b.classes; ++l)
-    for (std::uint32_t* v = b.of_class(l); v != b.of_class(l) + b.size; ++v)
-      *v = static_cast<std::uint32_t>(std::floor(*v * factor + 0.5));
+  b.for_each_cell([factor](std::uint32_t& v) { v = static_cast<std::uint32_t>(std::floor(v * factor + 0.5)); });
 }
 
 // Σ (1 − γ^round(s·c)) over one class's entries.
