@@ -1,4 +1,4 @@
-// flynn info: what a model file holds (experiments::model_file_summary).
+// flynn info: what a model file holds (eval::model_file_summary).
 #include <iostream>
 #include <memory>
 
@@ -25,7 +25,7 @@ const OptionTable<InfoOptions> kInfoOptions = {
 
 void run_info(const InfoOptions& o) {
   // info builds only the count table, so only that is held to --max-model-memory.
-  const experiments::ModelFileSummary s = experiments::model_file_summary(
+  const eval::ModelFileSummary s = eval::model_file_summary(
       o.model, o.input_limit.bytes(), o.model_memory.limit(ModelUse::Inspect));
   if (o.json)
     print_json(s.json);

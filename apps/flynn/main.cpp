@@ -43,7 +43,7 @@ int finish_standard_output() {
 
 int main(int argc, char** argv) {
 #if FLYNN_HAVE_FAISS
-  flynn::experiments::prepare_bench(argc, argv);
+  flynn::harness::prepare_bench(argc, argv);
 #endif
   CLI::App app{
       "flynn: FlyNN, nearest-neighbour classification with FlyHash and Fly Bloom Filters, "

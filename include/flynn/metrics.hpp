@@ -1,6 +1,6 @@
 #pragma once
 // Classification metrics: the one home for accuracy figures used by the CLI, the
-// federated layer and the experiments.
+// federated layer and the evaluation layer.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -91,7 +91,7 @@ class TuneSearch:
 def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit=True,
          n_jobs=None, scoring="accuracy", class_weight=None):
     """Searches FlyNN's hyper-parameters for (X, y) with stratified `cv`-fold CV: the
-    experiments layer's successive-halving search over the paper's space (m in [2d, 2048d],
+    evaluation layer's successive-halving search over the paper's space (m in [2d, 2048d],
     s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on/off), `budget`
     full-data-equivalent evaluations, the same search `flynn tune` runs, followed by the
     same calibration of the probability temperature on out-of-fold scores. Deterministic
@@ -105,7 +105,7 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     Returns a TuneSearch (best_params_, best_score_, cv_results_, temperature_,
     best_estimator_)."""
     if not hasattr(_flynn, "tune"):
-        raise RuntimeError("this flynn module was built without the experiments layer "
+        raise RuntimeError("this flynn module was built without the evaluation layer "
                            "(FLYNN_PYTHON_TUNE=0); reinstall with it to use flynn.tune")
     template = FlyNNClassifier(n_jobs=n_jobs)
     X, y = template._check_Xy(X, y, reset=True)

@@ -12,7 +12,7 @@
 #include "flynn/eval/fly_cv.hpp"
 #include "flynn/settings_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -179,4 +179,4 @@ HyperParams hyper_params_of(const FlyConfig& c) {
   return h;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

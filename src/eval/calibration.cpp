@@ -8,7 +8,7 @@
 
 #include "flynn/error.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -226,4 +226,4 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
   return rep;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -13,7 +13,7 @@
 #include "flynn/eval/fly_cv.hpp"
 #include "flynn/eval/study_io.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
   using R = CrossValidateFileRequest;
@@ -103,4 +103,4 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

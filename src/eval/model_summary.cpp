@@ -8,7 +8,7 @@
 #include "flynn/feature_stats.hpp"
 #include "flynn/model_footprint.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_input_bytes,
                                     const io::ModelMemoryLimit& memory) {
@@ -149,4 +149,4 @@ Report paper_half_report(const FlyConfig& config, const FeatureStats& stats) {
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -12,7 +12,7 @@
 #include "flynn/io/predict_file.hpp"
 #include "flynn/io/row_stream.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<PredictFileRequest>& predict_file_fields() {
   using R = PredictFileRequest;
@@ -114,4 +114,4 @@ Report predict_and_write(const PredictFileRequest& o, const PredictFileRun& how)
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

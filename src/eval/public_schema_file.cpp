@@ -5,7 +5,7 @@
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/federated/public_schema.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<PublicSchemaRequest>& public_schema_fields() {
   using R = PublicSchemaRequest;
@@ -53,4 +53,4 @@ Report write_public_schema_file(const PublicSchemaRequest& o, io::LoadOptions lo
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -16,7 +16,7 @@
 #include "flynn/eval/qmc.hpp"
 #include "flynn/random.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -261,4 +261,4 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
   return res;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

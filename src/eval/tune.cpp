@@ -9,7 +9,7 @@
 #include "flynn/error.hpp"
 #include "flynn/eval/fly_cv.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -151,4 +151,4 @@ FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneR
   return model;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

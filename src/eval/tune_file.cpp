@@ -18,7 +18,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<TuneFileRequest>& tune_file_fields() {
   using R = TuneFileRequest;
@@ -205,4 +205,4 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

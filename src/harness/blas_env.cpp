@@ -8,8 +8,9 @@
 #include <fmt/format.h>
 
 #include "flynn/harness/blas_env.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -54,4 +55,4 @@ void prepare_bench(int argc, char** argv) {
   select_openblas_core(argv);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -15,8 +15,9 @@
 #include "flynn/harness/plot.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -186,4 +187,4 @@ Report run_bench_command(const BenchRequest& o, int threads, const std::function
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -16,8 +16,9 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -310,4 +311,4 @@ std::string to_text(const PeerBenchmarkReport& rep) {
   return t;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

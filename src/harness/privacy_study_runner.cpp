@@ -22,8 +22,9 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/harness/synthetic.hpp"
 #include "flynn/random.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -558,4 +559,4 @@ PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
   return write_artifacts(o, plan, summarize(plan, outcome), clock, log);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -11,8 +11,9 @@
 #include "flynn/harness/report.hpp"
 #include "flynn/eval/search.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -136,11 +137,11 @@ std::string scaling_summary_text(const ScalingStudyResult& r, const std::string&
          r.table_markdown;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness
 
 // ---- The study commands: option tables and runs (what the CLI binds and calls)
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -322,4 +323,4 @@ StudyOutcome PrivacyStudyRequest::run(const StudyRun& how) const {
   return outcome(r, privacy_summary_text(r, so.out));
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -1,4 +1,4 @@
-"""flynn.tune: the experiments layer's search from Python."""
+"""flynn.tune: the evaluation layer's search from Python."""
 import numpy as np
 import pytest
 

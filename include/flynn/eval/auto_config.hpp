@@ -25,7 +25,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// One configuration the automatic choice considers.
 struct AutoCandidate {
@@ -101,9 +101,9 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
 /// configuration can be trained by the operations that take HyperParams.
 HyperParams hyper_params_of(const FlyConfig& config);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Nested cross-validation of the automatic choice (`flynn eval --auto`): for each outer
 /// fold, choose_auto_config on that fold's training rows alone, and the chosen (candidate,
@@ -128,4 +128,4 @@ AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
                                  const AutoOptions& options, bool score_every_candidate = false,
                                  const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -11,7 +11,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to cross-validate, as given (the configuration comes with the run: its flags are
 /// the hyper-parameter table's, settings_table.hpp).
@@ -47,4 +47,4 @@ struct CrossValidateFileRun {
 /// the baseline's keys?} and the same as text. Throws flynn::Error on bad data or settings.
 Report cross_validate_file(const CrossValidateFileRequest& request, const CrossValidateFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

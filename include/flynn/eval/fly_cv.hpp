@@ -21,7 +21,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Bytes the evaluation of `config` on n rows with L classes holds at its peak: the
 /// lifting matrix (m·s uint32), the count table (L·m uint32), the winners (n·ρ uint32)
@@ -116,4 +116,4 @@ class FlyCvEvaluator {
   std::vector<std::vector<std::size_t>> test_rows_;  // rows of each fold
 };
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -10,7 +10,7 @@
 #include "flynn/eval/report.hpp"
 #include "flynn/io/model_file.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// A model file's summary: `flynn info --json`, and `flynn info`'s text (one line per
 /// aspect, then one per class).
@@ -30,4 +30,4 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
 /// `flynn info` and `flynn train` report it.
 Report paper_half_report(const FlyConfig& config, const FeatureStats& stats);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -15,7 +15,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to predict, as given.
 struct PredictFileRequest {
@@ -48,4 +48,4 @@ struct PredictFileRun {
 /// how.csv. Throws flynn::Error on a bad model, data or option, and when a write fails.
 Report predict_and_write(const PredictFileRequest& request, const PredictFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

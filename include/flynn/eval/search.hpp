@@ -42,7 +42,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 enum class SearchDesign { Halton, Random, HaltonHalving };
 
@@ -156,4 +156,4 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
                           std::uint32_t k_folds, const SearchOptions& options,
                           const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

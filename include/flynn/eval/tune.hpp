@@ -27,7 +27,7 @@
 #include "flynn/eval/search.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// The variants `flynn tune` searches by default: paper, sign, z, zsign, thermo,
 /// thermo-sign and the default zsign-q+paper (zsign-q alone and zsign+paper are left out:
@@ -120,4 +120,4 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
 FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneResult& result,
                         int threads = 0, const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

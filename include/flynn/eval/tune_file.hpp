@@ -13,7 +13,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to tune, as given.
 struct TuneFileRequest {
@@ -45,4 +45,4 @@ struct TuneFileRun {
 /// before the search when the test file cannot be opened.
 Report tune_file(const TuneFileRequest& request, const TuneFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -11,8 +11,9 @@
 #include "flynn/harness/fashion_mnist.hpp"
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// `flynn demo` as given.
 struct DemoRequest {
@@ -67,4 +68,4 @@ const OptionTable<BenchRequest>& bench_fields();
 Report run_bench_command(const BenchRequest& request, int threads,
                          const std::function<void(const std::string&)>& log = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -20,8 +20,9 @@
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// What to run and where.
 struct PrivacyStudyOptions {
@@ -62,4 +63,4 @@ struct PrivacyStudyResult {
 /// post-processing).
 PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& options);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness
