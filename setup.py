@@ -1,8 +1,8 @@
 """Builds flynn._flynn with this repository's CMake (see pyproject.toml for the metadata).
 
 The extension is configured with -DFLYNN_BUILD_PYTHON=ON, the evaluation layer (for
-flynn.tune) and everything else off (tests, benchmarks, CLI, MPI), for the interpreter
-running this script,
+flynn.tune) and everything else off (the layers above eval, tests, benchmarks, CLI, MPI),
+for the interpreter running this script,
 in build-python/cmake-<python tag> (kept between builds, so reinstalling recompiles
 nothing). ccache is used when it is on PATH. Environment knobs:
   FLYNN_CMAKE_BUILD_DIR  another CMake build directory
@@ -46,8 +46,8 @@ class CMakeBuild(build_ext):
         # flynn.tune needs flynn::eval (no FAISS); FLYNN_PYTHON_TUNE=0 leaves it out for a
         # smaller, faster build without tune.
         with_tune = os.environ.get("FLYNN_PYTHON_TUNE", "1") != "0"
-        args += [f"-DFLYNN_BUILD_EXPERIMENTS={'ON' if with_tune else 'OFF'}",
-                 "-DFLYNN_WITH_FAISS=OFF"]
+        args += [f"-DFLYNN_BUILD_EVAL={'ON' if with_tune else 'OFF'}",
+                 "-DFLYNN_BUILD_BASELINES=OFF", "-DFLYNN_BUILD_HARNESS=OFF", "-DFLYNN_WITH_FAISS=OFF"]
         if shutil.which("ninja"):
             args += ["-G", "Ninja"] if not (build_dir / "CMakeCache.txt").exists() else []
         if shutil.which("ccache"):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the SciPy reference values that tests/eval_statistics_test.cpp checks against.
+"""Writes the SciPy reference values that tests/harness/statistics_test.cpp checks against.
 
 Run with Debian's interpreter (python3-scipy), from the repository root:
     /usr/bin/python3 scripts/make_stats_fixtures.py

@@ -68,7 +68,7 @@ if command -v ccache >/dev/null; then
 fi
 if ! cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
       -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-      -DFLYNN_BUILD_FUZZ=ON -DFLYNN_BUILD_TESTS=OFF -DFLYNN_BUILD_BENCH=OFF -DFLYNN_WITH_MPI=OFF -DFLYNN_BUILD_EXPERIMENTS=OFF -DFLYNN_BUILD_APPS=OFF -DFLYNN_WITH_GRPC=OFF \
+      -DFLYNN_BUILD_FUZZ=ON -DFLYNN_BUILD_TESTS=OFF -DFLYNN_BUILD_BENCH=OFF -DFLYNN_WITH_MPI=OFF -DFLYNN_BUILD_EVAL=OFF -DFLYNN_BUILD_APPS=OFF -DFLYNN_WITH_GRPC=OFF \
       >"$build/configure.log" 2>&1; then
   cat "$build/configure.log" >&2
   echo "run_fuzz: configure failed" >&2

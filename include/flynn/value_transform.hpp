@@ -45,7 +45,7 @@ inline float transform_value(ValueTransform t, float v) {
 /// log(1 + a) for a ≥ 0 (NaN for NaN, +inf for +inf), from exactly rounded operations only:
 /// u = 1 + a is split as 2^e·f with f in [√½, √2), log f = 2·atanh((f − 1)/(f + 1)) by its
 /// series to 1e-17, plus e·ln 2 in two parts, plus the rounding error of 1 + a (a − (u − 1))/u.
-/// Within 2 ulp of the exact value (tests/value_transform_test.cpp compares it with libm).
+/// Within 2 ulp of the exact value (tests/core/value_transform_test.cpp compares it with libm).
 double deterministic_log1p(double a);
 
 }  // namespace flynn

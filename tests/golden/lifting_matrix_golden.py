@@ -4,7 +4,7 @@
 It follows the specification in include/flynn/random.hpp and
 include/flynn/lifting_matrix.hpp (SplitMix64, keyed streams, Lemire's bounded integers,
 Floyd's subset sampling), written from the documentation rather than the C++ code, and
-prints the golden vectors that tests/lifting_matrix_test.cpp pins. Run it to regenerate
+prints the golden vectors that tests/core/lifting_matrix_test.cpp pins. Run it to regenerate
 them; any change of output means the model format's hash_version must change.
 """
 M64 = (1 << 64) - 1
