@@ -146,6 +146,29 @@ TEST(IoArffNominal, StringAttributesAreTextColumnsAsInCsv) {
       {"t.arff:7: sparse row omits the string attribute 's'"}));
 }
 
+TEST(IoArffNominal, OneHotSizeOfStringAttributesIsBoundedAsInCsv) {
+  // 40 string attributes of 50 values each: 2000 features per row, 400000 values. The
+  // bound is CSV's (the same two-pass reader): checked once the categories are learned,
+  // before a row is encoded.
+  std::string text = "@relation r\n";
+  for (int c = 0; c < 40; ++c) text += "@attribute s" + std::to_string(c) + " string\n";
+  text += "@attribute class {a,b}\n@data\n";
+  for (int r = 0; r < 200; ++r) {
+    for (int c = 0; c < 40; ++c) {
+      text += 'v';
+      text += std::to_string((r + c) % 50);
+      text += ',';
+    }
+    text += (r % 2 ? "a\n" : "b\n");
+  }
+  LoadOptions o;
+  o.max_values = 100000;
+  EXPECT_TRUE(contains(arff_error(text, o),
+                       {"t.arff: 200 rows x 2000 features after one-hot encoding the text columns is too large",
+                        "--ignore-cols"}));
+  EXPECT_EQ(arff(text).n_features, 2000u);  // within the default bound for its size
+}
+
 TEST(IoArffNominal, DateAndRelationalFeaturesAreRefusedByName) {
   EXPECT_TRUE(contains(
       arff_error("@relation r\n@attribute when date 'yyyy-MM-dd'\n@attribute class {a,b}\n@data\n"

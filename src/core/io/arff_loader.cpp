@@ -252,30 +252,17 @@ bool keyword_is(std::string_view line, std::string_view kw) {
 // as a CSV text column would be (table_columns.hpp): a numeric attribute is one feature;
 // a nominal attribute is one-hot encoded over its declared values, in declared order; a
 // string attribute is a CSV text column, numeric when all its values are numbers and
-// otherwise one-hot over the sorted values found in the rows (learned by a first pass,
-// learn_categories(), as parse_csv does). At prediction the model's columns decide the
-// encoding (its categories), the header only what a value may be.
-class ArffParser final : public RowParser {
+// otherwise one-hot over the sorted values found in the rows (learned by a first pass over
+// the string attributes, as for CSV's text columns: TableParser, parse_table_text). At
+// prediction the model's columns decide the encoding (its categories), the header only
+// what a value may be.
+class ArffParser final : public TableParser {
  public:
-  ArffParser(const LoadOptions& options, std::string source)
-      : options_(options), source_(std::move(source)) {}
+  using TableParser::TableParser;
 
-  /// Training: the schema a learning pass found (string attributes' categories) instead
-  /// of discovering it. Call before begin().
-  void use_schema(TableSchema schema) { learned_ = std::move(schema); }
-  /// Training: rows feed a TableSchemaBuilder over the string attributes instead of being
-  /// encoded; learned_schema() gives the result. Call before begin().
-  void learn_categories() { learning_ = true; }
-  /// The schema the rows observed so far call for (learn_categories() mode).
-  TableSchema learned_schema() const;
-  /// Data rows observed (learn_categories() mode).
-  std::uint64_t observed_rows() const { return observed_rows_; }
-
+  TableSchema learned_schema() const override;
   void begin(LineScanner& lines, bool at_end) override;
-  bool has_labels() const override { return labelled_; }
-  std::size_t fixed_width() const override { return n_features_; }
   void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
-  std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
     if (chunk_.total_rows == 0 && observed_rows_ == 0)
@@ -284,6 +271,18 @@ class ArffParser final : public RowParser {
 
  private:
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  // begin()'s phases, after the header: whether rows carry a class (at prediction, by the
+  // model's width), which attribute it is, which attribute types can be features, and the
+  // model's columns (the model's at prediction, else the attributes').
+  bool has_class(std::size_t nattr) const;
+  std::size_t class_attribute(const std::vector<Attribute>& attrs) const;
+  void check_attribute_types(const Attributes& header, std::size_t cls, bool labelled) const;
+  TableSchema model_columns(const Attributes& header, std::size_t cls, bool labelled) const;
+  void check_model_width(const std::vector<Attribute>& attrs, std::size_t cls, bool labelled) const;
+  TableSchema prediction_columns(const std::vector<Attribute>& attrs, std::size_t cls) const;
+  static TableSchema training_columns(const Attributes& header, std::size_t cls, bool labelled);
+  // learn_categories(): a schema builder over the string attributes (`learn`), else none.
+  void set_up_learning(bool learn);
   // Where an attribute's value goes: its model column and, when that column is one-hot
   // encoded, its category index (categories_). 8 bytes per attribute, for wide files.
   struct Slot {
@@ -302,21 +301,21 @@ class ArffParser final : public RowParser {
                float* row) const;
   // Stores the value of attribute `j` (field text `v`, column `col`) into row `row`.
   void store(std::uint64_t no, std::size_t col, std::size_t j, std::string_view v, float* row);
-  // Parses one data line into `row` (learning: feeds the builder, `row` unused).
+  // Parses one data line into `row` (learning: feeds the builder, `row` unused): its fields
+  // split (fields_; whether it is sparse), then learned, or stored sparse or dense.
   void parse_row(std::string_view t, std::uint64_t no, float* row);
+  bool split_row(std::string_view t, std::uint64_t no);
+  void learn_row(bool sparse, std::uint64_t no);
+  void store_sparse_row(std::uint64_t no, float* row);
+  // A sparse row gave fewer string attributes than it must: names the first it omits.
+  void throw_omitted_string(std::uint64_t no) const;
   void reset_chunk();
 
-  const LoadOptions& options_;
-  std::string source_;
-  std::optional<TableSchema> learned_;  // use_schema()
-  bool learning_ = false;               // learn_categories()
   Attributes attrs_;
   std::size_t cls_ = 0;  // the class attribute; attrs_.list.size() when none
-  bool labelled_ = false;
   // Training without a learned schema while string attributes are features: a string
   // value that is not a number throws TextInNumericColumn (the caller learns first).
   bool discovering_ = false;
-  std::size_t n_features_ = 0;
   // The schema chunks carry and rows are encoded with: at training the attributes' names
   // (stored in the model, so that CSV tables are matched by them too) and the nominal
   // ones' categories; at prediction the model's.
@@ -344,9 +343,7 @@ class ArffParser final : public RowParser {
   std::optional<TableSchemaBuilder> builder_;  // learn_categories(): the string attributes
   std::vector<std::string_view> learn_cells_;  // one per attribute, for the builder
   std::vector<std::string> learn_scratch_;
-  std::uint64_t observed_rows_ = 0;
   std::uint64_t cells_ = 0;  // dense values of the current chunk
-  TableChunk chunk_;
   std::vector<std::string_view> fields_;
   std::string scratch_;
 };
@@ -366,193 +363,64 @@ TableSchema ArffParser::learned_schema() const {
   return s;
 }
 
-void ArffParser::begin(LineScanner& lines, bool at_end) {
-  using Kind = LabelColumn::Kind;
-  const std::string& source = source_;
-  const LoadOptions& options = options_;
-  std::string_view line;
+// A reader that gives the text block by block calls begin() again after NeedMoreText: look
+// for @data with a cheap scan first, so that a long header (a million @attribute lines) is
+// parsed once rather than once per block read. The scan stops at the first line that is
+// no header line, which the parse then reports.
+void wait_for_data(LineScanner scan) {
+  std::string_view l;
+  while (scan.next(l)) {
+    const std::string_view t = trim(l);
+    if (t.empty() || t.front() == '%' || keyword_is(t, "@attribute") || keyword_is(t, "@relation")) continue;
+    return;  // @data, or a line the parse reports
+  }
+  throw NeedMoreText{};
+}
+
+// The header up to @data: the attributes, every name once.
+Attributes read_header(LineScanner& lines, bool at_end, const std::string& source) {
+  if (!at_end) wait_for_data(lines);
   Attributes header;
-  const std::vector<Attribute>& attrs = header.list;
   bool in_data = false, any_content = false;
   std::uint64_t data_line = 0;
-
-  // A reader that gives the text block by block calls begin() again after NeedMoreText:
-  // look for @data with a cheap scan first, so that a long header (a million @attribute
-  // lines) is parsed once rather than once per block read. The scan stops at the first
-  // line that is no header line, which the parse below then reports.
-  if (!at_end) {
-    LineScanner scan = lines;
-    std::string_view l;
-    bool complete = false;
-    while (scan.next(l)) {
-      const std::string_view t = trim(l);
-      if (t.empty() || t.front() == '%' || keyword_is(t, "@attribute") ||
-          keyword_is(t, "@relation"))
-        continue;
-      complete = true;  // @data, or a line the parse reports
-      break;
-    }
-    if (!complete) throw NeedMoreText{};
-  }
-
-  // ---- header
+  std::string_view line;
   while (lines.next(line)) {
     const std::string_view t = trim(line);
     if (t.empty() || t.front() == '%') continue;
     any_content = true;
     const std::uint64_t no = lines.line_number();
     if (keyword_is(t, "@relation")) {
-      if (!attrs.empty()) throw Error(where(source, no) + "@relation after @attribute");
+      if (!header.list.empty()) throw Error(where(source, no) + "@relation after @attribute");
     } else if (keyword_is(t, "@attribute")) {
       parse_attribute(t.substr(10), source, no, header);
     } else if (keyword_is(t, "@data")) {
-      if (!trim(t.substr(5)).empty())
-        throw Error(where(source, no) + "unexpected text after @data");
+      if (!trim(t.substr(5)).empty()) throw Error(where(source, no) + "unexpected text after @data");
       in_data = true;
       data_line = no;
       break;
     } else if (keyword_is(t, "@end")) {
       throw Error(where(source, no) + "@end outside a relational attribute");
     } else {
-      throw Error(where(source, no) + "expected @relation, @attribute or @data, found " +
-                  quote_text(t));
+      throw Error(where(source, no) + "expected @relation, @attribute or @data, found " + quote_text(t));
     }
   }
   if (!in_data && !at_end) throw NeedMoreText{};
   // Before "no @data": a repeated name is the first problem of such a header too.
-  check_unique_names(attrs, source);
+  check_unique_names(header.list, source);
   if (!any_content) throw Error(source + ": empty file");
   if (!in_data) throw Error(source + ": no @data section");
-  if (attrs.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
+  if (header.list.empty()) throw Error(where(source, data_line) + "@data before any @attribute");
+  return header;
+}
 
-  // ---- which attribute is the class
-  const std::size_t nattr = attrs.size();
-  const LabelColumn& lc = options.label_column;
-  const TableSchema* model_schema = options.schema;  // non-null: prediction
-  const bool model_columns = model_schema && !model_schema->empty();
-  bool labelled = lc.kind != Kind::None;
-  // At prediction the model's columns (one per attribute, whatever their one-hot width),
-  // or its features when it has no table schema.
-  const std::optional<std::size_t> expected =
-      model_columns ? std::optional<std::size_t>(model_schema->columns.size())
-                    : options.expected_features;
-  if (expected) {
-    const std::size_t d = *expected;
-    if (nattr == d) {
-      if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
-        throw Error(source + ": " + std::to_string(nattr) + " attributes, the model expects " +
-                    std::to_string(d) +
-                    " features: no room for the class attribute that was given");
-      }
-      labelled = false;
-    } else if (nattr == d + 1 && lc.kind != Kind::None) {
-      labelled = true;
-    } else {
-      throw Error(source + ": " + std::to_string(nattr) + " attributes, model expects " +
-                  std::to_string(d) + " features" +
-                  (lc.kind == Kind::None
-                       ? std::string(" (class attribute 'none')")
-                       : " (or " + std::to_string(d + 1) + " with a class attribute)"));
-    }
-  }
-  std::size_t cls = nattr;  // nattr = no class
-  if (labelled) {
-    if (nattr < 2) {
-      throw Error(source + ": 1 attribute: need at least one feature attribute besides the class");
-    }
-    if (lc.kind == Kind::Last) {
-      cls = nattr - 1;
-    } else if (lc.kind == Kind::Index) {
-      const std::optional<std::size_t> j = detail::column_from_number(lc.index, nattr);
-      if (!j) {
-        throw Error(source + ": class attribute " + std::to_string(lc.index) + " is out of range (" +
-                    std::to_string(nattr) + " attributes)");
-      }
-      cls = *j;
-    } else {
-      for (std::size_t j = 0; j < nattr; ++j)
-        if (attrs[j].name == lc.name) {
-          cls = j;
-          break;
-        }
-      if (cls == nattr) throw Error(source + ": no attribute named " + quote_text(lc.name));
-    }
-  }
-  for (std::size_t j = 0; j < nattr; ++j) {
-    const Attribute& a = attrs[j];
-    if (j == cls) {
-      if (a.type == AttrType::Date || a.type == AttrType::Relational) {
-        throw Error(where(source, a.line) + "the class attribute " + quote_text(a.name) + " is " +
-                    type_name(a.type) + "; it must be nominal, numeric or string");
-      }
-    } else if (a.type == AttrType::Date) {
-      throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
-                  " is date; date attributes cannot be features (numeric, nominal and string "
-                  "attributes can)" +
-                  (labelled ? "" : " (is it the class? see the label column option)"));
-    } else if (a.type == AttrType::Nominal && !model_schema &&
-               header.values_of(a).order.size() > TableSchemaBuilder::kMaxCategories) {
-      throw Error(where(source, a.line) + "nominal attribute " + quote_text(a.name) +
-                  " declares " + std::to_string(header.values_of(a).order.size()) +
-                  " values, more than the " + std::to_string(TableSchemaBuilder::kMaxCategories) +
-                  " a feature may one-hot encode");
-    }
-  }
-
-  // ---- the model's columns
-  // Names are kept for tables of at most kMaxNamedAttributes attributes: every chunk and
-  // the model carry the schema, and ARFF matches attributes by position anyway, so for the
-  // very wide (sparse) files the names would only cost memory: a million attribute names
-  // tripled the peak memory of training on a 27 MB file (tests/hostile).
-  constexpr std::size_t kMaxNamedAttributes = std::size_t{1} << 16;
-  schema_ = {};
-  if (model_schema || options.expected_features) {
-    // A width to match (a model without a table schema has numbers only): a nominal value
-    // has no number to give a numeric feature.
-    for (std::size_t j = 0, k = 0; j < nattr; ++j) {
-      if (j == cls) continue;
-      const Attribute& a = attrs[j];
-      const TableColumn* c = model_columns ? &model_schema->columns[k++] : nullptr;
-      if (a.type == AttrType::Nominal && !(c && c->categorical()))
-        throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
-                    " is nominal, where the model has a numeric feature" +
-                    (labelled ? "" : " (is it the class? see the label column option)"));
-    }
-  }
-  if (model_schema) {
-    // Prediction: the model's table. Attributes are matched by position; when the model
-    // has names they must be these attributes' names, in this order.
-    if (model_columns) schema_ = *model_schema;
-    for (std::size_t j = 0, k = 0; j < nattr; ++j) {
-      if (j == cls) continue;
-      const Attribute& a = attrs[j];
-      const TableColumn* c = model_columns ? &model_schema->columns[k++] : nullptr;
-      if (c && model_schema->named && c->name != a.name)
-        throw Error(where(source, a.line) + "attribute " + quote_text(a.name) +
-                    " is where the model expects feature " + quote_text(c->name) +
-                    " (ARFF attributes are matched by position)");
-    }
-  } else if (learned_) {
-    schema_ = *learned_;
-  } else {
-    // Training: a schema when there are names to keep or columns that may be one-hot.
-    bool text = false;
-    for (std::size_t j = 0; j < nattr; ++j)
-      text |= j != cls && (attrs[j].type == AttrType::Nominal || attrs[j].type == AttrType::String);
-    schema_.named = nattr <= kMaxNamedAttributes;
-    if (schema_.named || text) {
-      schema_.columns.reserve(nattr);
-      for (std::size_t j = 0; j < nattr; ++j) {
-        if (j == cls) continue;
-        TableColumn& c = schema_.columns.emplace_back();
-        if (schema_.named) c.name = attrs[j].name;
-        if (attrs[j].type == AttrType::Nominal) c.categories = header.values_of(attrs[j]).order;
-      }
-      if (schema_.named && labelled) schema_.label_name = attrs[cls].name;
-    } else {
-      schema_.named = false;
-    }
-  }
+void ArffParser::begin(LineScanner& lines, bool at_end) {
+  Attributes header = read_header(lines, at_end, source_);
+  const std::size_t nattr = header.list.size();
+  const bool labelled = has_class(nattr);
+  const std::size_t cls = labelled ? class_attribute(header.list) : nattr;  // nattr = no class
+  check_attribute_types(header, cls, labelled);
+  schema_ = model_columns(header, cls, labelled);
+  const TableSchema* model_schema = options_.schema;  // non-null: prediction
   fill_ = model_schema && !model_schema->fill.empty() ? &model_schema->fill : nullptr;
 
   attrs_ = std::move(header);
@@ -562,26 +430,163 @@ void ArffParser::begin(LineScanner& lines, bool at_end) {
   for (std::size_t j = 0; j < nattr; ++j) strings |= j != cls && attrs_.list[j].type == AttrType::String;
   discovering_ = strings && !model_schema && !learned_;
   lay_out(nattr);
-
-  builder_.reset();
-  observed_rows_ = 0;
-  if (learning_ && strings) {
-    TableLayout layout;
-    layout.roles.assign(nattr, ColumnRole::Ignored);
-    std::vector<std::string> names(nattr);
-    for (std::size_t j = 0; j < nattr; ++j) {
-      names[j] = attrs_.list[j].name;
-      if (j != cls && attrs_.list[j].type == AttrType::String) {
-        layout.roles[j] = ColumnRole::Feature;
-        layout.features.push_back(j);
-      }
-    }
-    builder_.emplace(layout, std::move(names), source);
-    learn_cells_.assign(nattr, std::string_view{});
-    learn_scratch_.assign(nattr, std::string{});
-  }
+  set_up_learning(learning_ && strings);
   chunk_.total_rows = 0;
   reset_chunk();
+}
+
+bool ArffParser::has_class(std::size_t nattr) const {
+  using Kind = LabelColumn::Kind;
+  const LabelColumn& lc = options_.label_column;
+  const TableSchema* model_schema = options_.schema;
+  // At prediction the model's columns (one per attribute, whatever their one-hot width),
+  // or its features when it has no table schema.
+  const std::optional<std::size_t> expected =
+      model_schema && !model_schema->empty() ? std::optional<std::size_t>(model_schema->columns.size())
+                                              : options_.expected_features;
+  if (!expected) return lc.kind != Kind::None;
+  const std::size_t d = *expected;
+  if (nattr == d) {
+    if (lc.kind == Kind::Index || lc.kind == Kind::Name) {
+      throw Error(source_ + ": " + std::to_string(nattr) + " attributes, the model expects " + std::to_string(d) +
+                  " features: no room for the class attribute that was given");
+    }
+    return false;
+  }
+  if (nattr == d + 1 && lc.kind != Kind::None) return true;
+  throw Error(source_ + ": " + std::to_string(nattr) + " attributes, model expects " + std::to_string(d) +
+              " features" +
+              (lc.kind == Kind::None ? std::string(" (class attribute 'none')")
+                                     : " (or " + std::to_string(d + 1) + " with a class attribute)"));
+}
+
+std::size_t ArffParser::class_attribute(const std::vector<Attribute>& attrs) const {
+  using Kind = LabelColumn::Kind;
+  const LabelColumn& lc = options_.label_column;
+  const std::size_t nattr = attrs.size();
+  if (nattr < 2) throw Error(source_ + ": 1 attribute: need at least one feature attribute besides the class");
+  if (lc.kind == Kind::Last) return nattr - 1;
+  if (lc.kind == Kind::Index) {
+    const std::optional<std::size_t> j = detail::column_from_number(lc.index, nattr);
+    if (!j) {
+      throw Error(source_ + ": class attribute " + std::to_string(lc.index) + " is out of range (" +
+                  std::to_string(nattr) + " attributes)");
+    }
+    return *j;
+  }
+  for (std::size_t j = 0; j < nattr; ++j)
+    if (attrs[j].name == lc.name) return j;
+  throw Error(source_ + ": no attribute named " + quote_text(lc.name));
+}
+
+void ArffParser::check_attribute_types(const Attributes& header, std::size_t cls, bool labelled) const {
+  for (std::size_t j = 0; j < header.list.size(); ++j) {
+    const Attribute& a = header.list[j];
+    if (j == cls) {
+      if (a.type == AttrType::Date || a.type == AttrType::Relational) {
+        throw Error(where(source_, a.line) + "the class attribute " + quote_text(a.name) + " is " +
+                    type_name(a.type) + "; it must be nominal, numeric or string");
+      }
+    } else if (a.type == AttrType::Date) {
+      throw Error(where(source_, a.line) + "attribute " + quote_text(a.name) +
+                  " is date; date attributes cannot be features (numeric, nominal and string "
+                  "attributes can)" +
+                  (labelled ? "" : " (is it the class? see the label column option)"));
+    } else if (a.type == AttrType::Nominal && !options_.schema &&
+               header.values_of(a).order.size() > TableSchemaBuilder::kMaxCategories) {
+      throw Error(where(source_, a.line) + "nominal attribute " + quote_text(a.name) + " declares " +
+                  std::to_string(header.values_of(a).order.size()) + " values, more than the " +
+                  std::to_string(TableSchemaBuilder::kMaxCategories) + " a feature may one-hot encode");
+    }
+  }
+}
+
+TableSchema ArffParser::model_columns(const Attributes& header, std::size_t cls, bool labelled) const {
+  const TableSchema* model_schema = options_.schema;
+  if (model_schema || options_.expected_features) check_model_width(header.list, cls, labelled);
+  if (model_schema) return prediction_columns(header.list, cls);
+  if (learned_) return *learned_;
+  return training_columns(header, cls, labelled);
+}
+
+void ArffParser::check_model_width(const std::vector<Attribute>& attrs, std::size_t cls, bool labelled) const {
+  // A width to match (a model without a table schema has numbers only): a nominal value
+  // has no number to give a numeric feature.
+  const TableSchema* model_schema = options_.schema;
+  const bool by_columns = model_schema && !model_schema->empty();
+  for (std::size_t j = 0, k = 0; j < attrs.size(); ++j) {
+    if (j == cls) continue;
+    const Attribute& a = attrs[j];
+    const TableColumn* c = by_columns ? &model_schema->columns[k++] : nullptr;
+    if (a.type == AttrType::Nominal && !(c && c->categorical()))
+      throw Error(where(source_, a.line) + "attribute " + quote_text(a.name) +
+                  " is nominal, where the model has a numeric feature" +
+                  (labelled ? "" : " (is it the class? see the label column option)"));
+  }
+}
+
+TableSchema ArffParser::prediction_columns(const std::vector<Attribute>& attrs, std::size_t cls) const {
+  // The model's table. Attributes are matched by position; when the model has names they
+  // must be these attributes' names, in this order.
+  const TableSchema& model_schema = *options_.schema;
+  const bool by_columns = !model_schema.empty();
+  for (std::size_t j = 0, k = 0; j < attrs.size(); ++j) {
+    if (j == cls) continue;
+    const Attribute& a = attrs[j];
+    const TableColumn* c = by_columns ? &model_schema.columns[k++] : nullptr;
+    if (c && model_schema.named && c->name != a.name)
+      throw Error(where(source_, a.line) + "attribute " + quote_text(a.name) +
+                  " is where the model expects feature " + quote_text(c->name) +
+                  " (ARFF attributes are matched by position)");
+  }
+  return by_columns ? model_schema : TableSchema{};
+}
+
+TableSchema ArffParser::training_columns(const Attributes& header, std::size_t cls, bool labelled) {
+  // Names are kept for tables of at most kMaxNamedAttributes attributes: every chunk and
+  // the model carry the schema, and ARFF matches attributes by position anyway, so for the
+  // very wide (sparse) files the names would only cost memory: a million attribute names
+  // tripled the peak memory of training on a 27 MB file (tests/hostile).
+  constexpr std::size_t kMaxNamedAttributes = std::size_t{1} << 16;
+  const std::vector<Attribute>& attrs = header.list;
+  const std::size_t nattr = attrs.size();
+  // A schema when there are names to keep or columns that may be one-hot.
+  bool text = false;
+  for (std::size_t j = 0; j < nattr; ++j)
+    text |= j != cls && (attrs[j].type == AttrType::Nominal || attrs[j].type == AttrType::String);
+  TableSchema schema;
+  schema.named = nattr <= kMaxNamedAttributes;
+  if (!schema.named && !text) return schema;
+  schema.columns.reserve(nattr);
+  for (std::size_t j = 0; j < nattr; ++j) {
+    if (j == cls) continue;
+    TableColumn& c = schema.columns.emplace_back();
+    if (schema.named) c.name = attrs[j].name;
+    if (attrs[j].type == AttrType::Nominal) c.categories = header.values_of(attrs[j]).order;
+  }
+  if (schema.named && labelled) schema.label_name = attrs[cls].name;
+  return schema;
+}
+
+void ArffParser::set_up_learning(bool learn) {
+  builder_.reset();
+  observed_rows_ = 0;
+  if (!learn) return;
+  // The builder sees the string attributes only: their categories are what is learned.
+  const std::size_t nattr = attrs_.list.size();
+  TableLayout layout;
+  layout.roles.assign(nattr, ColumnRole::Ignored);
+  std::vector<std::string> names(nattr);
+  for (std::size_t j = 0; j < nattr; ++j) {
+    names[j] = attrs_.list[j].name;
+    if (j != cls_ && attrs_.list[j].type == AttrType::String) {
+      layout.roles[j] = ColumnRole::Feature;
+      layout.features.push_back(j);
+    }
+  }
+  builder_.emplace(layout, std::move(names), source_);
+  learn_cells_.assign(nattr, std::string_view{});
+  learn_scratch_.assign(nattr, std::string{});
 }
 
 void ArffParser::lay_out(std::size_t nattr) {
@@ -719,112 +724,121 @@ void ArffParser::store(std::uint64_t no, std::size_t col, std::size_t j, std::st
   *o = x;
 }
 
-void ArffParser::parse_row(std::string_view t, std::uint64_t no, float* row) {
-  const std::string& source = source_;
-  const std::size_t nattr = attrs_.list.size();
-  const std::size_t cls = cls_;
+// Where a sparse entry's index ends ("12 value": at the blank).
+std::size_t index_end(std::string_view entry) {
+  std::size_t sp = 0;
+  while (sp < entry.size() && !is_space(entry[sp])) ++sp;
+  return sp;
+}
+
+bool ArffParser::split_row(std::string_view t, std::uint64_t no) {
   std::vector<std::string_view>& fields = fields_;
-  const bool sparse = t.front() == '{';
-  if (sparse) {
-    if (t.back() != '}') throw Error(where(source, no) + "sparse row without a closing '}'");
-    if (!split_commas(t.substr(1, t.size() - 2), fields))
-      throw Error(where(source, no) + "unterminated quote");
+  if (t.front() == '{') {
+    if (t.back() != '}') throw Error(where(source_, no) + "sparse row without a closing '}'");
+    if (!split_commas(t.substr(1, t.size() - 2), fields)) throw Error(where(source_, no) + "unterminated quote");
     if (fields.size() == 1 && fields[0].empty()) fields.clear();  // "{}"
-  } else {
-    if (!split_commas(t, fields)) throw Error(where(source, no) + "unterminated quote");
-    if (fields.size() != nattr) {
-      throw Error(where(source, no) + std::to_string(fields.size()) +
-                  (fields.size() == 1 ? " value" : " values") + ", expected " +
-                  std::to_string(nattr) + " (one per attribute)");
-    }
+    return true;
   }
+  if (!split_commas(t, fields)) throw Error(where(source_, no) + "unterminated quote");
+  const std::size_t nattr = attrs_.list.size();
+  if (fields.size() != nattr) {
+    throw Error(where(source_, no) + std::to_string(fields.size()) + (fields.size() == 1 ? " value" : " values") +
+                ", expected " + std::to_string(nattr) + " (one per attribute)");
+  }
+  return false;
+}
+
+void ArffParser::parse_row(std::string_view t, std::uint64_t no, float* row) {
+  const bool sparse = split_row(t, no);
   if (builder_) {
-    // Learning the string attributes' categories: only their cells matter, and labels
-    // and numbers are checked when the rows are encoded.
-    std::size_t given = 0;
-    auto learn = [&](std::size_t j, std::string_view v) {
-      if (j == cls || attrs_.list[j].type != AttrType::String) return;
-      learn_cells_[j] = unquote(v, learn_scratch_[j]);
-      ++given;
-    };
-    if (sparse) {
-      for (std::string_view entry : fields) {
-        std::size_t sp = 0;
-        while (sp < entry.size() && !is_space(entry[sp])) ++sp;
-        long long idx = -1;
-        if (parse_int64(entry.substr(0, sp), idx) && idx >= 0 && idx < static_cast<long long>(nattr))
-          learn(static_cast<std::size_t>(idx), trim(entry.substr(sp)));
-      }
-      // An omitted string attribute is an error when the row is encoded; here it is
-      // missing, so that the encoding pass reports it.
-      if (given < sparse_required_.size())
-        for (std::uint32_t j : sparse_required_) learn_cells_[j] = "?";
-    } else {
-      for (std::size_t j = 0; j < nattr; ++j) learn(j, fields[j]);
-    }
-    builder_->observe(learn_cells_, no);
-    ++observed_rows_;
-    return;
+    learn_row(sparse, no);
+  } else if (sparse) {
+    store_sparse_row(no, row);
+  } else {
+    for (std::size_t j = 0; j < fields_.size(); ++j) store(no, j + 1, j, fields_[j], row);
   }
+}
+
+void ArffParser::learn_row(bool sparse, std::uint64_t no) {
+  // Learning the string attributes' categories: only their cells matter, and labels and
+  // numbers are checked when the rows are encoded.
+  const std::size_t nattr = attrs_.list.size();
+  std::size_t given = 0;
+  auto learn = [&](std::size_t j, std::string_view v) {
+    if (j == cls_ || attrs_.list[j].type != AttrType::String) return;
+    learn_cells_[j] = unquote(v, learn_scratch_[j]);
+    ++given;
+  };
   if (sparse) {
-    if (!sparse_row_zero_) std::copy(sparse_row_.begin(), sparse_row_.end(), row);
-    long long prev = -1;
-    bool has_class = false;
-    std::size_t required = 0;
-    for (std::size_t e = 0; e < fields.size(); ++e) {
-      const std::string_view entry = fields[e];
-      const std::size_t col = e + 1;
-      std::size_t sp = 0;
-      while (sp < entry.size() && !is_space(entry[sp])) ++sp;
-      const std::string_view idx_text = entry.substr(0, sp);
-      const std::string_view value = trim(entry.substr(sp));
+    for (std::string_view entry : fields_) {
+      const std::size_t sp = index_end(entry);
       long long idx = -1;
-      if (!parse_int64(idx_text, idx) || idx < 0 || idx_text[0] == '+' || value.empty()) {
-        throw Error(where(source, no, col) + "expected 'index value' in a sparse row, found " +
-                    quote_text(entry));
-      }
-      if (idx >= static_cast<long long>(nattr)) {
-        throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
-                    " is out of range (" + std::to_string(nattr) +
-                    " attributes, indices start at 0)");
-      }
-      if (idx <= prev) {
-        throw Error(where(source, no, col) + "attribute index " + std::to_string(idx) +
-                    (idx == prev ? " is repeated" : " after " + std::to_string(prev)) +
-                    ": sparse indices must be strictly ascending");
-      }
-      prev = idx;
-      const std::size_t j = static_cast<std::size_t>(idx);
-      if (j == cls) has_class = true;
-      if (j != cls && attrs_.list[j].type == AttrType::String) ++required;
-      store(no, col, j, value, row);
+      if (parse_int64(entry.substr(0, sp), idx) && idx >= 0 && idx < static_cast<long long>(nattr))
+        learn(static_cast<std::size_t>(idx), trim(entry.substr(sp)));
     }
-    if (labelled_ && !has_class) {
-      throw Error(where(source, no) + "sparse row omits the class attribute " +
-                  quote_text(attrs_.list[cls].name));
-    }
-    if (required < sparse_required_.size()) {
-      // Which one: the first string attribute no entry names.
-      std::size_t e = 0;
-      for (std::uint32_t j : sparse_required_) {
-        long long idx = -1;
-        while (e < fields.size()) {
-          const std::string_view entry = fields[e];
-          std::size_t sp = 0;
-          while (sp < entry.size() && !is_space(entry[sp])) ++sp;
-          parse_int64(entry.substr(0, sp), idx);
-          if (idx >= static_cast<long long>(j)) break;
-          ++e;
-        }
-        if (e == fields.size() || idx != static_cast<long long>(j))
-          throw Error(where(source, no) + "sparse row omits the string attribute " +
-                      quote_text(attrs_.list[j].name) +
-                      " (an omitted string value is undefined; give it, or '?' when missing)");
-      }
-    }
-    return;
+    // An omitted string attribute is an error when the row is encoded; here it is
+    // missing, so that the encoding pass reports it.
+    if (given < sparse_required_.size())
+      for (std::uint32_t j : sparse_required_) learn_cells_[j] = "?";
+  } else {
+    for (std::size_t j = 0; j < nattr; ++j) learn(j, fields_[j]);
   }
-  for (std::size_t j = 0; j < nattr; ++j) store(no, j + 1, j, fields[j], row);
+  builder_->observe(learn_cells_, no);
+  ++observed_rows_;
+}
+
+void ArffParser::store_sparse_row(std::uint64_t no, float* row) {
+  const std::size_t nattr = attrs_.list.size();
+  if (!sparse_row_zero_) std::copy(sparse_row_.begin(), sparse_row_.end(), row);
+  long long prev = -1;
+  bool has_class = false;
+  std::size_t required = 0;
+  for (std::size_t e = 0; e < fields_.size(); ++e) {
+    const std::string_view entry = fields_[e];
+    const std::size_t col = e + 1;
+    const std::size_t sp = index_end(entry);
+    const std::string_view idx_text = entry.substr(0, sp);
+    const std::string_view value = trim(entry.substr(sp));
+    long long idx = -1;
+    if (!parse_int64(idx_text, idx) || idx < 0 || idx_text[0] == '+' || value.empty()) {
+      throw Error(where(source_, no, col) + "expected 'index value' in a sparse row, found " + quote_text(entry));
+    }
+    if (idx >= static_cast<long long>(nattr)) {
+      throw Error(where(source_, no, col) + "attribute index " + std::to_string(idx) + " is out of range (" +
+                  std::to_string(nattr) + " attributes, indices start at 0)");
+    }
+    if (idx <= prev) {
+      throw Error(where(source_, no, col) + "attribute index " + std::to_string(idx) +
+                  (idx == prev ? " is repeated" : " after " + std::to_string(prev)) +
+                  ": sparse indices must be strictly ascending");
+    }
+    prev = idx;
+    const std::size_t j = static_cast<std::size_t>(idx);
+    if (j == cls_) has_class = true;
+    if (j != cls_ && attrs_.list[j].type == AttrType::String) ++required;
+    store(no, col, j, value, row);
+  }
+  if (labelled_ && !has_class) {
+    throw Error(where(source_, no) + "sparse row omits the class attribute " + quote_text(attrs_.list[cls_].name));
+  }
+  if (required < sparse_required_.size()) throw_omitted_string(no);
+}
+
+void ArffParser::throw_omitted_string(std::uint64_t no) const {
+  // Which one: the first string attribute no entry names.
+  std::size_t e = 0;
+  for (std::uint32_t j : sparse_required_) {
+    long long idx = -1;
+    while (e < fields_.size()) {
+      const std::string_view entry = fields_[e];
+      parse_int64(entry.substr(0, index_end(entry)), idx);
+      if (idx >= static_cast<long long>(j)) break;
+      ++e;
+    }
+    if (e == fields_.size() || idx != static_cast<long long>(j))
+      throw Error(where(source_, no) + "sparse row omits the string attribute " + quote_text(attrs_.list[j].name) +
+                  " (an omitted string value is undefined; give it, or '?' when missing)");
+  }
 }
 
 void ArffParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) {
@@ -860,33 +874,10 @@ Dataset ArffParser::take_chunk(std::uint64_t) {
 
 namespace detail {
 
-std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const std::string& source) {
+std::unique_ptr<TableParser> make_arff_parser(const LoadOptions& options, const std::string& source) {
   return std::make_unique<ArffParser>(options, source);
 }
 
 }  // namespace detail
-
-Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
-  Dataset ds;
-  try {
-    ArffParser parser(options, source);
-    ds = parse_text(parser, text, options);
-  } catch (const TextInNumericColumn&) {
-    // A string attribute holds text: learn the categories of the string attributes in one
-    // pass, then encode again with them (as parse_csv does for text columns).
-    ArffParser learner(options, source);
-    learner.learn_categories();
-    LineScanner lines(text);
-    learner.begin(lines, /*at_end=*/true);
-    learner.read_rows(lines, std::numeric_limits<std::size_t>::max(), 0);
-    ArffParser parser(options, source);
-    parser.use_schema(learner.learned_schema());
-    ds = parse_text(parser, text, options);
-  }
-  // Training under --missing mean: the means of the whole file fill its missing values.
-  if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
-    complete_table(ds, ImputationSums::of(ds));
-  return ds;
-}
 
 }  // namespace flynn::io

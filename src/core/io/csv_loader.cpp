@@ -148,29 +148,15 @@ void cells_of(const std::vector<std::string_view>& fields, std::vector<std::stri
 // the column count, whether line 1 is a header and the table layout (label, id, feature
 // columns; the model's schema at prediction); read_rows() turns data lines into features
 // with a TableRowEncoder. In training, text in a numeric column throws
-// TextInNumericColumn: the whole-file parse_csv then learns the categorical columns with
-// learn_categories() and encodes again with use_schema().
-class CsvParser final : public RowParser {
+// TextInNumericColumn: the whole-file parse_csv then learns the categorical columns
+// (TableParser, parse_table_text).
+class CsvParser final : public TableParser {
  public:
-  CsvParser(const LoadOptions& options, std::string source)
-      : options_(options), source_(std::move(source)) {}
+  using TableParser::TableParser;
 
-  /// Training: encode with this schema (categorical columns learned by a previous pass)
-  /// instead of discovering one. Call before begin().
-  void use_schema(TableSchema schema) { learned_ = std::move(schema); }
-  /// Training: rows feed a TableSchemaBuilder instead of being encoded (the chunk stays
-  /// empty); learned_schema() and observed_rows() give the result. Call before begin().
-  void learn_categories() { learning_ = true; }
-  /// The schema the rows observed so far call for (learn_categories() mode).
-  TableSchema learned_schema() const { return builder_->finish(); }
-  /// Data rows observed (learn_categories() mode).
-  std::uint64_t observed_rows() const { return observed_rows_; }
-
+  TableSchema learned_schema() const override { return builder_->finish(); }
   void begin(LineScanner& lines, bool at_end) override;
-  bool has_labels() const override { return labelled_; }
-  std::size_t fixed_width() const override { return n_features_; }
   void read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t max_values) override;
-  std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
   Dataset take_chunk(std::uint64_t max_values) override;
   void end() override {
     if (chunk_.total_rows == 0 && observed_rows_ == 0)
@@ -200,10 +186,6 @@ class CsvParser final : public RowParser {
   void parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no);
   void reset_chunk();
 
-  const LoadOptions& options_;
-  std::string source_;
-  std::optional<TableSchema> learned_;  // use_schema()
-  bool learning_ = false;               // learn_categories()
   char delim_ = ',';
   std::size_t ncols_ = 0;
   std::vector<std::string> names_;  // the header's column names; empty without a header
@@ -214,10 +196,6 @@ class CsvParser final : public RowParser {
   bool schema_in_chunks_ = false;  // whether chunks carry schema_ (Dataset::schema)
   std::unique_ptr<TableRowEncoder> encoder_;
   std::optional<TableSchemaBuilder> builder_;  // learn_categories()
-  std::uint64_t observed_rows_ = 0;
-  bool labelled_ = false;
-  std::size_t n_features_ = 0;
-  TableChunk chunk_;
   std::vector<std::string_view> fields_, cells_;
   std::vector<std::string> cell_scratch_;
 };
@@ -405,45 +383,10 @@ Dataset CsvParser::take_chunk(std::uint64_t) {
 
 namespace detail {
 
-std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std::string& source) {
+std::unique_ptr<TableParser> make_csv_parser(const LoadOptions& options, const std::string& source) {
   return std::make_unique<CsvParser>(options, source);
 }
 
 }  // namespace detail
-
-Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
-  Dataset ds;
-  try {
-    CsvParser parser(options, source);
-    ds = parse_text(parser, text, options);
-  } catch (const TextInNumericColumn&) {
-    // Some feature column holds text: find the categorical columns and their categories
-    // in one pass, then encode again with them.
-    CsvParser learner(options, source);
-    learner.learn_categories();
-    LineScanner lines(text);
-    learner.begin(lines, /*at_end=*/true);
-    learner.read_rows(lines, std::numeric_limits<std::size_t>::max(), 0);
-    TableSchema schema = learner.learned_schema();
-    const std::uint64_t rows = learner.observed_rows();
-    // One-hot blocks are the one place where a table's dense size can outgrow its text
-    // (many text columns with many categories): bounded like sparse rows.
-    const std::uint64_t limit = value_limit(options, text.size());
-    if (rows * schema.n_features() > limit) {
-      throw Error(source + ": " + std::to_string(rows) + " rows x " +
-                  std::to_string(schema.n_features()) +
-                  " features after one-hot encoding the text columns is too large to load (limit " +
-                  std::to_string(limit) + " values for this input); leave text columns out with "
-                  "--ignore-cols");
-    }
-    CsvParser parser(options, source);
-    parser.use_schema(std::move(schema));
-    ds = parse_text(parser, text, options);
-  }
-  // Training under --missing mean: the means of the whole file fill its missing cells.
-  if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
-    complete_table(ds, ImputationSums::of(ds));
-  return ds;
-}
 
 }  // namespace flynn::io

@@ -43,6 +43,12 @@ class LibsvmParser final : public RowParser {
   }
 
  private:
+  // One line's label and entries into the chunk; false for a line without a label (blank
+  // or a comment). `line_max`: its largest index.
+  bool parse_line(std::string_view line, std::uint64_t no, std::uint64_t& line_max);
+  // An entry's 1-based index, after `prev` and within index_limit_.
+  std::uint64_t parse_index(std::string_view key, std::uint64_t prev, std::uint64_t no, std::size_t field) const;
+
   const LoadOptions& options_;
   std::string source_;
   std::uint64_t index_limit_;
@@ -59,10 +65,10 @@ class LibsvmParser final : public RowParser {
   std::uint64_t max_index_ = 0;  // of the current chunk
 };
 
+bool is_separator(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
 void LibsvmParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint64_t) {
-  const std::string& source = source_;
   std::string_view line;
-  auto is_sep = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
   while (origin_.size() < max_rows) {
     const LineScanner before = lines;  // to give a line back when the chunk is full
     if (!lines.next(line)) break;
@@ -72,74 +78,12 @@ void LibsvmParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint
     }
     const std::uint64_t no = lines.line_number();
     const std::size_t entries_before = idx_.size();
-    std::size_t i = 0, field = 0;
-    const std::size_t n = line.size();
-    std::uint64_t prev = 0, line_max = 0;
-    bool has_label = false;
-    while (true) {
-      while (i < n && is_sep(line[i])) ++i;
-      if (i >= n) break;
-      std::size_t j = i;
-      while (j < n && !is_sep(line[j])) ++j;
-      const std::string_view tok = line.substr(i, j - i);
-      i = j;
-      ++field;
-      const std::size_t colon = tok.find(':');
-      if (field == 1) {
-        if (colon != std::string_view::npos) {
-          throw Error(where(source, no, field) + "missing label: the line starts with " +
-                      quote_text(tok) + " (expected 'label index:value ...')");
-        }
-        labels_.push_back(interner_.intern(tok));  // the interner normalises the spelling
-        has_label = true;
-        continue;
-      }
-      if (colon == std::string_view::npos) {
-        throw Error(where(source, no, field) + quote_text(tok) + " is not an index:value pair");
-      }
-      const std::string_view key = tok.substr(0, colon);
-      const std::string_view value = tok.substr(colon + 1);
-      if (key == "qid") continue;  // svmlight query id: irrelevant to classification
-      std::uint64_t k = 0;
-      bool ok = !key.empty();
-      for (char c : key) {
-        if (c < '0' || c > '9') {
-          ok = false;
-          break;
-        }
-        k = k * 10 + static_cast<std::uint64_t>(c - '0');
-        if (k > std::numeric_limits<std::uint32_t>::max()) {
-          throw Error(where(source, no, field) + "feature index " + quote_text(key) +
-                      " is too large");
-        }
-      }
-      if (!ok) throw Error(where(source, no, field) + quote_text(key) + " is not a feature index");
-      if (k == 0) throw Error(where(source, no, field) + "feature index 0: indices are 1-based");
-      if (k <= prev) {
-        throw Error(where(source, no, field) + "feature index " + std::to_string(k) +
-                    (k == prev ? " is repeated" : " after " + std::to_string(prev)) +
-                    ": indices must be strictly ascending");
-      }
-      if (k > index_limit_) {
-        throw Error(where(source, no, field) + "feature index " + std::to_string(k) +
-                    " exceeds the model's " + std::to_string(index_limit_) + " features");
-      }
-      prev = k;
-      float v;
-      const NumStatus st = parse_float(value, v);
-      if (st != NumStatus::Ok) throw_bad_number(source, no, field, value, st);
-      if (v != 0.0f) {
-        idx_.push_back(static_cast<std::uint32_t>(k - 1));
-        val_.push_back(v);
-      }
-      if (k > line_max) line_max = k;
-    }
-    if (!has_label) continue;  // blank or comment-only line
+    std::uint64_t line_max = 0;
+    if (!parse_line(line, no, line_max)) continue;  // blank or comment-only line
     // Without a fixed width, a row that would widen the chunk past its dense budget
     // starts the next chunk instead.
     const std::uint64_t width = std::max(max_index_, line_max);
-    if (!options_.expected_features && !origin_.empty() &&
-        (origin_.size() + 1) * width > chunk_cells_) {
+    if (!options_.expected_features && !origin_.empty() && (origin_.size() + 1) * width > chunk_cells_) {
       idx_.resize(entries_before);
       val_.resize(entries_before);
       labels_.pop_back();
@@ -150,6 +94,75 @@ void LibsvmParser::read_rows(LineScanner& lines, std::size_t max_rows, std::uint
     row_end_.push_back(idx_.size());
     origin_.push_back(no);
   }
+}
+
+bool LibsvmParser::parse_line(std::string_view line, std::uint64_t no, std::uint64_t& line_max) {
+  std::size_t i = 0, field = 0;
+  const std::size_t n = line.size();
+  std::uint64_t prev = 0;
+  bool has_label = false;
+  while (true) {
+    while (i < n && is_separator(line[i])) ++i;
+    if (i >= n) break;
+    std::size_t j = i;
+    while (j < n && !is_separator(line[j])) ++j;
+    const std::string_view tok = line.substr(i, j - i);
+    i = j;
+    ++field;
+    const std::size_t colon = tok.find(':');
+    if (field == 1) {
+      if (colon != std::string_view::npos) {
+        throw Error(where(source_, no, field) + "missing label: the line starts with " + quote_text(tok) +
+                    " (expected 'label index:value ...')");
+      }
+      labels_.push_back(interner_.intern(tok));  // the interner normalises the spelling
+      has_label = true;
+      continue;
+    }
+    if (colon == std::string_view::npos)
+      throw Error(where(source_, no, field) + quote_text(tok) + " is not an index:value pair");
+    const std::string_view key = tok.substr(0, colon);
+    const std::string_view value = tok.substr(colon + 1);
+    if (key == "qid") continue;  // svmlight query id: irrelevant to classification
+    const std::uint64_t k = parse_index(key, prev, no, field);
+    prev = k;
+    float v;
+    const NumStatus st = parse_float(value, v);
+    if (st != NumStatus::Ok) throw_bad_number(source_, no, field, value, st);
+    if (v != 0.0f) {
+      idx_.push_back(static_cast<std::uint32_t>(k - 1));
+      val_.push_back(v);
+    }
+    if (k > line_max) line_max = k;
+  }
+  return has_label;
+}
+
+std::uint64_t LibsvmParser::parse_index(std::string_view key, std::uint64_t prev, std::uint64_t no,
+                                        std::size_t field) const {
+  std::uint64_t k = 0;
+  bool ok = !key.empty();
+  for (char c : key) {
+    if (c < '0' || c > '9') {
+      ok = false;
+      break;
+    }
+    k = k * 10 + static_cast<std::uint64_t>(c - '0');
+    if (k > std::numeric_limits<std::uint32_t>::max())
+      throw Error(where(source_, no, field) + "feature index " + quote_text(key) + " is too large");
+  }
+  if (!ok) throw Error(where(source_, no, field) + quote_text(key) + " is not a feature index");
+  if (k == 0) throw Error(where(source_, no, field) + "feature index 0: indices are 1-based");
+  if (k <= prev) {
+    throw Error(where(source_, no, field) + "feature index " + std::to_string(k) +
+                (k == prev ? " is repeated" : " after " + std::to_string(prev)) +
+                ": indices must be strictly ascending");
+  }
+  if (k > index_limit_) {
+    throw Error(where(source_, no, field) + "feature index " + std::to_string(k) + " exceeds the model's " +
+                std::to_string(index_limit_) + " features");
+  }
+  return k;
 }
 
 Dataset LibsvmParser::take_chunk(std::uint64_t max_values) {

@@ -70,27 +70,15 @@ TableLayout memory_layout(const MemoryTable& t, const TableSchema* model_schema)
   return resolve_table_layout(t.names, t.columns.size(), options, t.source, 0);
 }
 
-/// One-hot blocks are the one place where a table's features can outgrow the table itself
-/// (many text columns with many categories): bounded as parse_csv bounds them, by
-/// sparse_value_limit of the table's size.
-void check_encoded_size(const MemoryTable& t, const TableSchema& schema) {
-  const std::uint64_t values = static_cast<std::uint64_t>(t.n_rows) * schema.n_features();
-  const std::uint64_t limit = sparse_value_limit(t.bytes());
-  if (values > limit)
-    throw Error(t.source + ": " + std::to_string(t.n_rows) + " rows x " +
-                std::to_string(schema.n_features()) +
-                " features after one-hot encoding the text columns is too large to encode "
-                "(limit " + std::to_string(limit) + " values for this table); leave text "
-                "columns out");
-}
-
 /// Encodes every row of `t` (n_rows × schema.n_features()). Rows the encoder has nothing
 /// to decide for (all numeric, none missing, no categorical column) are copied as they
 /// are; the others go through the encoder, and their present numeric values are then
 /// written over its placeholder numbers.
 Dataset encode_rows(const MemoryTable& t, const TableLayout& layout, const TableSchema& schema,
                     MissingPolicy policy, TableRowEncoder::Mode mode) {
-  check_encoded_size(t, schema);
+  // Bounded as the file loaders bound one-hot blocks, by sparse_value_limit of its size.
+  check_one_hot_size(t.n_rows, schema.n_features(), sparse_value_limit(t.bytes()), t.source,
+                     /*in_memory=*/true);
   const TableRowEncoder encoder(layout, schema, policy, t.source, mode);
   const std::size_t d = encoder.n_features();
   const std::vector<std::size_t> offsets = schema.offsets();

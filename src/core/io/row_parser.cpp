@@ -1,7 +1,9 @@
-// parse_text (a whole text as one chunk) and the parser factory.
+// parse_text (a whole text as one chunk), the two-pass reader of the table formats
+// (parse_table_text: parse_csv, parse_arff) and the parser factory.
 #include "core/io/row_parser.hpp"
 
 #include "flynn/error.hpp"
+#include "core/io/table_encoder.hpp"
 
 namespace flynn::io::detail {
 
@@ -31,6 +33,32 @@ Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& 
   return ds;
 }
 
+Dataset parse_table_text(const std::function<std::unique_ptr<TableParser>()>& make, std::string_view text,
+                         const LoadOptions& options, const std::string& source) {
+  Dataset ds;
+  try {
+    ds = parse_text(*make(), text, options);
+  } catch (const TextInNumericColumn&) {
+    // Some feature column holds text: find the categorical columns and their categories
+    // in one pass, then encode again with them.
+    const std::unique_ptr<TableParser> learner = make();
+    learner->learn_categories();
+    LineScanner lines(text);
+    learner->begin(lines, /*at_end=*/true);
+    learner->read_rows(lines, std::numeric_limits<std::size_t>::max(), 0);
+    TableSchema schema = learner->learned_schema();
+    check_one_hot_size(learner->observed_rows(), schema.n_features(), value_limit(options, text.size()), source,
+                       /*in_memory=*/false);
+    const std::unique_ptr<TableParser> parser = make();
+    parser->use_schema(std::move(schema));
+    ds = parse_text(*parser, text, options);
+  }
+  // Training under --missing mean: the means of the whole text fill its missing cells.
+  if (!options.schema && options.missing == MissingPolicy::Mean && options.impute)
+    complete_table(ds, ImputationSums::of(ds));
+  return ds;
+}
+
 void TableChunk::reset(const std::string& source, std::size_t n_features, bool labelled) {
   rows = Dataset{};
   rows.source = source;
@@ -47,3 +75,18 @@ Dataset TableChunk::take(const TableSchema* schema) {
 }
 
 }  // namespace flynn::io::detail
+
+namespace flynn::io {
+
+// The table formats' whole-text readers (loaders.hpp): one two-pass reader, two parsers.
+Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source) {
+  return detail::parse_table_text([&] { return detail::make_csv_parser(options, source); }, text, options,
+                                  source);
+}
+
+Dataset parse_arff(std::string_view text, const LoadOptions& options, const std::string& source) {
+  return detail::parse_table_text([&] { return detail::make_arff_parser(options, source); }, text, options,
+                                  source);
+}
+
+}  // namespace flynn::io

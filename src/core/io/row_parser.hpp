@@ -5,8 +5,10 @@
 // block). Not part of the public API.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -73,8 +75,44 @@ struct TableChunk {
   Dataset take(const TableSchema* schema);
 };
 
-std::unique_ptr<RowParser> make_csv_parser(const LoadOptions& options, const std::string& source);
-std::unique_ptr<RowParser> make_arff_parser(const LoadOptions& options, const std::string& source);
+/// A table format's parser (CSV, ARFF) and what every such parser holds: its options and
+/// source, the chunk it fills, its width and whether rows are labelled. A text column may
+/// have to be one-hot encoded, and its categories must then be known before any row is
+/// encoded: in training, text in a column taken for numeric throws TextInNumericColumn
+/// (table_encoder.hpp); parse_table_text then learns the categories in a pass of their own
+/// (learn_categories) and encodes again (use_schema).
+class TableParser : public RowParser {
+ public:
+  TableParser(const LoadOptions& options, std::string source) : options_(options), source_(std::move(source)) {}
+
+  /// Training: encode with this schema (the categories a learning pass found) instead of
+  /// discovering one. Call before begin().
+  void use_schema(TableSchema schema) { learned_ = std::move(schema); }
+  /// Training: rows feed a schema builder instead of being encoded (the chunk stays
+  /// empty); learned_schema() and observed_rows() give the result. Call before begin().
+  void learn_categories() { learning_ = true; }
+  /// The schema the rows observed so far call for (learn_categories() mode).
+  virtual TableSchema learned_schema() const = 0;
+  /// Data rows observed (learn_categories() mode).
+  std::uint64_t observed_rows() const { return observed_rows_; }
+
+  bool has_labels() const override { return labelled_; }
+  std::size_t fixed_width() const override { return n_features_; }
+  std::size_t chunk_rows() const override { return chunk_.rows.n_rows; }
+
+ protected:
+  const LoadOptions& options_;
+  std::string source_;
+  std::optional<TableSchema> learned_;  // use_schema()
+  bool learning_ = false;               // learn_categories()
+  std::uint64_t observed_rows_ = 0;     // learn_categories()
+  bool labelled_ = false;
+  std::size_t n_features_ = 0;
+  TableChunk chunk_;
+};
+
+std::unique_ptr<TableParser> make_csv_parser(const LoadOptions& options, const std::string& source);
+std::unique_ptr<TableParser> make_arff_parser(const LoadOptions& options, const std::string& source);
 std::unique_ptr<RowParser> make_libsvm_parser(const LoadOptions& options, const std::string& source);
 /// The parser for a text format (Csv, Arff or Libsvm).
 std::unique_ptr<RowParser> make_row_parser(Format format, const LoadOptions& options,
@@ -99,7 +137,16 @@ Format resolve_format(const std::string& path, Format requested, std::string_vie
 /// (see load_dataset); checks LoadOptions::expected_features.
 IdxImages load_idx(const std::string& path, std::string bytes, const LoadOptions& options);
 
-/// Parses a whole text as one chunk: what parse_csv, parse_arff and parse_libsvm return.
+/// Parses a whole text as one chunk: what parse_libsvm returns, and each pass of
+/// parse_table_text.
 Dataset parse_text(RowParser& parser, std::string_view text, const LoadOptions& options);
+
+/// A whole table text (what parse_csv and parse_arff return), with parsers from `make`:
+/// one pass; or, when a text column must be one-hot encoded, a pass that learns the
+/// categories and a second that encodes with them, the encoded size bounded first
+/// (check_one_hot_size, by value_limit). In training under --missing mean, the means of
+/// the whole text then fill its missing cells.
+Dataset parse_table_text(const std::function<std::unique_ptr<TableParser>()>& make, std::string_view text,
+                         const LoadOptions& options, const std::string& source);
 
 }  // namespace flynn::io::detail

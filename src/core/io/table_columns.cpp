@@ -150,123 +150,150 @@ std::vector<std::size_t> ColumnSelector::resolve(const std::vector<std::string>&
 
 namespace detail {
 
-TableLayout resolve_table_layout(const std::vector<std::string>& names, std::size_t ncols,
-                                 const LoadOptions& options, const std::string& source,
-                                 std::uint64_t line) {
-  using Kind = LabelColumn::Kind;
-  TableLayout layout;
-  layout.roles.assign(ncols, ColumnRole::Feature);
-  const TableSchema* schema = options.schema && !options.schema->empty() ? options.schema : nullptr;
-  const bool by_name = schema && schema->named && !names.empty();
+namespace {
 
-  for (std::size_t j : options.ignore_columns.resolve(names, ncols, source, "--ignore-cols"))
+using Kind = LabelColumn::Kind;
+
+// What resolve_table_layout's phases read: the table's header, the options, where messages
+// point, the model's columns at prediction, and which columns may hold features (every one
+// not ignored and not the id, or only those of --feature-cols).
+struct LayoutInput {
+  const std::vector<std::string>& names;
+  std::size_t ncols;
+  const LoadOptions& options;
+  const std::string& source;
+  std::uint64_t line;
+  const TableSchema* schema;  // the model's non-empty schema, or null
+  bool by_name;               // the model's columns are matched by the header's names
+  std::vector<bool> selectable;
+  // The features the model expects, npos when not known (training).
+  std::size_t expected() const { return schema ? schema->columns.size() : options.expected_features.value_or(npos); }
+  bool explicit_label() const {
+    return options.label_column.kind == Kind::Index || options.label_column.kind == Kind::Name;
+  }
+};
+
+// The ignored columns and the id column.
+void assign_ignored_and_id(TableLayout& layout, const LayoutInput& in) {
+  for (std::size_t j : in.options.ignore_columns.resolve(in.names, in.ncols, in.source, "--ignore-cols"))
     layout.roles[j] = ColumnRole::Ignored;
+  layout.id = resolve_single(in.options.id_column, in.names, in.ncols, "id column", in.source, in.line);
+  if (layout.id == npos && in.schema && !in.schema->id_name.empty() && !in.names.empty())
+    layout.id = find_name(in.names, in.schema->id_name, in.source, in.line);  // the training id, if present
+  if (layout.id == npos) return;
+  if (layout.roles[layout.id] == ColumnRole::Ignored && in.options.id_column.kind != Kind::None)
+    throw Error(in.source + ": the id column " + column_label(in.names, layout.id) + " is also in --ignore-cols");
+  layout.roles[layout.id] = ColumnRole::Id;
+}
 
-  layout.id = resolve_single(options.id_column, names, ncols, "id column", source, line);
-  if (layout.id == npos && schema && !schema->id_name.empty() && !names.empty())
-    layout.id = find_name(names, schema->id_name, source, line);  // the training id, if present
-  if (layout.id != npos) {
-    if (layout.roles[layout.id] == ColumnRole::Ignored && options.id_column.kind != Kind::None)
-      throw Error(source + ": the id column " + column_label(names, layout.id) +
-                  " is also in --ignore-cols");
-    layout.roles[layout.id] = ColumnRole::Id;
-  }
+std::vector<bool> selectable_columns(const std::vector<std::string>& names, std::size_t ncols,
+                                     const LoadOptions& options, const std::string& source) {
+  if (options.feature_columns.empty()) return std::vector<bool>(ncols, true);
+  std::vector<bool> selectable(ncols, false);
+  for (std::size_t j : options.feature_columns.resolve(names, ncols, source, "--feature-cols")) selectable[j] = true;
+  return selectable;
+}
 
-  // Columns that can hold features: every one not ignored and not the id, or only those of
-  // --feature-cols.
-  std::vector<bool> selectable(ncols, true);
-  if (!options.feature_columns.empty()) {
-    selectable.assign(ncols, false);
-    for (std::size_t j : options.feature_columns.resolve(names, ncols, source, "--feature-cols"))
-      selectable[j] = true;
-  }
+// --label-col last: the training label's name when matching by name; else the last column
+// that is neither ignored nor the id, at prediction only when the table has one column more
+// than the model's features.
+std::size_t last_label(const TableLayout& layout, const LayoutInput& in) {
+  if (in.by_name)
+    return in.schema->label_name.empty() ? npos : find_name(in.names, in.schema->label_name, in.source, in.line);
   std::vector<std::size_t> candidates;
-  for (std::size_t j = 0; j < ncols; ++j)
+  for (std::size_t j = 0; j < in.ncols; ++j)
     if (layout.roles[j] == ColumnRole::Feature) candidates.push_back(j);
+  if (candidates.empty()) return npos;
+  std::size_t usable = 0;
+  for (std::size_t j : candidates) usable += in.selectable[j];
+  const std::size_t expected = in.expected();
+  if (expected != npos && usable != expected && usable != expected + 1)
+    throw Error(where(in.source, in.line) + std::to_string(in.ncols) + " columns, model expects " +
+                std::to_string(expected) + " features (or " + std::to_string(expected + 1) + " with a label column)");
+  return expected == npos || usable != expected ? candidates.back() : npos;
+}
 
-  // The label.
-  const LabelColumn& lc = options.label_column;
-  const bool explicit_label = lc.kind == Kind::Index || lc.kind == Kind::Name;
-  if (explicit_label) {
-    layout.label = resolve_single(lc, names, ncols, "label column", source, line);
-  } else if (lc.kind == Kind::Last) {
-    if (by_name) {
-      if (!schema->label_name.empty()) layout.label = find_name(names, schema->label_name, source, line);
-    } else if (!candidates.empty()) {
-      // The last column that is neither ignored nor the id; at prediction only when the
-      // table has one column more than the model's features.
-      std::size_t usable = 0;
-      for (std::size_t j : candidates) usable += selectable[j];
-      const std::size_t expected = schema ? schema->columns.size()
-                                          : options.expected_features.value_or(npos);
-      if (expected == npos || usable != expected) layout.label = candidates.back();
-      if (expected != npos && usable != expected && usable != expected + 1)
-        throw Error(where(source, line) + std::to_string(ncols) + " columns, model expects " +
-                    std::to_string(expected) + " features (or " + std::to_string(expected + 1) +
-                    " with a label column)");
-    }
-  }
-  if (layout.label != npos) {
-    if (layout.roles[layout.label] == ColumnRole::Id)
-      throw Error(source + ": " + column_label(names, layout.label) +
-                  " cannot be both the label and the id column");
-    if (layout.roles[layout.label] == ColumnRole::Ignored && explicit_label)
-      throw Error(source + ": the label column " + column_label(names, layout.label) +
-                  " is also in --ignore-cols");
-    if (!options.feature_columns.empty() && selectable[layout.label] && explicit_label)
-      throw Error(source + ": the label column " + column_label(names, layout.label) +
-                  " is also in --feature-cols");
-    layout.roles[layout.label] = ColumnRole::Label;
-  }
+void assign_label(TableLayout& layout, const LayoutInput& in) {
+  const LabelColumn& lc = in.options.label_column;
+  const bool explicit_label = in.explicit_label();
+  if (explicit_label) layout.label = resolve_single(lc, in.names, in.ncols, "label column", in.source, in.line);
+  else if (lc.kind == Kind::Last) layout.label = last_label(layout, in);
+  if (layout.label == npos) return;
+  const std::string label = column_label(in.names, layout.label);
+  if (layout.roles[layout.label] == ColumnRole::Id)
+    throw Error(in.source + ": " + label + " cannot be both the label and the id column");
+  if (layout.roles[layout.label] == ColumnRole::Ignored && explicit_label)
+    throw Error(in.source + ": the label column " + label + " is also in --ignore-cols");
+  if (!in.options.feature_columns.empty() && in.selectable[layout.label] && explicit_label)
+    throw Error(in.source + ": the label column " + label + " is also in --feature-cols");
+  layout.roles[layout.label] = ColumnRole::Label;
+}
 
-  // The features.
-  if (by_name) {
-    std::vector<bool> used(ncols, false);
-    for (const TableColumn& c : schema->columns) {
-      const std::size_t j = find_name(names, c.name, source, line);
-      if (j == npos)
-        throw Error(where(source, line) + "the model's feature column " + quote_text(c.name) +
-                    " is not in the header (" + header_list(names) + ")");
-      if (layout.roles[j] != ColumnRole::Feature)
-        throw Error(source + ": the model's feature column " + quote_text(c.name) +
-                    " cannot be the label, the id or ignored");
-      layout.features.push_back(j);
-      used[j] = true;
-    }
-    for (std::size_t j = 0; j < ncols; ++j) {
-      if (layout.roles[j] != ColumnRole::Feature || used[j]) continue;
-      if (!selectable[j]) {
-        layout.roles[j] = ColumnRole::Ignored;
-        continue;
-      }
-      throw Error(where(source, line) + "column " + column_label(names, j) +
-                  " is not one of the model's features; leave it out with --ignore-cols " +
-                  names[j]);
-    }
-    return layout;
+// Prediction with names on both sides: the model's columns, found in the header; any other
+// feature column is an error unless --feature-cols leaves it out.
+void assign_features_by_name(TableLayout& layout, const LayoutInput& in) {
+  std::vector<bool> used(in.ncols, false);
+  for (const TableColumn& c : in.schema->columns) {
+    const std::size_t j = find_name(in.names, c.name, in.source, in.line);
+    if (j == npos)
+      throw Error(where(in.source, in.line) + "the model's feature column " + quote_text(c.name) +
+                  " is not in the header (" + header_list(in.names) + ")");
+    if (layout.roles[j] != ColumnRole::Feature)
+      throw Error(in.source + ": the model's feature column " + quote_text(c.name) +
+                  " cannot be the label, the id or ignored");
+    layout.features.push_back(j);
+    used[j] = true;
   }
-  for (std::size_t j = 0; j < ncols; ++j) {
+  for (std::size_t j = 0; j < in.ncols; ++j) {
+    if (layout.roles[j] != ColumnRole::Feature || used[j]) continue;
+    if (!in.selectable[j]) {
+      layout.roles[j] = ColumnRole::Ignored;
+      continue;
+    }
+    throw Error(where(in.source, in.line) + "column " + column_label(in.names, j) +
+                " is not one of the model's features; leave it out with --ignore-cols " + in.names[j]);
+  }
+}
+
+// Every selectable column left, in file order, as many as the model expects.
+void assign_features_by_position(TableLayout& layout, const LayoutInput& in) {
+  for (std::size_t j = 0; j < in.ncols; ++j) {
     if (layout.roles[j] != ColumnRole::Feature) continue;
-    if (!selectable[j]) {
+    if (!in.selectable[j]) {
       layout.roles[j] = ColumnRole::Ignored;
       continue;
     }
     layout.features.push_back(j);
   }
-  const std::size_t expected =
-      schema ? schema->columns.size() : options.expected_features.value_or(npos);
+  const std::size_t expected = in.expected();
+  const std::string at = where(in.source, in.line) + std::to_string(in.ncols) + " columns";
   if (expected != npos && layout.features.size() != expected) {
-    if (explicit_label && layout.features.size() + 1 == expected)
-      throw Error(where(source, line) + std::to_string(ncols) + " columns, the model expects " +
-                  std::to_string(expected) + " features: no room for the label column that was given");
-    throw Error(where(source, line) + std::to_string(ncols) + " columns, model expects " +
-                std::to_string(expected) + " features" +
-                (lc.kind == Kind::None ? std::string(" (label column 'none')")
-                                       : " (or " + std::to_string(expected + 1) + " with a label column)"));
+    if (in.explicit_label() && layout.features.size() + 1 == expected)
+      throw Error(at + ", the model expects " + std::to_string(expected) +
+                  " features: no room for the label column that was given");
+    throw Error(at + ", model expects " + std::to_string(expected) + " features" +
+                (in.options.label_column.kind == Kind::None
+                     ? std::string(" (label column 'none')")
+                     : " (or " + std::to_string(expected + 1) + " with a label column)"));
   }
   if (layout.features.empty())
-    throw Error(where(source, line) + std::to_string(ncols) +
-                " columns: no feature column is left besides the label, id and ignored columns");
+    throw Error(at + ": no feature column is left besides the label, id and ignored columns");
+}
+
+}  // namespace
+
+TableLayout resolve_table_layout(const std::vector<std::string>& names, std::size_t ncols,
+                                 const LoadOptions& options, const std::string& source,
+                                 std::uint64_t line) {
+  const TableSchema* schema = options.schema && !options.schema->empty() ? options.schema : nullptr;
+  LayoutInput in{names, ncols, options, source, line, schema, schema && schema->named && !names.empty(), {}};
+  TableLayout layout;
+  layout.roles.assign(ncols, ColumnRole::Feature);
+  assign_ignored_and_id(layout, in);
+  in.selectable = selectable_columns(names, ncols, options, source);
+  assign_label(layout, in);
+  if (in.by_name) assign_features_by_name(layout, in);
+  else assign_features_by_position(layout, in);
   return layout;
 }
 
@@ -398,6 +425,17 @@ void TableRowEncoder::encode(std::span<const std::string_view> cells, std::uint6
     }
     throw_bad_number(source_, line, j + 1, t, st);
   }
+}
+
+void check_one_hot_size(std::uint64_t rows, std::uint64_t features, std::uint64_t limit,
+                        const std::string& source, bool in_memory) {
+  std::uint64_t values = 0;
+  if (!__builtin_mul_overflow(rows, features, &values) && values <= limit) return;
+  throw Error(source + ": " + std::to_string(rows) + " rows x " + std::to_string(features) +
+              " features after one-hot encoding the text columns is too large to " +
+              (in_memory ? "encode" : "load") + " (limit " + std::to_string(limit) +
+              " values for this " + (in_memory ? "table); leave text columns out"
+                                               : "input); leave text columns out with --ignore-cols"));
 }
 
 }  // namespace detail

@@ -113,6 +113,15 @@ class TextInNumericColumn : public Error {
               "over the file, as flynn train does)") {}
 };
 
+/// One-hot blocks are the one place where a table's dense size can outgrow its text (many
+/// text columns with many categories): `rows` rows of `features` encoded features must fit
+/// in `limit` values (sparse_value_limit of the input's bytes, or LoadOptions::max_values).
+/// Throws flynn::Error naming `source`, the sizes and the limit otherwise; `in_memory`: the
+/// table is an in-memory one (memory_table.hpp), whose text columns a caller leaves out
+/// itself, else a file's (--ignore-cols).
+void check_one_hot_size(std::uint64_t rows, std::uint64_t features, std::uint64_t limit,
+                        const std::string& source, bool in_memory);
+
 /// Turns rows of text cells into model features.
 class TableRowEncoder {
  public:
