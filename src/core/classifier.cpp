@@ -246,21 +246,10 @@ void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
 }
 
 void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
+  // The rows form, after the Dataset's own checks (the source named in the message).
   require_no_release(provenance_);
-  if (config().variant.standardize && stats_.empty()) {
-    learn_feature_stats(DataView(data));
-    try {
-      counts_ += count(data, progress);
-      counts_changed();
-    } catch (...) {  // the model learned nothing: it has no statistics either
-      stats_ = FeatureStats{};
-      hasher_ = std::make_unique<FlyHasher>(config(), threads_);
-      throw;
-    }
-    return;
-  }
-  counts_ += count(data, progress);
-  counts_changed();
+  check_features(data);
+  partial_fit(DataView(data), row_class_ids(data), progress);
 }
 
 void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,

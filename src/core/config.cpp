@@ -372,6 +372,84 @@ Variant HyperParams::resolve_variant(std::uint32_t d) const {
   return d <= Defaults::low_dim_max ? Defaults::low_dim_variant() : Defaults::variant();
 }
 
+namespace {
+
+// resolve()'s steps for the three sizes, each from its own forms (m or expansion_factor; s
+// or connection_sparsity; rho, wta_nnz or wta_ratio) or the defaults for the config so far
+// (`wide_relative`: the tenth round's rule for d > low_dim_max under relative scoring).
+std::uint32_t resolved_m(const HyperParams& h, const FlyConfig& c, bool wide_relative) {
+  const std::uint32_t d = c.input_dim;
+  std::uint64_t mm;
+  if (h.m) {
+    mm = *h.m;
+  } else if (h.expansion_factor) {
+    if (!(*h.expansion_factor > 0.0) || !std::isfinite(*h.expansion_factor))
+      throw Error(fmt::format("expansion_factor = {}: must be a positive number", *h.expansion_factor));
+    mm = floor_ratio(*h.expansion_factor, d);
+  } else {
+    const std::uint64_t min_m = c.variant.anchors ? Defaults::anchor_min_m : Defaults::min_m;
+    const double factor = wide_relative ? Defaults::wide_expansion_factor : Defaults::expansion_factor;
+    mm = std::clamp<std::uint64_t>(floor_ratio(factor, d), min_m, Defaults::max_m);
+  }
+  if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
+  return static_cast<std::uint32_t>(mm);
+}
+
+std::uint32_t resolved_s(const HyperParams& h, const FlyConfig& c) {
+  const std::uint32_t d = c.input_dim;
+  const std::uint32_t width = c.preprocess == Preprocess::Densify ? c.hash_input_dim() : c.encoded_dim();
+  std::uint64_t ss;
+  if (h.s) {
+    ss = *h.s;
+  } else {
+    const double cs = h.connection_sparsity.value_or(Defaults::connection_sparsity);
+    if (!(cs > 0.0 && cs <= 1.0)) throw Error(fmt::format("connection_sparsity = {}: must be in (0, 1]", cs));
+    ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
+    // Anchor units (the low-dimensional default): a unit reads max(8, 2d) of the K·d anchor
+    // units up to low_dim_max features, max(8, d) above (half of them at most), so it
+    // measures a distance in several coordinates.
+    if (c.variant.anchors && !h.connection_sparsity) {
+      const std::uint64_t per_feature = d <= Defaults::low_dim_max ? Defaults::anchor_s_per_feature : 1;
+      ss = std::min<std::uint64_t>(std::max<std::uint64_t>(Defaults::low_dim_min_s, per_feature * d),
+                                   std::max<std::uint64_t>(1, width / 2));
+    }
+    if (!h.connection_sparsity)  // defaults never fail, and stay cheap on wide data
+      ss = std::min<std::uint64_t>({ss, width, Defaults::max_s});
+    if (c.variant.paper_half) ss = std::min<std::uint64_t>(ss, d);  // the paper half reads d columns
+  }
+  if (ss > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("s = {}: must be in [1, {}]", ss, width));
+  return static_cast<std::uint32_t>(ss);
+}
+
+std::uint32_t resolved_rho(const HyperParams& h, const FlyConfig& c, bool wide_relative) {
+  std::uint64_t rr;
+  if (h.rho) {
+    rr = *h.rho;
+  } else if (h.wta_nnz) {
+    rr = *h.wta_nnz;
+  } else if (h.wta_ratio) {
+    if (!(*h.wta_ratio > 0.0 && *h.wta_ratio < 1.0))
+      throw Error(fmt::format("wta_ratio = {}: must be in (0, 1)", *h.wta_ratio));
+    rr = std::max<std::uint64_t>(2, floor_ratio(*h.wta_ratio, c.m));
+  } else {
+    // Anchor units are grid points, not repeats of few column sets: a fixed ρ, without
+    // the m/(4d) term and whatever the scoring.
+    const double per_unit =
+        wide_relative ? Defaults::wide_rho_per_unit_and_feature : Defaults::rho_per_unit_and_feature;
+    const std::uint64_t by_ratio = c.variant.anchors ? 0 : floor_ratio(per_unit / c.input_dim, c.m);
+    const std::uint64_t floor = c.variant.anchors                             ? Defaults::anchor_rho
+                                : c.filter_scoring == FilterScoring::Relative ? Defaults::relative_rho
+                                                                              : Defaults::rho;
+    rr = std::min<std::uint64_t>(std::max<std::uint64_t>(floor, by_ratio), c.m > 1 ? c.m - 1 : 1);
+  }
+  if (rr > std::numeric_limits<std::uint32_t>::max())
+    throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rr, c.m - 1));
+  return static_cast<std::uint32_t>(rr);
+}
+
+}  // namespace
+
 FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   if (d == 0) throw Error("d (input dimension): the data has no feature columns");
   if (m && expansion_factor) throw Error("give either m or expansion_factor, not both");
@@ -393,72 +471,9 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   // The tenth round's rule for d > low_dim_max under relative scoring (Defaults).
   const bool wide_relative = !c.variant.anchors && d > Defaults::low_dim_max &&
                              c.filter_scoring == FilterScoring::Relative;
-
-  std::uint64_t mm;
-  if (m) {
-    mm = *m;
-  } else if (expansion_factor) {
-    if (!(*expansion_factor > 0.0) || !std::isfinite(*expansion_factor))
-      throw Error(fmt::format("expansion_factor = {}: must be a positive number",
-                              *expansion_factor));
-    mm = floor_ratio(*expansion_factor, d);
-  } else {
-    const std::uint64_t min_m = c.variant.anchors ? Defaults::anchor_min_m : Defaults::min_m;
-    const double factor = wide_relative ? Defaults::wide_expansion_factor : Defaults::expansion_factor;
-    mm = std::clamp<std::uint64_t>(floor_ratio(factor, d), min_m, Defaults::max_m);
-  }
-  if (mm > kMaxUnits) throw Error(fmt::format("m = {}: must be in [2, {}]", mm, kMaxUnits));
-  c.m = static_cast<std::uint32_t>(mm);
-
-  const std::uint32_t width =
-      c.preprocess == Preprocess::Densify ? c.hash_input_dim() : c.encoded_dim();
-  std::uint64_t ss;
-  if (s) {
-    ss = *s;
-  } else {
-    const double cs = connection_sparsity.value_or(Defaults::connection_sparsity);
-    if (!(cs > 0.0 && cs <= 1.0))
-      throw Error(fmt::format("connection_sparsity = {}: must be in (0, 1]", cs));
-    ss = std::max<std::uint64_t>(2, floor_ratio(cs, d));
-    // Anchor units (the low-dimensional default): a unit reads max(8, 2d) of the K·d anchor
-    // units up to low_dim_max features, max(8, d) above (half of them at most), so it
-    // measures a distance in several coordinates.
-    if (c.variant.anchors && !connection_sparsity) {
-      const std::uint64_t per_feature = d <= Defaults::low_dim_max ? Defaults::anchor_s_per_feature : 1;
-      ss = std::min<std::uint64_t>(std::max<std::uint64_t>(Defaults::low_dim_min_s, per_feature * d),
-                                   std::max<std::uint64_t>(1, width / 2));
-    }
-    if (!connection_sparsity)  // defaults never fail, and stay cheap on wide data
-      ss = std::min<std::uint64_t>({ss, width, Defaults::max_s});
-    if (c.variant.paper_half) ss = std::min<std::uint64_t>(ss, d);  // the paper half reads d columns
-  }
-  if (ss > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("s = {}: must be in [1, {}]", ss, width));
-  c.s = static_cast<std::uint32_t>(ss);
-
-  std::uint64_t rr;
-  if (rho) {
-    rr = *rho;
-  } else if (wta_nnz) {
-    rr = *wta_nnz;
-  } else if (wta_ratio) {
-    if (!(*wta_ratio > 0.0 && *wta_ratio < 1.0))
-      throw Error(fmt::format("wta_ratio = {}: must be in (0, 1)", *wta_ratio));
-    rr = std::max<std::uint64_t>(2, floor_ratio(*wta_ratio, c.m));
-  } else {
-    // Anchor units are grid points, not repeats of few column sets: a fixed ρ, without
-    // the m/(4d) term and whatever the scoring.
-    const double per_unit = wide_relative ? Defaults::wide_rho_per_unit_and_feature
-                                          : Defaults::rho_per_unit_and_feature;
-    const std::uint64_t by_ratio = c.variant.anchors ? 0 : floor_ratio(per_unit / d, c.m);
-    const std::uint64_t floor = c.variant.anchors                             ? Defaults::anchor_rho
-                                : c.filter_scoring == FilterScoring::Relative ? Defaults::relative_rho
-                                                                              : Defaults::rho;
-    rr = std::min<std::uint64_t>(std::max<std::uint64_t>(floor, by_ratio), c.m > 1 ? c.m - 1 : 1);
-  }
-  if (rr > std::numeric_limits<std::uint32_t>::max())
-    throw Error(fmt::format("rho = {}: must be in [1, m-1] = [1, {}]", rr, c.m - 1));
-  c.rho = static_cast<std::uint32_t>(rr);
+  c.m = resolved_m(*this, c, wide_relative);
+  c.s = resolved_s(*this, c);
+  c.rho = resolved_rho(*this, c, wide_relative);
   if (pairs && *pairs > Defaults::max_pairs)
     throw Error(fmt::format("pairs = {}: must be in [0, {}]", *pairs, Defaults::max_pairs));
   c.pairs = static_cast<std::uint32_t>(pairs.value_or(0));

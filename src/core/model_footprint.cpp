@@ -73,28 +73,17 @@ std::string ModelFootprint::describe() const {
   return out;
 }
 
-ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, ModelUse use,
-                               int threads) {
-  ModelFootprint f;
-  const std::uint64_t m = c.m, s = c.s, rho = c.rho, d = c.input_dim, L = n_classes;
-  const std::uint64_t cells = mul(L, add(m, c.pair_cells()));  // count cells: units and pairs
-  f.m = m;
-  f.s = s;
-  f.classes = L;
-  f.threads = use == ModelUse::Inspect ? 1 : detail::resolve_threads(threads);
-  const std::uint64_t T = static_cast<std::uint64_t>(f.threads);
-  // ClassCounts: L × (m + pair cells) uint32.
-  f.counts = mul(cells, 4);
-  f.build_operations = cells;  // each count decoded and checked
-  if (use == ModelUse::Inspect) return f;
+namespace {
 
-  // The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
-  // m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits (with signed
-  // lifting also its unmirrored layout, SignedColumns: m_p × s uint16 + 6 bytes a unit; the
-  // uint16 copy is then built only when a float, int32 or all-zero row comes, counted as kept), the
-  // sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
-  // building, columns cursors, 8 bytes each) and the one-row path's layout (OneRowPlan, at
-  // most plan_bytes_bound; rows no wider than its kMaxColumns), which densify never uses.
+// The lifting matrix of each hash (two for a paper-half variant, m/2 and m − m/2 units):
+// m_p × s uint32 columns, FlyHasher's uint16 copy when its columns fit 16 bits (with signed
+// lifting also its unmirrored layout, SignedColumns: m_p × s uint16 + 6 bytes a unit; the
+// uint16 copy is then built only when a float, int32 or all-zero row comes, counted as kept), the
+// sparse path's inverted lists (ColumnUnits: m_p × s units, columns + 1 starts and, while
+// building, columns cursors, 8 bytes each) and the one-row path's layout (OneRowPlan, at
+// most plan_bytes_bound; rows no wider than its kMaxColumns), which densify never uses.
+// Returns the widest hash input.
+std::uint64_t add_hashes(const FlyConfig& c, ModelFootprint& f) {
   // (units, columns, columns of the one-row byte row, signed lifting)
   std::vector<std::array<std::uint64_t, 4>> hashes;
   auto add_hash = [&](const FlyConfig& part) {
@@ -113,44 +102,71 @@ ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, Mode
   std::uint64_t widest = 0;
   for (const auto& [units, columns, byte_columns, signed_lifting] : hashes) {
     widest = std::max(widest, columns);
-    const std::uint64_t entries = mul(units, s);
+    const std::uint64_t entries = mul(units, c.s);
     f.lifting_matrix = add(f.lifting_matrix, mul(entries, columns <= kNarrowColumnsMax ? 6 : 4));
     if (signed_lifting && columns <= kNarrowColumnsMax)  // SignedColumns beside the narrow copy
       f.lifting_matrix = add(f.lifting_matrix, add(mul(entries, 2), mul(units, 6)));
-    if (sparse_path)
-      f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
+    if (sparse_path) f.sparse_lists = add(f.sparse_lists, add(mul(entries, 4), mul(add(columns, 1), 16)));
     if (sparse_path && byte_columns <= kernels::OneRowPlan::kMaxColumns)
-      f.one_row_plan = add(f.one_row_plan, kernels::plan_bytes_bound(units, s, byte_columns));
+      f.one_row_plan = add(f.one_row_plan, kernels::plan_bytes_bound(units, c.s, byte_columns));
     f.build_operations = add(f.build_operations, entries);
   }
-  f.additions_per_row = mul(m, s);
+  return widest;
+}
 
-  // Per-feature state: densify's ±1 signs; a variant's encoder (standardisation means and
-  // inverse scales in double, the model's float statistics, thermometer thresholds or anchor
-  // grid points).
-  if (c.preprocess == Preprocess::Densify) f.feature_state = d;
+// Per-feature state: densify's ±1 signs; a variant's encoder (standardisation means and
+// inverse scales in double, the model's float statistics, thermometer thresholds or anchor
+// grid points).
+std::uint64_t feature_state_bytes(const FlyConfig& c) {
+  const std::uint64_t d = c.input_dim;
+  std::uint64_t bytes = c.preprocess == Preprocess::Densify ? d : 0;
   if (c.variant.standardize)  // the second half's own encoder too, when it may standardise
-    f.feature_state = add(f.feature_state, mul(d, 2, 8 + 4, c.paper_half_min_columns ? 2 : 1));
-  f.feature_state = add(f.feature_state, mul(c.variant.thermometer + c.variant.anchors, 8));
+    bytes = add(bytes, mul(d, 2, 8 + 4, c.paper_half_min_columns ? 2 : 1));
+  return add(bytes, mul(c.variant.thermometer + c.variant.anchors, 8));
+}
 
-  // One thread's hashing buffers: a task's winners and (variants) encoded rows, each
-  // kernel lane's group of blocks and its rows' top-ρ buffers, the sparse path's m
-  // activations and one top-ρ buffer, the row buffers, densify's transform buffer. A
-  // paper-half variant also joins the halves' winners per task.
+// One thread's hashing buffers: a task's winners and (variants) encoded rows, each kernel
+// lane's group of blocks and its rows' top-ρ buffers, the sparse path's m activations and
+// one top-ρ buffer, the row buffers, densify's transform buffer, the pair coder's.
+std::uint64_t thread_scratch_bytes(const FlyConfig& c, std::uint64_t widest) {
+  const std::uint64_t rho = c.rho;
   std::uint64_t per_thread = mul(kTaskRows, rho, 4);
   if (!c.variant.is_paper()) per_thread = add(per_thread, mul(kTaskRows, widest, 4));
   const std::uint64_t lane = add(std::max(kGroupBytes, mul(widest, kMaxBlockRows, 4)),
                                  mul(kTaskRows + kMaxBlockRows, topk_row_bytes(rho)));
   per_thread = add(per_thread, mul(kKernelLanes, lane));
-  if (sparse_path) per_thread = add(per_thread, add(mul(m, 4), topk_row_bytes(rho)));
+  if (c.preprocess != Preprocess::Densify) per_thread = add(per_thread, add(mul(c.m, 4), topk_row_bytes(rho)));
   per_thread = add(per_thread, mul(widest, 4, 2));
   if (c.preprocess == Preprocess::Densify) per_thread = add(per_thread, mul(widest, 8));
   if (c.pairs)  // PairCoder: a task's codes, the row's taken-cell set (2 × uint32 slots)
     per_thread = add(per_thread, add(mul(kTaskRows, c.codes_per_row(), 4),
                                      mul(std::bit_ceil(std::max<std::uint64_t>(1, mul(2, c.pairs, rho))), 8)));
-  f.thread_scratch = mul(per_thread, T);
+  return per_thread;
+}
+
+}  // namespace
+
+ModelFootprint model_footprint(const FlyConfig& c, std::uint64_t n_classes, ModelUse use,
+                               int threads) {
+  ModelFootprint f;
+  const std::uint64_t m = c.m, L = n_classes;
+  const std::uint64_t cells = mul(L, add(m, c.pair_cells()));  // count cells: units and pairs
+  f.m = m;
+  f.s = c.s;
+  f.classes = L;
+  f.threads = use == ModelUse::Inspect ? 1 : detail::resolve_threads(threads);
+  const std::uint64_t T = static_cast<std::uint64_t>(f.threads);
+  // ClassCounts: L × (m + pair cells) uint32.
+  f.counts = mul(cells, 4);
+  f.build_operations = cells;  // each count decoded and checked
+  if (use == ModelUse::Inspect) return f;
+
+  const std::uint64_t widest = add_hashes(c, f);
+  f.additions_per_row = mul(m, c.s);
+  f.feature_state = feature_state_bytes(c);
+  f.thread_scratch = mul(thread_scratch_bytes(c, widest), T);
   if (c.variant.paper_half)  // the two halves' winners of one chunk of rows (all threads)
-    f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), rho, 4));
+    f.thread_scratch = add(f.thread_scratch, mul(kTaskRows, std::max<std::uint64_t>(T, 4), c.rho, 4));
 
   if (use == ModelUse::Predict) {
     // FilterScorer: a bit mask per unit where it packs bits, else the m × L table of
