@@ -134,27 +134,20 @@ std::uint32_t SbfcModel::predict(const SimHashCodes& codes, std::size_t row) con
   return static_cast<std::uint32_t>(std::min_element(s.begin(), s.end()) - s.begin());
 }
 
-SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
-                                 std::uint32_t k_folds, const SbfcOptions& options,
-                                 const ProgressFn& progress) {
-  const auto start = std::chrono::steady_clock::now();
-  if (!data.has_labels) throw Error(fmt::format("{}: SBFC cross-validation needs labels", data.source));
-  if (fold_of_row.size() != data.n_rows) throw Error("SBFC: fold assignment does not match the rows");
-  if (options.expansion_factors.empty()) throw Error("SBFC: empty grid of expansion factors");
-  const std::size_t n = data.n_rows, d = data.n_features, L = data.classes.size();
+namespace {
 
-  SbfcCvResult result;
-  const double per_unit = static_cast<double>(n) * static_cast<double>(d);
-  result.m_limit = static_cast<std::uint64_t>(std::max(1.0, std::floor(options.max_work / per_unit)));
+using GridPoint = std::pair<std::uint32_t, double>;  // (m, expansion factor)
 
-  // Grid points in ascending m; the guard drops the largest, but always keeps the smallest.
-  std::vector<std::pair<std::uint32_t, double>> points;
+// The grid's points in ascending m, one per m; the work guard drops the largest beyond
+// result.m_limit (into result.skipped_factors), but always keeps the smallest.
+std::vector<GridPoint> grid_points(std::size_t d, const SbfcOptions& options, SbfcCvResult& result) {
+  std::vector<GridPoint> points;
   for (double f : options.expansion_factors) {
     if (!(f > 0.0)) throw Error(fmt::format("SBFC: expansion factor {} is not positive", f));
     points.emplace_back(sbfc_units(f, d), f);
   }
   std::sort(points.begin(), points.end());
-  std::vector<std::pair<std::uint32_t, double>> kept;
+  std::vector<GridPoint> kept;
   for (const auto& p : points) {
     if (!kept.empty() && kept.back().first == p.first) continue;  // same m, same classifier
     if (!kept.empty() && p.first > result.m_limit) {
@@ -163,26 +156,21 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
     }
     kept.push_back(p);
   }
-  const std::uint32_t m_max = kept.back().first;
+  return kept;
+}
 
-  const std::uint32_t B = block_units(n);
-  const std::size_t W = B / 64;  // words per full block
-  std::vector<float> proj, y;
-  std::vector<std::uint64_t> codes;
-  std::vector<std::uint64_t> fold_or(std::size_t(k_folds) * L * W), train_filter(fold_or.size());
-  std::vector<std::uint64_t> prefix(fold_or.size()), suffix(fold_or.size());
-  std::vector<std::uint32_t> scores(n * L, 0);
-  std::size_t next_point = 0;
-  detail::ProgressTracker tracker(progress, m_max);
+// Per-fold, per-class ORs of one block of codes, then each fold's training filter as the OR
+// of the other folds (prefix/suffix ORs: no subtraction exists for OR). Every buffer holds
+// k_folds × L × W words (W: words of a full block; the block's codes have `bw` words a row).
+struct FoldFilters {
+  std::vector<std::uint64_t> fold_or, prefix, suffix, train;
+  explicit FoldFilters(std::size_t words) : fold_or(words), prefix(words), suffix(words), train(words) {}
 
-  for (std::uint32_t u0 = 0; u0 < m_max; u0 += B) {
-    const std::uint32_t u1 = std::min<std::uint32_t>(m_max, u0 + B);
-    simhash_block(data, u0, u1, options.seed, options.threads, proj, y, codes);
-    const std::size_t bw = (u1 - u0 + 63) / 64;
-    // Per-fold, per-class ORs of this block, then each fold's training filter as the OR of
-    // the other folds (prefix/suffix ORs: no subtraction exists for OR).
+  void build(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k_folds,
+             const std::vector<std::uint64_t>& codes, std::size_t bw, std::size_t W) {
+    const std::size_t L = data.classes.size();
     std::fill(fold_or.begin(), fold_or.end(), 0);
-    for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t r = 0; r < data.n_rows; ++r) {
       std::uint64_t* f = fold_or.data() + (std::size_t(fold_of_row[r]) * L + data.labels[r]) * W;
       const std::uint64_t* h = codes.data() + r * bw;
       for (std::size_t w = 0; w < bw; ++w) f[w] |= h[w];
@@ -196,35 +184,71 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
         suffix[f * slab + i] = (f + 1 < k_folds ? suffix[(f + 1) * slab + i] : 0) | fold_or[f * slab + i];
     for (std::uint32_t f = 0; f < k_folds; ++f)
       for (std::size_t i = 0; i < slab; ++i)
-        train_filter[f * slab + i] = (f ? prefix[(f - 1) * slab + i] : 0) |
-                                     (f + 1 < k_folds ? suffix[(f + 1) * slab + i] : 0);
+        train[f * slab + i] = (f ? prefix[(f - 1) * slab + i] : 0) | (f + 1 < k_folds ? suffix[(f + 1) * slab + i] : 0);
+  }
+};
 
+// Each row's predicted class at the scores so far: the fewest missed bits, the lowest class
+// on ties.
+std::vector<std::uint32_t> predictions(const std::vector<std::uint32_t>& scores, std::size_t n, std::size_t L) {
+  std::vector<std::uint32_t> predicted(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint32_t* s = scores.data() + r * L;
+    predicted[r] = static_cast<std::uint32_t>(std::min_element(s, s + L) - s);
+  }
+  return predicted;
+}
+
+}  // namespace
+
+SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                                 std::uint32_t k_folds, const SbfcOptions& options,
+                                 const ProgressFn& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!data.has_labels) throw Error(fmt::format("{}: SBFC cross-validation needs labels", data.source));
+  if (fold_of_row.size() != data.n_rows) throw Error("SBFC: fold assignment does not match the rows");
+  if (options.expansion_factors.empty()) throw Error("SBFC: empty grid of expansion factors");
+  const std::size_t n = data.n_rows, d = data.n_features, L = data.classes.size();
+
+  SbfcCvResult result;
+  const double per_unit = static_cast<double>(n) * static_cast<double>(d);
+  result.m_limit = static_cast<std::uint64_t>(std::max(1.0, std::floor(options.max_work / per_unit)));
+  const std::vector<GridPoint> kept = grid_points(d, options, result);
+  const std::uint32_t m_max = kept.back().first;
+
+  const std::uint32_t B = block_units(n);
+  const std::size_t W = B / 64;  // words per full block
+  const std::size_t slab = L * W;  // one fold's filters
+  std::vector<float> proj, y;
+  std::vector<std::uint64_t> codes;
+  FoldFilters filters(std::size_t(k_folds) * slab);
+  std::vector<std::uint32_t> scores(n * L, 0);
+  std::size_t next_point = 0;
+  detail::ProgressTracker tracker(progress, m_max);
+
+  for (std::uint32_t u0 = 0; u0 < m_max; u0 += B) {
+    const std::uint32_t u1 = std::min<std::uint32_t>(m_max, u0 + B);
+    simhash_block(data, u0, u1, options.seed, options.threads, proj, y, codes);
+    const std::size_t bw = (u1 - u0 + 63) / 64;
+    filters.build(data, fold_of_row, k_folds, codes, bw, W);
     // Score segment by segment; a segment ends at the block's end or at a grid point.
     std::uint32_t a = u0;
     while (a < u1) {
       std::uint32_t b = u1;
       if (next_point < kept.size() && kept[next_point].first <= u1) b = kept[next_point].first;
-      if (b > a) {
-        for (std::size_t r = 0; r < n; ++r) {
-          const std::uint64_t* h = codes.data() + r * bw;
-          const std::uint64_t* t = train_filter.data() + std::size_t(fold_of_row[r]) * slab;
-          std::uint32_t* s = scores.data() + r * L;
-          for (std::size_t l = 0; l < L; ++l) s[l] += missed_bits(h, t + l * W, a - u0, b - u0);
-        }
+      for (std::size_t r = 0; b > a && r < n; ++r) {
+        const std::uint64_t* h = codes.data() + r * bw;
+        const std::uint64_t* t = filters.train.data() + std::size_t(fold_of_row[r]) * slab;
+        std::uint32_t* s = scores.data() + r * L;
+        for (std::size_t l = 0; l < L; ++l) s[l] += missed_bits(h, t + l * W, a - u0, b - u0);
       }
       a = b;
-      while (next_point < kept.size() && kept[next_point].first == a) {
-        std::vector<std::uint32_t> predicted(n);
-        for (std::size_t r = 0; r < n; ++r) {
-          const std::uint32_t* s = scores.data() + r * L;
-          predicted[r] = static_cast<std::uint32_t>(std::min_element(s, s + L) - s);  // lowest class on ties
-        }
+      for (; next_point < kept.size() && kept[next_point].first == a; ++next_point) {
         SbfcPoint p;
         p.m = kept[next_point].first;
         p.expansion_factor = kept[next_point].second;
-        p.cv = eval::summarize_predictions(data.labels, predicted, fold_of_row, k_folds, L, 0.0);
+        p.cv = eval::summarize_predictions(data.labels, predictions(scores, n, L), fold_of_row, k_folds, L, 0.0);
         result.grid.push_back(std::move(p));
-        ++next_point;
       }
     }
     tracker.advance(u1 - u0);

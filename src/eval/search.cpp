@@ -161,91 +161,137 @@ std::string apply_search_guard(FlyConfig& c, std::size_t n, std::size_t L, const
   return reason;
 }
 
-SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
-                          std::uint32_t k_folds, const SearchOptions& o, const ProgressFn& progress) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+void check_search_options(const SearchOptions& o) {
   if (o.budget == 0) throw Error("search: the budget must be at least 1 evaluation");
   if (o.space.gammas.empty()) throw Error("search: empty γ grid");
   if (!(o.space.min_expansion > 0 && o.space.max_expansion >= o.space.min_expansion))
     throw Error("search: bad expansion-factor range");
   if (o.space.min_rho < 1 || o.space.max_rho < o.space.min_rho) throw Error("search: bad ρ range");
-  const FlyCvEvaluator full(data, fold_of_row, k_folds);
-  SearchResult res;
+}
 
-  // Rungs: fractions η^-(R-1), …, 1/η, 1 of the rows.
+// The candidates each rung evaluates: rungs hold fractions η^-(R-1), …, 1/η, 1 of the
+// rows (one rung unless halving), the smallest at least min_rows rows and two per fold.
+std::vector<std::size_t> rung_sizes(std::size_t n_rows, std::uint32_t k_folds, const SearchOptions& o) {
   std::uint32_t rungs = 1;
   const std::uint32_t eta = std::max<std::uint32_t>(2, o.halving_eta);
   if (o.design == SearchDesign::HaltonHalving) {
-    // The smallest rung must keep min_rows rows, and at least two per fold.
     const double min_rows = static_cast<double>(std::max<std::size_t>(o.halving_min_rows, 2 * k_folds));
-    while (rungs < o.halving_max_rungs && static_cast<double>(data.n_rows) / std::pow(eta, rungs) >= min_rows)
-      ++rungs;
+    while (rungs < o.halving_max_rungs && static_cast<double>(n_rows) / std::pow(eta, rungs) >= min_rows) ++rungs;
   }
   std::vector<std::size_t> per_rung(rungs);
-  per_rung[0] = static_cast<std::size_t>(
-      std::max(1.0, std::round(o.budget * std::pow(eta, rungs - 1) / rungs)));
+  per_rung[0] = static_cast<std::size_t>(std::max(1.0, std::round(o.budget * std::pow(eta, rungs - 1) / rungs)));
   for (std::uint32_t r = 1; r < rungs; ++r) per_rung[r] = std::max<std::size_t>(1, per_rung[r - 1] / eta);
-  res.planned_evaluations = std::accumulate(per_rung.begin(), per_rung.end(), std::size_t{0});
+  return per_rung;
+}
 
-  // Each subsample rung's data and folds, made up front so the progress total (rows to be
-  // evaluated) is exact from the start.
-  std::vector<std::unique_ptr<Dataset>> sub(rungs);
-  std::vector<std::unique_ptr<FlyCvEvaluator>> sub_ev(rungs);
-  std::size_t total_rows = per_rung[rungs - 1] * data.n_rows;
+// Each subsample rung's rows and folds, made up front so the progress total (rows to be
+// evaluated) is exact from the start; the last rung is all rows.
+struct Rungs {
+  std::vector<std::unique_ptr<Dataset>> rows;
+  std::vector<std::unique_ptr<FlyCvEvaluator>> evaluators;
+  std::size_t total_rows = 0;  // rows the planned evaluations read
+};
+
+Rungs subsample_rungs(const Dataset& data, const std::vector<std::size_t>& per_rung, std::uint32_t k_folds,
+                      const SearchOptions& o) {
+  const std::size_t rungs = per_rung.size();
+  const std::uint32_t eta = std::max<std::uint32_t>(2, o.halving_eta);
+  Rungs out;
+  out.rows.resize(rungs);
+  out.evaluators.resize(rungs);
+  out.total_rows = per_rung[rungs - 1] * data.n_rows;
   for (std::uint32_t r = 0; r + 1 < rungs; ++r) {
     const double q = std::pow(eta, -static_cast<double>(rungs - 1 - r));
-    sub[r] = std::make_unique<Dataset>(data.subset(stratified_subsample(data, q, o.seed)));
-    sub_ev[r] = std::make_unique<FlyCvEvaluator>(
-        *sub[r], stratified_folds(sub[r]->labels, sub[r]->classes.size(), k_folds, o.seed + 1 + r), k_folds);
-    total_rows += per_rung[r] * sub[r]->n_rows;
+    out.rows[r] = std::make_unique<Dataset>(data.subset(stratified_subsample(data, q, o.seed)));
+    const Dataset& sub = *out.rows[r];
+    out.evaluators[r] = std::make_unique<FlyCvEvaluator>(
+        sub, stratified_folds(sub.labels, sub.classes.size(), k_folds, o.seed + 1 + r), k_folds);
+    out.total_rows += per_rung[r] * sub.n_rows;
   }
-  detail::ProgressTracker tracker(progress, total_rows);
+  return out;
+}
+
+// A search in progress: its result so far, its progress and its time limit.
+struct SearchRun {
+  const Dataset& data;
+  const SearchOptions& o;
+  std::chrono::steady_clock::time_point start;
+  SearchResult& res;
+  detail::ProgressTracker& tracker;
   std::size_t rows_done = 0;
-  auto out_of_time = [&] {
-    return o.time_limit_seconds > 0.0 &&
-           detail::seconds_since(start) >= o.time_limit_seconds;
-  };
+  double best_metric = -std::numeric_limits<double>::infinity();  // log-loss's metric is negative
+
+  bool out_of_time() const {
+    return o.time_limit_seconds > 0.0 && detail::seconds_since(start) >= o.time_limit_seconds;
+  }
+
+  // Evaluates the points `alive` on rung r (`last`: all rows) and returns them as
+  // (−metric, point) pairs. Past the time limit the rung stops, except that the full-data
+  // rung evaluates at least one.
+  std::vector<std::pair<double, std::size_t>> rung(std::uint32_t r, const FlyCvEvaluator& ev, bool last,
+                                                   const std::vector<std::size_t>& alive,
+                                                   const std::vector<std::vector<double>>& points) {
+    std::vector<std::pair<double, std::size_t>> ranked;
+    for (std::size_t cand : alive) {
+      if (out_of_time() && (!last || res.full_evaluations > 0) && !(r == 0 && ranked.empty())) {
+        res.time_limited = true;
+        break;
+      }
+      std::vector<CvResult> cv;
+      SearchEvaluation e = evaluate_candidate(ev, o, cand, r, points[cand], last ? &cv : nullptr);
+      res.cost += static_cast<double>(e.rows) / static_cast<double>(data.n_rows);
+      if (!e.cap_reason.empty()) ++res.capped;
+      ranked.emplace_back(-e.accuracy, cand);
+      if (last) keep_if_best(e, cv);
+      rows_done += e.rows;
+      tracker.advance(e.rows);
+      res.trace.push_back(std::move(e));
+    }
+    return ranked;
+  }
+
+  // A full-data evaluation: the best so far when its metric is higher.
+  void keep_if_best(const SearchEvaluation& e, const std::vector<CvResult>& cv) {
+    ++res.full_evaluations;
+    if (!(e.accuracy > best_metric)) return;
+    best_metric = e.accuracy;
+    res.best = res.trace.size();
+    res.best_config = e.config;
+    // The γ the evaluation chose: the first of the grid with its best accuracy.
+    for (std::size_t g = 0; g < cv.size(); ++g)
+      if (cv[g].metric(o.metric) == e.accuracy) {
+        res.best_cv = cv[g];
+        break;
+      }
+  }
+};
+
+}  // namespace
+
+SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
+                          std::uint32_t k_folds, const SearchOptions& o, const ProgressFn& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  check_search_options(o);
+  const FlyCvEvaluator full(data, fold_of_row, k_folds);
+  SearchResult res;
+  const std::vector<std::size_t> per_rung = rung_sizes(data.n_rows, k_folds, o);
+  const auto rungs = static_cast<std::uint32_t>(per_rung.size());
+  res.planned_evaluations = std::accumulate(per_rung.begin(), per_rung.end(), std::size_t{0});
+  const Rungs sub = subsample_rungs(data, per_rung, k_folds, o);
+  detail::ProgressTracker tracker(progress, sub.total_rows);
+  SearchRun run{data, o, start, res, tracker};
 
   Design design(o.design, o.seed, search_dimensions(o.space));
   std::vector<std::vector<double>> points(per_rung[0]);
   for (auto& p : points) p = design.next();
   std::vector<std::size_t> alive(per_rung[0]);
   std::iota(alive.begin(), alive.end(), 0);
-
-  double best_acc = -std::numeric_limits<double>::infinity();  // log-loss's metric is negative
   for (std::uint32_t r = 0; r < rungs; ++r) {
     const bool last = r + 1 == rungs;
-    const FlyCvEvaluator* ev = last ? &full : sub_ev[r].get();
-    std::vector<std::pair<double, std::size_t>> ranked;
-    for (std::size_t cand : alive) {
-      // Past the limit: stop this rung, except that the full-data rung evaluates at least one.
-      if (out_of_time() && (!last || res.full_evaluations > 0) && !(r == 0 && ranked.empty())) {
-        res.time_limited = true;
-        break;
-      }
-      std::vector<CvResult> cv;
-      SearchEvaluation e = evaluate_candidate(*ev, o, cand, r, points[cand], last ? &cv : nullptr);
-      res.cost += static_cast<double>(e.rows) / static_cast<double>(data.n_rows);
-      if (!e.cap_reason.empty()) ++res.capped;
-      ranked.emplace_back(-e.accuracy, cand);
-      if (last) {
-        ++res.full_evaluations;
-        if (e.accuracy > best_acc) {
-          best_acc = e.accuracy;
-          res.best = res.trace.size();
-          res.best_config = e.config;
-          // The γ the evaluation chose: the first of the grid with its best accuracy.
-          for (std::size_t g = 0; g < cv.size(); ++g)
-            if (cv[g].metric(o.metric) == e.accuracy) {
-              res.best_cv = cv[g];
-              break;
-            }
-        }
-      }
-      rows_done += e.rows;
-      tracker.advance(e.rows);
-      res.trace.push_back(std::move(e));
-    }
+    std::vector<std::pair<double, std::size_t>> ranked =
+        run.rung(r, last ? full : *sub.evaluators[r], last, alive, points);
     if (last) break;
     std::stable_sort(ranked.begin(), ranked.end());  // best accuracy first, then earlier point
     // Out of time: only the best so far goes on, straight to the full-data rung.
@@ -256,7 +302,7 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
     if (res.time_limited) r = rungs - 2;  // the loop's ++r lands on the full-data rung
   }
   // A cut-short search never reaches the planned total: close the progress line.
-  if (rows_done < total_rows) tracker.advance(total_rows - rows_done);
+  if (run.rows_done < sub.total_rows) tracker.advance(sub.total_rows - run.rows_done);
   res.seconds = detail::seconds_since(start);
   return res;
 }

@@ -38,25 +38,64 @@ const OptionTable<TrainFileRequest>& train_file_fields() {
   return fields;
 }
 
+namespace {
+
+// --auto: the configuration chosen by cross-validation on the training rows (in memory),
+// which then trains the model.
+AutoChoice choose_first(const TrainFileRequest& o, io::FileTrainingOptions& training) {
+  if (training.public_stats)
+    throw Error("--auto cross-validates with the rows' own statistics: it cannot be combined with "
+                "--feature-stats");
+  Dataset data = io::load_dataset(o.data, training.load);
+  if (training.labels) data.relabel(*training.labels);
+  ProgressFn progress = training.progress ? training.progress("choosing") : ProgressFn{};
+  AutoOptions options;
+  options.threads = training.threads;
+  options.metric = auto_metric(training.hyper);
+  AutoChoice choice = choose_auto_config(data, training.hyper, options, progress);
+  if (training.progress) training.progress("");
+  training.hyper = hyper_params_of(choice.config);
+  return choice;
+}
+
+nlohmann::json table_summary(const TableSchema& schema) {
+  nlohmann::json table = {{"columns", schema.columns.size()}, {"named", schema.named}};
+  std::size_t categorical = 0;
+  for (const auto& c : schema.columns) categorical += c.categorical();
+  table["categorical_columns"] = categorical;
+  if (!schema.id_name.empty()) table["id_column"] = schema.id_name;
+  return table;
+}
+
+// --test: the file read in chunks as `flynn predict` reads it, and judged as `flynn tune
+// --test` judges; its JSON into `j` ("test"), its line into `text`.
+void report_test(const TrainFileRequest& o, const io::FileTrainingOptions& training, const FlyNN& model,
+                 nlohmann::json& j, std::string& text) {
+  io::ChunkLimits limits;
+  limits.max_rows = o.chunk_rows;
+  io::RowStream rows(o.test, io::model_load_options(training.load, model), limits);
+  const auto t_pred = std::chrono::steady_clock::now();
+  ProgressFn progress = training.progress ? training.progress("predicting") : ProgressFn{};
+  const TestFileEvaluation e = evaluate_test_file(rows, model, training.threads, progress);
+  if (training.progress) training.progress("");
+  nlohmann::json& tj = j["test"] = to_json(e);
+  tj["data"] = o.test;
+  tj["predict_seconds"] = detail::seconds_since(t_pred);
+  text += fmt::format("test: {} rows predicted in {:.3f} s", e.prediction.rows, tj["predict_seconds"].get<double>());
+  if (tj.contains("accuracy")) text += fmt::format(", accuracy {:.4f}", tj["accuracy"].get<double>());
+  if (tj.contains("log_loss"))
+    text += fmt::format(", log-loss {:.4f}, ECE {:.4f}", tj["log_loss"].get<double>(), tj["ece"].get<double>());
+  text += "\n";
+}
+
+}  // namespace
+
 Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions training) {
   io::ensure_output_is_not_an_input(o.model, {o.data, o.test}, "model");
   if (!o.labels.empty()) training.labels = LabelSet::parse_list(o.labels);
   training.chunk_rows = o.chunk_rows;
   std::optional<AutoChoice> choice;
-  if (o.auto_config) {
-    if (training.public_stats)
-      throw Error("--auto cross-validates with the rows' own statistics: it cannot be combined with "
-                  "--feature-stats");
-    Dataset data = io::load_dataset(o.data, training.load);
-    if (training.labels) data.relabel(*training.labels);
-    ProgressFn progress = training.progress ? training.progress("choosing") : ProgressFn{};
-    AutoOptions options;
-    options.threads = training.threads;
-    options.metric = auto_metric(training.hyper);
-    choice = choose_auto_config(data, training.hyper, options, progress);
-    if (training.progress) training.progress("");
-    training.hyper = hyper_params_of(choice->config);
-  }
+  if (o.auto_config) choice = choose_first(o, training);
   const io::FileTrainingResult t = io::train_from_file(o.data, training);
   const FlyNN& model = t.model;
 
@@ -83,14 +122,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
        {"model_bytes", model_bytes},
        {"save_seconds", save_seconds}};
   if (choice) j["auto"] = auto_choice_json(*choice);
-  const TableSchema& schema = model.table_schema();
-  if (!schema.empty()) {
-    j["table"] = {{"columns", schema.columns.size()}, {"named", schema.named}};
-    std::size_t categorical = 0;
-    for (const auto& c : schema.columns) categorical += c.categorical();
-    j["table"]["categorical_columns"] = categorical;
-    if (!schema.id_name.empty()) j["table"]["id_column"] = schema.id_name;
-  }
+  if (!model.table_schema().empty()) j["table"] = table_summary(model.table_schema());
   out.text = fmt::format("trained on {} rows × {} features, {} classes in {:.3f} s (read in {:.3f} s; {} rows, {} kernel)\n",
                          t.rows, t.n_features, model.labels().size(), t.train_seconds, t.load_seconds,
                          t.row_elements, t.row_path);
@@ -100,24 +132,7 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
   if (!paper_half.json.is_null()) j["paper_half"] = paper_half.json;
   out.text += paper_half.text;
   out.text += fmt::format("model: {} ({})\n", o.model, human_bytes(model_bytes));
-  if (!o.test.empty()) {
-    // Read in chunks as `flynn predict` reads it, and judged as `flynn tune --test` judges.
-    io::ChunkLimits limits;
-    limits.max_rows = o.chunk_rows;
-    io::RowStream rows(o.test, io::model_load_options(training.load, model), limits);
-    const auto t_pred = std::chrono::steady_clock::now();
-    ProgressFn progress = training.progress ? training.progress("predicting") : ProgressFn{};
-    const TestFileEvaluation e = evaluate_test_file(rows, model, training.threads, progress);
-    if (training.progress) training.progress("");
-    nlohmann::json& tj = j["test"] = to_json(e);
-    tj["data"] = o.test;
-    tj["predict_seconds"] = detail::seconds_since(t_pred);
-    out.text += fmt::format("test: {} rows predicted in {:.3f} s", e.prediction.rows, tj["predict_seconds"].get<double>());
-    if (tj.contains("accuracy")) out.text += fmt::format(", accuracy {:.4f}", tj["accuracy"].get<double>());
-    if (tj.contains("log_loss"))
-      out.text += fmt::format(", log-loss {:.4f}, ECE {:.4f}", tj["log_loss"].get<double>(), tj["ece"].get<double>());
-    out.text += "\n";
-  }
+  if (!o.test.empty()) report_test(o, training, model, j, out.text);
   return out;
 }
 

@@ -56,6 +56,55 @@ FlyConfig default_rule_config(const SearchOptions& search, std::uint32_t d, std:
   return h.resolve(d, n_classes);
 }
 
+namespace {
+
+// The defaults' own configuration as a candidate: one more evaluation, at the rule's own
+// γ, judged by the search's metric; a tie keeps the default (what `flynn train` would give
+// anyway).
+void weigh_default(TuneResult& res, const FlyCvEvaluator& ev, const Dataset& data, const TuneOptions& o,
+                   const ProgressFn& stage) {
+  const FlyConfig rule = default_rule_config(o.search, data.n_features, data.classes.size());
+  const CvResult cv =
+      ev.evaluate(rule, {rule.gamma}, o.search.threads, stage, o.search.metric == CvMetric::LogLoss).front();
+  res.default_candidate = TuneResult::DefaultCandidate{rule, cv};
+  if (cv.metric(o.search.metric) >= res.cv.metric(o.search.metric)) {
+    res.config = rule;
+    res.cv = cv;
+    res.kept_default = true;
+  }
+}
+
+// One extension of the chosen configuration, cross-validated on the same folds and taken
+// when it scores strictly higher (a tie keeps the simpler model). `applies` says whether
+// the chosen configuration can take it.
+void try_extension(TuneResult& res, const FlyCvEvaluator& ev, const Dataset& data, const TuneOptions& o,
+                   const ProgressFn& stage, bool applies, const FlyConfig& extended,
+                   TuneResult::ExtensionTrial& trial) {
+  const auto fits = [&] {
+    try {
+      extended.validate(data.classes.size());
+    } catch (const Error&) {
+      return false;
+    }
+    return fly_cv_memory_bytes(extended, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
+  };
+  if (!applies || !fits()) {
+    if (stage && !stage(1, 1)) throw Cancelled();
+    return;
+  }
+  const CvResult cv =
+      ev.evaluate(extended, {extended.gamma}, o.search.threads, stage, o.search.metric == CvMetric::LogLoss).front();
+  trial.candidate = TuneResult::DefaultCandidate{extended, cv};
+  trial.metric_before = res.cv.metric(o.search.metric);
+  if (cv.metric(o.search.metric) > trial.metric_before) {
+    res.config = extended;
+    res.cv = cv;
+    trial.taken = true;
+  }
+}
+
+}  // namespace
+
 TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                       std::uint32_t k_folds, const TuneOptions& o, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -74,61 +123,19 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
   res.config = res.search.best_config;
   res.cv = res.search.best_cv;
   const FlyCvEvaluator ev(data, fold_of_row, k_folds);  // the default candidate's and calibration's
-  if (o.keep_default_unless_beaten) {
-    // One more evaluation, at the rule's own γ, judged by the search's metric; a tie keeps
-    // the default (what `flynn train` would give anyway).
-    const FlyConfig rule = default_rule_config(o.search, data.n_features, data.classes.size());
-    const CvResult cv =
-        ev.evaluate(rule, {rule.gamma}, o.search.threads, staged.stage(1), o.search.metric == CvMetric::LogLoss)
-            .front();
-    res.default_candidate = TuneResult::DefaultCandidate{rule, cv};
-    if (cv.metric(o.search.metric) >= res.cv.metric(o.search.metric)) {
-      res.config = rule;
-      res.cv = cv;
-      res.kept_default = true;
-    }
-  }
-
-  // One extension of the chosen configuration, cross-validated on the same folds and taken
-  // when it scores strictly higher (a tie keeps the simpler model). `applies` says whether
-  // the chosen configuration can take it.
-  const auto try_extension = [&](bool applies, FlyConfig extended, TuneResult::ExtensionTrial& trial) {
-    ProgressFn stage = staged.stage(1);
-    const auto fits = [&] {
-      try {
-        extended.validate(data.classes.size());
-      } catch (const Error&) {
-        return false;
-      }
-      return fly_cv_memory_bytes(extended, data.n_rows, data.classes.size()) <= o.search.guard.max_memory;
-    };
-    if (applies && fits()) {
-      const CvResult cv =
-          ev.evaluate(extended, {extended.gamma}, o.search.threads, stage, o.search.metric == CvMetric::LogLoss)
-              .front();
-      trial.candidate = TuneResult::DefaultCandidate{extended, cv};
-      trial.metric_before = res.cv.metric(o.search.metric);
-      if (cv.metric(o.search.metric) > trial.metric_before) {
-        res.config = extended;
-        res.cv = cv;
-        trial.taken = true;
-      }
-    } else if (stage && !stage(1, 1)) {
-      throw Cancelled();
-    }
-  };
+  if (o.keep_default_unless_beaten) weigh_default(res, ev, data, o, staged.stage(1));
   if (o.try_value_transform) {
     FlyConfig transformed = res.config;
     transformed.value_transform = Defaults::tune_value_transform;
-    try_extension(res.config.variant.standardize && res.config.value_transform == ValueTransform::None, transformed,
+    try_extension(res, ev, data, o, staged.stage(1),
+                  res.config.variant.standardize && res.config.value_transform == ValueTransform::None, transformed,
                   res.transform);
   }
   if (o.try_pairs) {
     FlyConfig with_pairs = res.config;
     with_pairs.pairs = Defaults::tune_pairs;
-    try_extension(res.config.pairs == 0, with_pairs, res.pairs);
+    try_extension(res, ev, data, o, staged.stage(1), res.config.pairs == 0, with_pairs, res.pairs);
   }
-
   if (o.calibrate) {
     const std::vector<double> scores = ev.out_of_fold_scores(res.config, o.search.threads, staged.stage(1));
     res.calibration =

@@ -69,29 +69,17 @@ std::string test_line(const nlohmann::json& t) {
   return line + "\n";
 }
 
-}  // namespace
-
-Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (o.knn && !how.knn)
-    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
-  const Dataset data = io::load_dataset(o.data, how.load);
+// The training rows, after the checks tuning needs.
+Dataset load_training_rows(const TuneFileRequest& o, const TuneFileRun& how) {
+  Dataset data = io::load_dataset(o.data, how.load);
   if (!data.has_labels) throw Error(fmt::format("{}: tuning needs a label column", o.data));
   data.require_trainable();
   if (data.n_rows < o.folds)
     throw Error(fmt::format("{}: {} rows, fewer than the {} folds (give --folds)", o.data, data.n_rows, o.folds));
-  const LabelSet labels = o.labels.empty() ? data.classes : LabelSet::parse_list(o.labels);
-  // Open the test file before the long search, so a bad path fails at once; it is read as
-  // `predict` will read it, with the model's (= the data's) table.
-  std::optional<io::RowStream> test;
-  if (!o.test.empty()) {
-    io::LoadOptions tl = how.load;
-    tl.expected_features = data.n_features;
-    tl.schema = &data.schema;
-    tl.require_labels = false;
-    test.emplace(o.test, tl);
-  }
+  return data;
+}
 
+TuneOptions tune_options(const TuneFileRequest& o, const TuneFileRun& how, const LabelSet& labels) {
   TuneOptions to;
   to.search.metric = parse_cv_metric(o.metric);
   to.search.class_weight = ClassWeight::parse(o.class_weight);
@@ -107,6 +95,122 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   to.keep_default_unless_beaten = o.variants.empty();
   to.try_pairs = o.variants.empty();  // and the chosen one with second-order filters
   to.try_value_transform = o.variants.empty();  // and with its values transformed
+  return to;
+}
+
+// What a tuning run chose and saved, for its report.
+struct Tuned {
+  const Dataset& data;
+  const LabelSet& labels;
+  const TuneOptions& options;
+  const TuneResult& result;
+  double temperature;
+  std::uintmax_t model_bytes;
+};
+
+nlohmann::json tune_json(const TuneFileRequest& o, const Tuned& t) {
+  const TuneResult& r = t.result;
+  const SearchOptions& so = t.options.search;
+  nlohmann::json j = {{"command", "tune"},
+                      {"data", o.data},
+                      {"rows", t.data.n_rows},
+                      {"features", t.data.n_features},
+                      {"classes", t.labels.names()},
+                      {"folds", o.folds},
+                      {"fold_seed", o.fold_seed},
+                      {"config", config_json(r.config)},
+                      {"metric", o.metric},
+                      {"accuracy", r.cv.mean},
+                      {"accuracy_sd", r.cv.sd},
+                      {"fold_accuracy", r.cv.fold_accuracy},
+                      {"balanced_accuracy", r.cv.balanced_accuracy},
+                      {"macro_f1", r.cv.macro_f1},
+                      {"search", to_json(r.search, so)},
+                      {"temperature", t.temperature},
+                      {"model", o.model},
+                      {"model_bytes", t.model_bytes}};
+  if (so.metric == CvMetric::LogLoss) {
+    j["log_loss"] = r.cv.log_loss;
+    j["fold_log_loss"] = r.cv.fold_log_loss;
+  }
+  if (r.default_candidate) {
+    j["default_config"] = config_json(r.default_candidate->config);
+    j["default_metric"] = r.default_candidate->cv.metric(so.metric);
+    j["kept_default"] = r.kept_default;
+  }
+  // tune's extensions of its choice, in the order tried: <name>_config, <name>_metric,
+  // metric_before_<name>, chose_<name>.
+  const std::pair<const char*, const TuneResult::ExtensionTrial*> extensions[] = {
+      {"value_transform", &r.transform}, {"pairs", &r.pairs}};
+  for (const auto& [name, trial] : extensions) {
+    if (!trial->candidate) continue;
+    j[fmt::format("{}_config", name)] = config_json(trial->candidate->config);
+    j[fmt::format("{}_metric", name)] = trial->candidate->cv.metric(so.metric);
+    j[fmt::format("metric_before_{}", name)] = trial->metric_before;
+    j[fmt::format("chose_{}", name)] = trial->taken;
+  }
+  if (r.calibration) j["calibration"] = to_json(*r.calibration);
+  return j;
+}
+
+// The search and the choice, in the text report: what was searched, what was chosen (and
+// against the defaults' own configuration and tune's extensions), its CV figures.
+std::string choice_text(const TuneFileRequest& o, const Tuned& t) {
+  const TuneResult& r = t.result;
+  const SearchResult& s = r.search;
+  const SearchOptions& so = t.options.search;
+  std::string text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, t.data.n_rows,
+                                 t.data.n_features, t.labels.size());
+  text += fmt::format("search: {} design, budget {}: {} evaluations ({} on all rows) in {:.1f} s{}\n",
+                      search_design_name(so.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
+                      s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
+  text += fmt::format("chosen: {}{}\n", r.config.describe(),
+                      !r.kept_default ? ""
+                      : r.transform.taken || r.pairs.taken
+                          ? " (the defaults' own configuration, which no searched one beat, extended as below)"
+                          : " (the defaults' own configuration: no searched one scored higher)");
+  if (r.default_candidate && !r.kept_default)
+    text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
+                        r.default_candidate->cv.metric(so.metric), o.metric);
+  const auto trial_text = [&](const TuneResult::ExtensionTrial& trial, const std::string& what) {
+    text += fmt::format("with {}: {:.4f} by {} on the same folds{}\n", what, trial.candidate->cv.metric(so.metric),
+                        o.metric, trial.taken ? " (taken)" : " (not taken)");
+  };
+  if (r.transform.candidate)
+    trial_text(r.transform, fmt::format("value_transform = {}",
+                                        value_transform_name(r.transform.candidate->config.value_transform)));
+  if (r.pairs.candidate)
+    trial_text(r.pairs, fmt::format("second-order filters (pairs = {})", r.pairs.candidate->config.pairs));
+  text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
+                      "{:.4f} (chosen by {})\n",
+                      o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
+  if (so.metric == CvMetric::LogLoss)
+    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
+                        r.cv.temperature);
+  if (r.calibration) text += calibration_text(*r.calibration);
+  return text;
+}
+
+}  // namespace
+
+Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (o.knn && !how.knn)
+    throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+  const Dataset data = load_training_rows(o, how);
+  const LabelSet labels = o.labels.empty() ? data.classes : LabelSet::parse_list(o.labels);
+  // Open the test file before the long search, so a bad path fails at once; it is read as
+  // `predict` will read it, with the model's (= the data's) table.
+  std::optional<io::RowStream> test;
+  if (!o.test.empty()) {
+    io::LoadOptions tl = how.load;
+    tl.expected_features = data.n_features;
+    tl.schema = &data.schema;
+    tl.require_labels = false;
+    test.emplace(o.test, tl);
+  }
+
+  TuneOptions to = tune_options(o, how, labels);
   std::optional<Report> knn;
   if (o.knn)
     to.comparison = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int threads) {
@@ -120,88 +224,19 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   model.set_temperature(temperature);
   model.set_table_schema(data.schema);
   io::save_model(model, o.model);
-  const auto model_bytes = std::filesystem::file_size(o.model);
+  const Tuned tuned{data, labels, to, r, temperature, std::filesystem::file_size(o.model)};
 
-  const SearchResult& s = r.search;
   Report out;
-  nlohmann::json& j = out.json;
-  j = {{"command", "tune"},
-       {"data", o.data},
-       {"rows", data.n_rows},
-       {"features", data.n_features},
-       {"classes", labels.names()},
-       {"folds", o.folds},
-       {"fold_seed", o.fold_seed},
-       {"config", config_json(r.config)},
-       {"metric", o.metric},
-       {"accuracy", r.cv.mean},
-       {"accuracy_sd", r.cv.sd},
-       {"fold_accuracy", r.cv.fold_accuracy},
-       {"balanced_accuracy", r.cv.balanced_accuracy},
-       {"macro_f1", r.cv.macro_f1},
-       {"search", to_json(s, to.search)},
-       {"temperature", temperature},
-       {"model", o.model},
-       {"model_bytes", model_bytes}};
-  if (to.search.metric == CvMetric::LogLoss) {
-    j["log_loss"] = r.cv.log_loss;
-    j["fold_log_loss"] = r.cv.fold_log_loss;
-  }
-  if (r.default_candidate) {
-    j["default_config"] = config_json(r.default_candidate->config);
-    j["default_metric"] = r.default_candidate->cv.metric(to.search.metric);
-    j["kept_default"] = r.kept_default;
-  }
-  // tune's extensions of its choice, in the order tried: <name>_config, <name>_metric,
-  // metric_before_<name>, chose_<name>.
-  const std::pair<const char*, const TuneResult::ExtensionTrial*> extensions[] = {
-      {"value_transform", &r.transform}, {"pairs", &r.pairs}};
-  for (const auto& [name, trial] : extensions) {
-    if (!trial->candidate) continue;
-    j[fmt::format("{}_config", name)] = config_json(trial->candidate->config);
-    j[fmt::format("{}_metric", name)] = trial->candidate->cv.metric(to.search.metric);
-    j[fmt::format("metric_before_{}", name)] = trial->metric_before;
-    j[fmt::format("chose_{}", name)] = trial->taken;
-  }
-  if (r.calibration) j["calibration"] = to_json(*r.calibration);
-  if (knn) j.update(knn->json);
-  if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
-  j["seconds"] = detail::seconds_since(t0);
-
-  std::string& text = out.text;
-  text = fmt::format("{}: {} rows × {} features, {} classes\n", o.data, data.n_rows, data.n_features, labels.size());
-  text += fmt::format("search: {} design, budget {}: {} evaluations ({} on all rows) in {:.1f} s{}\n",
-                      search_design_name(to.search.design), o.budget, s.trace.size(), s.full_evaluations, s.seconds,
-                      s.time_limited ? fmt::format(" (stopped by the {:g} s time limit)", o.time_limit) : "");
-  text += fmt::format("chosen: {}{}\n", r.config.describe(),
-                      !r.kept_default ? ""
-                      : r.transform.taken || r.pairs.taken
-                          ? " (the defaults' own configuration, which no searched one beat, extended as below)"
-                          : " (the defaults' own configuration: no searched one scored higher)");
-  if (r.default_candidate && !r.kept_default)
-    text += fmt::format("the defaults' own configuration scored {:.4f} by {} on the same folds\n",
-                        r.default_candidate->cv.metric(to.search.metric), o.metric);
-  const auto trial_text = [&](const TuneResult::ExtensionTrial& trial, const std::string& what) {
-    text += fmt::format("with {}: {:.4f} by {} on the same folds{}\n", what,
-                        trial.candidate->cv.metric(to.search.metric), o.metric,
-                        trial.taken ? " (taken)" : " (not taken)");
-  };
-  if (r.transform.candidate)
-    trial_text(r.transform, fmt::format("value_transform = {}",
-                                        value_transform_name(r.transform.candidate->config.value_transform)));
-  if (r.pairs.candidate)
-    trial_text(r.pairs, fmt::format("second-order filters (pairs = {})", r.pairs.candidate->config.pairs));
-  text += fmt::format("{}-fold CV accuracy: {:.4f} ± {:.4f} (sd over folds); balanced accuracy {:.4f}, macro-F1 "
-                      "{:.4f} (chosen by {})\n",
-                      o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
-  if (to.search.metric == CvMetric::LogLoss)
-    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
-                        r.cv.temperature);
-  if (r.calibration) text += calibration_text(*r.calibration);
-  if (knn) text += knn->text;
-  text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
-  if (j.contains("test")) text += test_line(j["test"]);
-  text += fmt::format("total {:.1f} s\n", j["seconds"].get<double>());
+  out.json = tune_json(o, tuned);
+  if (knn) out.json.update(knn->json);
+  if (test) out.json["test"] = to_json(evaluate_test_file(*test, model, how.threads));
+  out.json["seconds"] = detail::seconds_since(t0);
+  out.text = choice_text(o, tuned);
+  if (knn) out.text += knn->text;
+  out.text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(tuned.model_bytes),
+                          data.n_rows);
+  if (out.json.contains("test")) out.text += test_line(out.json["test"]);
+  out.text += fmt::format("total {:.1f} s\n", out.json["seconds"].get<double>());
   return out;
 }
 
