@@ -62,16 +62,14 @@ StudyTask task_for(const ManifestEntry& e) {
   return t;
 }
 
-}  // namespace
+using Failures = std::vector<std::pair<std::string, std::string>>;
 
-OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
+// The manifest's datasets to study (a quick subset with --quick); those without a file are
+// reported in `failures` and skipped, never fatal.
+std::vector<StudyTask> study_tasks(const OpenmlStudyOptions& o, Failures& failures) {
   const Manifest manifest = read_manifest(o.data_dir);
   std::vector<ManifestEntry> entries = select_entries(manifest, o.datasets);
   if (o.quick && o.datasets.empty()) entries = quick_subset(entries);
-
-  // Datasets without a file are reported and skipped, never fatal.
-  std::vector<std::pair<std::string, std::string>> failures;
   std::vector<StudyTask> tasks;
   for (const auto& e : entries) {
     if (e.path.empty()) {
@@ -81,7 +79,61 @@ OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
     tasks.push_back(task_for(e));
   }
   if (tasks.empty()) throw Error(fmt::format("no dataset of {} has a data file", manifest.file));
+  return tasks;
+}
 
+// What the report says of the run besides the studies, with its figures drawn.
+ReportContext report_context(const OpenmlStudyOptions& o, const StudyBatch& batch, const Failures& failures) {
+  ReportContext ctx;
+  ctx.command = command_line(o.command);
+  ctx.data_dir = o.data_dir;
+  ctx.jobs = o.jobs;
+  ctx.threads_per_job = batch.threads_per_job;
+  ctx.cores = usable_cores();
+  ctx.blas = blas_description();
+  ctx.failures = failures;
+  ctx.tie_tolerance = o.tie_tolerance;
+  ctx.options = o.study;
+  ctx.quick = o.quick;
+  ctx.compute_seconds = batch.compute_seconds;
+  if (!o.plots) {
+    ctx.figure_error = "--no-plots";
+    return ctx;
+  }
+  try {
+    ctx.figures = plot_figure1(o.out, batch.studies);
+  } catch (const std::exception& e) {
+    ctx.figure_error = e.what();
+    if (o.log) o.log(fmt::format("flynn: warning: no figures: {}", e.what()));
+  }
+  return ctx;
+}
+
+nlohmann::json summary_json(const OpenmlStudyOptions& o, const StudyBatch& batch, const Failures& failures,
+                            const std::vector<Comparison>& table2, const ReportContext& ctx) {
+  return {{"command", "reproduce openml"},
+          {"data_dir", o.data_dir},
+          {"out", o.out},
+          {"quick", o.quick},
+          {"datasets", batch.studies.size()},
+          {"failures", failures_json(failures)},
+          {"table2", table2_json(table2)},
+          {"tie_tolerance", o.tie_tolerance},
+          {"wall_seconds", ctx.wall_seconds},
+          {"cpu_seconds", ctx.cpu_seconds},
+          {"compute_seconds", batch.compute_seconds},
+          {"jobs", o.jobs},
+          {"threads_per_job", batch.threads_per_job},
+          {"settings", o.study.fingerprint()},
+          {"figures", ctx.figures}};
+}
+
+}  // namespace
+
+OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Failures failures;
+  const std::vector<StudyTask> tasks = study_tasks(o, failures);
   StudyBatchOptions bo;
   bo.out_dir = o.out;
   bo.jobs = o.jobs;
@@ -99,51 +151,15 @@ OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
   write_per_dataset_csv((out / "per_dataset.csv").string(), studies);
   write_table2_csv((out / "table2.csv").string(), result.table2);
 
-  ReportContext ctx;
-  ctx.command = command_line(o.command);
-  ctx.data_dir = o.data_dir;
-  ctx.jobs = o.jobs;
-  ctx.threads_per_job = batch.threads_per_job;
-  ctx.cores = usable_cores();
-  ctx.blas = blas_description();
-  ctx.failures = failures;
-  ctx.tie_tolerance = o.tie_tolerance;
-  ctx.options = o.study;
-  ctx.quick = o.quick;
-  ctx.compute_seconds = batch.compute_seconds;
-  if (o.plots) {
-    try {
-      ctx.figures = plot_figure1(o.out, studies);
-    } catch (const std::exception& e) {
-      ctx.figure_error = e.what();
-      if (o.log) o.log(fmt::format("flynn: warning: no figures: {}", e.what()));
-    }
-  } else {
-    ctx.figure_error = "--no-plots";
-  }
+  ReportContext ctx = report_context(o, batch, failures);
   ctx.wall_seconds = detail::seconds_since(start);
   ctx.cpu_seconds = cpu_seconds();
   io::write_file_atomic((out / "report.md").string(), openml_report_markdown(studies, result.table2, ctx));
 
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& s : studies) all.push_back(to_json(s));
-  result.summary = {{"command", "reproduce openml"},
-                    {"data_dir", o.data_dir},
-                    {"out", o.out},
-                    {"quick", o.quick},
-                    {"datasets", studies.size()},
-                    {"failures", failures_json(failures)},
-                    {"table2", table2_json(result.table2)},
-                    {"tie_tolerance", o.tie_tolerance},
-                    {"wall_seconds", ctx.wall_seconds},
-                    {"cpu_seconds", ctx.cpu_seconds},
-                    {"compute_seconds", batch.compute_seconds},
-                    {"jobs", o.jobs},
-                    {"threads_per_job", batch.threads_per_job},
-                    {"settings", o.study.fingerprint()},
-                    {"figures", ctx.figures}};
+  result.summary = summary_json(o, batch, failures, result.table2, ctx);
   nlohmann::json results = result.summary;
-  results["studies"] = all;
+  results["studies"] = nlohmann::json::array();
+  for (const auto& s : studies) results["studies"].push_back(to_json(s));
   io::write_file_atomic((out / "results.json").string(), results.dump(1) + "\n");
   result.datasets = studies.size();
   result.failures = failures.size();

@@ -124,9 +124,10 @@ std::vector<std::string> plot_figure1(const std::string& out_dir, const std::vec
   return written;
 }
 
-std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
-                                   const std::vector<Comparison>& table2, const ReportContext& c) {
-  std::ostringstream md;
+namespace {
+
+// openml_report_markdown's sections, in order.
+void setup_section(std::ostream& md, const std::vector<DatasetStudy>& studies, const ReportContext& c) {
   std::size_t ok = 0;
   double flynn_seconds = 0.0, all_seconds = 0.0;
   for (const auto& s : studies) {
@@ -171,6 +172,9 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
                     "other work.\n\n",
                     c.wall_seconds, c.cpu_seconds, all_seconds, flynn_seconds);
 
+}
+
+void table2_section(std::ostream& md, const std::vector<Comparison>& table2, const ReportContext& c) {
   md << "## Table 2: FlyNN against each baseline\n\n";
   md << fmt::format(
       "Ties: |accuracy difference| ≤ {:g}. Improvement δ = (a_FlyNN − a_baseline)/a_kNNC (the "
@@ -199,6 +203,9 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   }
   md << "\n";
 
+}
+
+void figure1_section(std::ostream& md, const ReportContext& c) {
   md << "## Figure 1: FlyNN against kNNC, 1NNC and SBFC\n\n";
   if (!c.figures.empty()) {
     for (const auto& f : c.figures) md << "![" << f << "](" << f << ")\n";
@@ -207,6 +214,9 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
     md << "No figures: " << (c.figure_error.empty() ? "no data" : c.figure_error) << "\n\n";
   }
 
+}
+
+void per_dataset_section(std::ostream& md, const std::vector<DatasetStudy>& studies, const StudyOptions& o) {
   md << "## Per-dataset results\n\n";
   md << fmt::format("Mean {}-fold CV accuracy of each method's best setting; times in seconds.\n\n", o.folds);
   md << "| dataset | n | d | L | FlyNN | kNNC | 1NNC | SBFC | LR | MLP | FlyNN best | kNNC best | "
@@ -223,6 +233,9 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   }
   md << "\n";
 
+}
+
+void balanced_section(std::ostream& md, const std::vector<DatasetStudy>& studies, const StudyOptions& o) {
   // Beside accuracy: what imbalanced classes need (each method's setting of best accuracy).
   md << "## Balanced accuracy and macro-F1\n\n";
   md << fmt::format("Of each method's setting of best mean {}-fold CV accuracy, means over the folds: balanced "
@@ -241,12 +254,9 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   }
   md << "\n";
 
-  std::vector<std::string> notes;
-  for (const auto& s : studies)
-    for (const auto& m : s.methods) {
-      if (!m.note.empty()) notes.push_back(fmt::format("- {} / {}: {}", s.dataset, m.method, m.note));
-      if (!m.ok) notes.push_back(fmt::format("- {} / {} FAILED: {}", s.dataset, m.method, m.error));
-    }
+}
+
+void tuned_knn_section(std::ostream& md, const std::vector<DatasetStudy>& studies) {
   // The comparator a user would run: kNN on standardised features beside the paper's kNNC
   // (L2-normalised rows), both with k tuned on the same folds; "tuned kNN" is the better.
   md << "## FlyNN against tuned kNN\n\n";
@@ -267,6 +277,15 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   }
   md << "\n";
 
+}
+
+void failures_section(std::ostream& md, const std::vector<DatasetStudy>& studies, const ReportContext& c) {
+  std::vector<std::string> notes;
+  for (const auto& s : studies)
+    for (const auto& m : s.methods) {
+      if (!m.note.empty()) notes.push_back(fmt::format("- {} / {}: {}", s.dataset, m.method, m.note));
+      if (!m.ok) notes.push_back(fmt::format("- {} / {} FAILED: {}", s.dataset, m.method, m.error));
+    }
   md << "## Guards and method failures\n\n";
   if (notes.empty()) {
     md << "None: no evaluation was capped and every method ran on every dataset.\n\n";
@@ -280,6 +299,20 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   } else {
     for (const auto& [name, why] : c.failures) md << "- " << name << ": " << why << "\n";
   }
+}
+
+}  // namespace
+
+std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
+                                   const std::vector<Comparison>& table2, const ReportContext& c) {
+  std::ostringstream md;
+  setup_section(md, studies, c);
+  table2_section(md, table2, c);
+  figure1_section(md, c);
+  per_dataset_section(md, studies, c.options);
+  balanced_section(md, studies, c.options);
+  tuned_knn_section(md, studies);
+  failures_section(md, studies, c);
   return md.str();
 }
 

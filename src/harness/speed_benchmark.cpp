@@ -30,20 +30,12 @@ Timing summarize_timing(std::vector<double> runs) {
   return t;
 }
 
-SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& test,
-                                         const FlyConfig& config,
-                                         const SpeedBenchmarkOptions& o) {
-  SpeedBenchmarkReport r;
-  r.train_rows = train.n_rows;
-  r.test_rows = test.n_rows;
-  r.features = train.n_features;
-  r.config = config;
-  r.simd_target = detail::simd::target_name();
-  r.threads_all = detail::resolve_threads(o.threads);
+namespace {
 
-  FlyNN model(config, train.classes, 1);
-  // Training: one thread and all threads.
-  std::vector<double> t1, ta, h1;
+// The speed benchmark's measures, each into its part of the report (the model fitted).
+
+void time_training(FlyNN& model, const Dataset& train, const SpeedBenchmarkOptions& o, SpeedBenchmarkReport& r) {
+  std::vector<double> t1, ta;  // one thread, all threads
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     model.set_threads(1);
     t1.push_back(time_call([&] { model.fit(train); }).wall);
@@ -52,14 +44,17 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   }
   r.train_1t = summarize_timing(t1);
   r.train_all = summarize_timing(ta);
+}
 
-  // The kernel alone: hashing every training row on one core, results discarded. The
-  // roofline is the streaming-add rate of the lane type the kernel uses for these rows.
+// The kernel alone: hashing every training row on one core, results discarded. The
+// roofline is the streaming-add rate of the lane type the kernel uses for these rows.
+void time_kernel(const FlyNN& model, const Dataset& train, const SpeedBenchmarkOptions& o, SpeedBenchmarkReport& r) {
   r.lane = train.n_rows ? model.hasher().row_path(train.row(0)) : "float";
   using detail::simd::Lane;
   const Lane lane = r.lane == "uint8"   ? Lane::Uint8ToInt16
                     : r.lane == "int16" ? Lane::Int16
                                         : Lane::Float32;
+  std::vector<double> h1;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
     h1.push_back(time_call([&] {
       model.hasher().hash_stream(train.features.data(), train.n_rows, 1,
@@ -67,11 +62,13 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
     }).wall);
   }
   r.hash_1t = summarize_timing(h1);
-  r.additions = static_cast<double>(train.n_rows) * config.m * config.s;
+  r.additions = static_cast<double>(train.n_rows) * r.config.m * r.config.s;
   r.hash_add_rate = r.additions / r.hash_1t.median;
   r.peak_add_rate = detail::simd::peak_add_rate(lane, o.peak_seconds);
+}
 
-  // Prediction.
+void time_prediction(const FlyNN& model, const Dataset& test, const SpeedBenchmarkOptions& o,
+                     SpeedBenchmarkReport& r) {
   std::vector<double> p1, pa;
   std::vector<std::uint32_t> pred;
   for (std::uint32_t i = 0; i < o.repeats; ++i) {
@@ -84,28 +81,49 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
   r.predict_1t = summarize_timing(p1);
   r.predict_all = summarize_timing(pa);
   r.flynn_accuracy = flynn::accuracy(test.labels, pred);
+}
 
-  // FAISS exact kNN on the same normalised rows; index construction is not timed
-  // (it is a copy), search + vote is.
+// FAISS exact kNN on the same normalised rows; index construction is not timed (it is a
+// copy), search + vote is.
+void time_knn(const Dataset& train, const Dataset& test, const SpeedBenchmarkOptions& o, SpeedBenchmarkReport& r) {
   std::vector<double> k1, kall;
+  std::vector<std::uint32_t> pred;
+  const auto search = [&](const ExactKnnIndex& index) {
+    const Neighbours nb = index.search(test, o.knn_k);
+    pred = knn_vote(nb, o.knn_k, train.labels, train.classes.size());
+  };
   for (std::uint32_t i = 0; i < o.knn_repeats; ++i) {
     if (o.single_thread_knn) {
       ExactKnnIndex index(train, 1);
-      k1.push_back(time_call([&] {
-        const Neighbours nb = index.search(test, o.knn_k);
-        pred = knn_vote(nb, o.knn_k, train.labels, train.classes.size());
-      }).wall);
+      k1.push_back(time_call([&] { search(index); }).wall);
       r.knn_1t_measured = true;
     }
     ExactKnnIndex index(train, o.threads);
-    kall.push_back(time_call([&] {
-      const Neighbours nb = index.search(test, o.knn_k);
-      pred = knn_vote(nb, o.knn_k, train.labels, train.classes.size());
-    }).wall);
+    kall.push_back(time_call([&] { search(index); }).wall);
   }
   r.knn_1t = summarize_timing(k1);
   r.knn_all = summarize_timing(kall);
   r.knn_accuracy = flynn::accuracy(test.labels, pred);
+}
+
+}  // namespace
+
+SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& test,
+                                         const FlyConfig& config,
+                                         const SpeedBenchmarkOptions& o) {
+  SpeedBenchmarkReport r;
+  r.train_rows = train.n_rows;
+  r.test_rows = test.n_rows;
+  r.features = train.n_features;
+  r.config = config;
+  r.simd_target = detail::simd::target_name();
+  r.threads_all = detail::resolve_threads(o.threads);
+
+  FlyNN model(config, train.classes, 1);
+  time_training(model, train, o, r);
+  time_kernel(model, train, o, r);
+  time_prediction(model, test, o, r);
+  time_knn(train, test, o, r);
   r.blas = blas_description();
 
   r.model_bytes = io::serialize_model(model).size();

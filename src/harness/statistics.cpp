@@ -82,6 +82,61 @@ std::vector<double> wilcoxon_null_distribution(std::size_t n) {
   return c;
 }
 
+namespace {
+
+// The tie groups of |d| (sizes t > 1): Σ t(t² − 1), the normal approximation's variance
+// correction; none when no two values are equal.
+double tie_term_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  double term = 0.0;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i + 1;
+    while (j < values.size() && values[j] == values[i]) ++j;
+    const double t = static_cast<double>(j - i);
+    if (t > 1) term += t * (t * t - 1.0);
+    i = j;
+  }
+  return term;
+}
+
+bool use_exact(WilcoxonMode mode, std::size_t pairs, std::size_t zeros, bool ties) {
+  switch (mode) {
+    case WilcoxonMode::Auto: return pairs <= 50 && zeros == 0 && !ties;
+    case WilcoxonMode::Exact:
+      if (zeros > 0 || ties) throw Error("Wilcoxon exact test: not defined with zero or tied differences");
+      return true;
+    case WilcoxonMode::Normal: return false;
+  }
+  return false;
+}
+
+// Two-sided p of the exact null distribution of n ranks at R+ = `r_plus` (an integer: no
+// ties).
+double exact_pvalue(std::size_t n, double r_plus) {
+  const std::vector<double> pmf = wilcoxon_null_distribution(n);
+  const std::size_t rp = static_cast<std::size_t>(std::llround(r_plus));
+  if (rp == (pmf.size() - 1) / 2) return 1.0;  // the centre of the (symmetric) distribution: SciPy's rule
+  double p_less = 0.0, p_greater = 0.0;
+  for (std::size_t v = 0; v <= rp; ++v) p_less += pmf[v];
+  for (std::size_t v = rp; v < pmf.size(); ++v) p_greater += pmf[v];
+  return std::clamp(2.0 * std::min(p_less, p_greater), 0.0, 1.0);
+}
+
+// The normal approximation with tie correction: r.z and r.pvalue from r.statistic.
+void normal_pvalue(WilcoxonResult& r, double n, double tie_term) {
+  const double mean = n * (n + 1.0) * 0.25;
+  const double var = (n * (n + 1.0) * (2.0 * n + 1.0) - 0.5 * tie_term) / 24.0;
+  if (!(var > 0.0)) {
+    r.pvalue = 1.0;
+    return;
+  }
+  r.z = (r.statistic - mean) / std::sqrt(var);
+  const boost::math::normal_distribution<double> normal;
+  r.pvalue = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(normal, std::fabs(r.z))));
+}
+
+}  // namespace
+
 WilcoxonResult wilcoxon_signed_rank(const std::vector<double>& x, const std::vector<double>& y,
                                     WilcoxonMode mode) {
   check_pairs(x, y, 1, "Wilcoxon signed-rank test");
@@ -107,64 +162,14 @@ WilcoxonResult wilcoxon_signed_rank(const std::vector<double>& x, const std::vec
   double r_plus = 0.0, r_minus = 0.0;
   for (std::size_t i = 0; i < d.size(); ++i) (d[i] > 0 ? r_plus : r_minus) += ranks[i];
   r.statistic = std::min(r_plus, r_minus);
-
-  // Tie groups of |d| (needed for the decision and for the variance correction).
-  std::vector<double> sorted = absd;
-  std::sort(sorted.begin(), sorted.end());
-  double tie_term = 0.0;
-  bool has_ties = false;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i + 1;
-    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-    const double t = static_cast<double>(j - i);
-    if (t > 1) {
-      has_ties = true;
-      tie_term += t * (t * t - 1.0);
-    }
-    i = j;
-  }
-
-  bool exact = false;
-  switch (mode) {
-    case WilcoxonMode::Auto:
-      exact = x.size() <= 50 && r.n_zeros == 0 && !has_ties;
-      break;
-    case WilcoxonMode::Exact:
-      if (r.n_zeros > 0 || has_ties)
-        throw Error("Wilcoxon exact test: not defined with zero or tied differences");
-      exact = true;
-      break;
-    case WilcoxonMode::Normal:
-      exact = false;
-      break;
-  }
-
-  const double n = static_cast<double>(d.size());
-  if (exact) {
+  const double tie_term = tie_term_of(absd);
+  if (use_exact(mode, x.size(), r.n_zeros, tie_term > 0.0)) {
     r.method = WilcoxonMethod::Exact;
-    const std::vector<double> pmf = wilcoxon_null_distribution(d.size());
-    // No ties: R+ is an integer.
-    const std::size_t rp = static_cast<std::size_t>(std::llround(r_plus));
-    if (rp == (pmf.size() - 1) / 2) {
-      r.pvalue = 1.0;  // the centre of the (symmetric) distribution: SciPy's rule
-    } else {
-      double p_less = 0.0, p_greater = 0.0;
-      for (std::size_t v = 0; v <= rp; ++v) p_less += pmf[v];
-      for (std::size_t v = rp; v < pmf.size(); ++v) p_greater += pmf[v];
-      r.pvalue = std::clamp(2.0 * std::min(p_less, p_greater), 0.0, 1.0);
-    }
-    return r;
+    r.pvalue = exact_pvalue(d.size(), r_plus);
+  } else {
+    r.method = WilcoxonMethod::Normal;
+    normal_pvalue(r, static_cast<double>(d.size()), tie_term);
   }
-  r.method = WilcoxonMethod::Normal;
-  const double mean = n * (n + 1.0) * 0.25;
-  const double var = (n * (n + 1.0) * (2.0 * n + 1.0) - 0.5 * tie_term) / 24.0;
-  if (!(var > 0.0)) {
-    r.pvalue = 1.0;
-    return r;
-  }
-  r.z = (r.statistic - mean) / std::sqrt(var);
-  const boost::math::normal_distribution<double> normal;
-  r.pvalue = std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(normal, std::fabs(r.z))));
   return r;
 }
 

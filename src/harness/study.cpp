@@ -117,6 +117,115 @@ const MethodOutcome* DatasetStudy::find(const std::string& method) const {
   return nullptr;
 }
 
+namespace {
+
+// run_dataset_study's methods, each cross-validated on the study's folds.
+using Folds = std::vector<std::uint32_t>;
+
+json knn_grid_json(const KnnCvResult& r) {
+  json grid = json::array();
+  for (std::size_t i = 0; i < r.k_values.size(); ++i) grid.push_back({{"k", r.k_values[i]}, {"accuracy", r.per_k[i].mean}});
+  return grid;
+}
+
+// kNNC and 1NNC share one set of neighbour lists. kNNC stays the paper's (L2-normalised
+// rows); kNN on standardised features runs on the same folds and goes into kNNC's details,
+// so reports can show "tuned kNN", the better of the two.
+std::pair<MethodOutcome, MethodOutcome> knn_methods(const Dataset& data, const Folds& folds, const StudyOptions& o) {
+  KnnCvResult knn;
+  MethodOutcome knnc = guarded("kNNC", [&](MethodOutcome& m) {
+    const TunedKnnCvResult both = cross_validate_tuned_knn(data, folds, o.folds, o.knn_grid, o.threads);
+    knn = both.l2;
+    fill_cv(m, knn.per_k[knn.best]);
+    m.params = fmt::format("k={}", knn.k_values[knn.best]);
+    const KnnCvResult& z = both.standardized;
+    m.details = {{"grid", knn_grid_json(knn)},
+                 {"standardized",
+                  {{"k", z.k_values[z.best]}, {"accuracy", z.per_k[z.best].mean},
+                   {"sd", z.per_k[z.best].sd}, {"grid", knn_grid_json(z)}}}};
+  });
+  MethodOutcome onenn = guarded("1NNC", [&](MethodOutcome& m) {
+    if (!knnc.ok) throw Error("kNN failed: " + knnc.error);
+    for (std::size_t i = 0; i < knn.k_values.size(); ++i)
+      if (knn.k_values[i] == 1) fill_cv(m, knn.per_k[i]);
+    if (!m.ok) throw Error("k = 1 is not in the kNN grid");
+    m.params = "k=1";
+  });
+  onenn.seconds = knnc.seconds;  // the same search; the vote for k = 1 is free
+  return {std::move(knnc), std::move(onenn)};
+}
+
+MethodOutcome sbfc_method(const Dataset& data, const Folds& folds, const StudyOptions& o) {
+  return guarded("SBFC", [&](MethodOutcome& m) {
+    SbfcOptions so = o.sbfc;
+    so.threads = o.threads;
+    const SbfcCvResult r = cross_validate_sbfc(data, folds, o.folds, so);
+    const SbfcPoint& b = r.grid[r.best];
+    fill_cv(m, b.cv);
+    m.params = fmt::format("m={} (m/d={:g})", b.m, b.expansion_factor);
+    json grid = json::array();
+    for (const auto& p : r.grid)
+      grid.push_back({{"m", p.m}, {"expansion_factor", p.expansion_factor}, {"accuracy", p.cv.mean}});
+    m.details = {{"grid", grid}, {"m_limit", r.m_limit}, {"skipped_factors", r.skipped_factors}};
+    if (!r.skipped_factors.empty())
+      m.note = fmt::format("time guard: m ≤ {} (n·d·m ≤ {:.3g}); {} grid points skipped", r.m_limit,
+                           so.max_work, r.skipped_factors.size());
+  });
+}
+
+// LR (`mlp` false) or the MLP: one epoch of SGD at each learning rate.
+MethodOutcome sgd_method(const Dataset& data, const Folds& folds, const StudyOptions& o, const char* name,
+                         bool mlp) {
+  return guarded(name, [&](MethodOutcome& m) {
+    const SgdCvResult r = cross_validate_one_epoch(data, folds, o.folds, mlp, o.sgd, o.learning_rates);
+    fill_cv(m, r.per_rate[r.best]);
+    m.params = mlp ? fmt::format("lr={:g} hidden={} epochs=1", r.learning_rates[r.best], o.sgd.hidden)
+                   : fmt::format("lr={:g} epochs=1", r.learning_rates[r.best]);
+    json grid = json::array();
+    for (std::size_t i = 0; i < r.learning_rates.size(); ++i)
+      grid.push_back({{"lr", r.learning_rates[i]}, {"accuracy", r.per_rate[i].mean}});
+    m.details = {{"grid", grid}};
+  });
+}
+
+json search_trace_json(const SearchResult& r) {
+  json trace = json::array();
+  for (const auto& e : r.trace) {
+    json t = {{"candidate", e.candidate}, {"rung", e.rung},         {"rows", e.rows},
+              {"requested_m", e.requested_m}, {"config", config_to_json(e.config)},
+              {"accuracy", e.accuracy},       {"gamma_accuracy", e.gamma_accuracy},
+              {"seconds", e.seconds}};
+    if (!e.cap_reason.empty()) t["capped"] = e.cap_reason;
+    trace.push_back(std::move(t));
+  }
+  return trace;
+}
+
+MethodOutcome flynn_method(const Dataset& data, const Folds& folds, const StudyOptions& o) {
+  return guarded("FlyNN", [&](MethodOutcome& m) {
+    TuneOptions to;
+    to.search = o.search;
+    to.search.threads = o.threads;
+    to.calibrate = false;  // the study compares accuracies only
+    const SearchOptions& so = to.search;
+    const SearchResult r = tune_flynn(data, folds, o.folds, to).search;
+    fill_cv(m, r.best_cv);
+    m.params = fly_params(r.best_config);
+    m.details = {{"design", search_design_name(so.design)},
+                 {"best", config_to_json(r.best_config)},
+                 {"evaluations", r.trace.size()},
+                 {"full_evaluations", r.full_evaluations},
+                 {"cost", r.cost},
+                 {"capped", r.capped},
+                 {"trace", search_trace_json(r)}};
+    if (r.capped > 0)
+      m.note = fmt::format("guard capped m in {} of {} evaluations (n·m·s ≤ {:.3g}, memory ≤ {} MiB)",
+                           r.capped, r.trace.size(), so.guard.max_work, so.guard.max_memory >> 20);
+  });
+}
+
+}  // namespace
+
 DatasetStudy run_dataset_study(const Dataset& data, const std::string& dataset_id,
                                const StudyOptions& o, const ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -132,104 +241,17 @@ DatasetStudy run_dataset_study(const Dataset& data, const std::string& dataset_i
   st.features = data.n_features;
   st.classes = data.classes.size();
   st.settings = o.fingerprint();
-  const std::vector<std::uint32_t> folds =
-      stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
+  const Folds folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
   detail::ProgressTracker tracker(progress, 5);
-
-  // kNNC and 1NNC share one set of neighbour lists. kNNC stays the paper's (L2-normalised
-  // rows); kNN on standardised features runs on the same folds and goes into kNNC's details,
-  // so reports can show "tuned kNN", the better of the two.
-  KnnCvResult knn;
-  MethodOutcome knnc = guarded("kNNC", [&](MethodOutcome& m) {
-    const TunedKnnCvResult both = cross_validate_tuned_knn(data, folds, o.folds, o.knn_grid, o.threads);
-    knn = both.l2;
-    fill_cv(m, knn.per_k[knn.best]);
-    m.params = fmt::format("k={}", knn.k_values[knn.best]);
-    auto grid_json = [](const KnnCvResult& r) {
-      json grid = json::array();
-      for (std::size_t i = 0; i < r.k_values.size(); ++i)
-        grid.push_back({{"k", r.k_values[i]}, {"accuracy", r.per_k[i].mean}});
-      return grid;
-    };
-    const KnnCvResult& z = both.standardized;
-    m.details = {{"grid", grid_json(knn)},
-                 {"standardized",
-                  {{"k", z.k_values[z.best]}, {"accuracy", z.per_k[z.best].mean},
-                   {"sd", z.per_k[z.best].sd}, {"grid", grid_json(z)}}}};
-  });
-  MethodOutcome onenn = guarded("1NNC", [&](MethodOutcome& m) {
-    if (!knnc.ok) throw Error("kNN failed: " + knnc.error);
-    for (std::size_t i = 0; i < knn.k_values.size(); ++i)
-      if (knn.k_values[i] == 1) fill_cv(m, knn.per_k[i]);
-    if (!m.ok) throw Error("k = 1 is not in the kNN grid");
-    m.params = "k=1";
-  });
-  onenn.seconds = knnc.seconds;  // the same search; the vote for k = 1 is free
+  auto [knnc, onenn] = knn_methods(data, folds, o);
   tracker.advance(1);
-
-  MethodOutcome sbfc = guarded("SBFC", [&](MethodOutcome& m) {
-    SbfcOptions so = o.sbfc;
-    so.threads = o.threads;
-    const SbfcCvResult r = cross_validate_sbfc(data, folds, o.folds, so);
-    const SbfcPoint& b = r.grid[r.best];
-    fill_cv(m, b.cv);
-    m.params = fmt::format("m={} (m/d={:g})", b.m, b.expansion_factor);
-    json grid = json::array();
-    for (const auto& p : r.grid)
-      grid.push_back({{"m", p.m}, {"expansion_factor", p.expansion_factor}, {"accuracy", p.cv.mean}});
-    m.details = {{"grid", grid}, {"m_limit", r.m_limit}, {"skipped_factors", r.skipped_factors}};
-    if (!r.skipped_factors.empty())
-      m.note = fmt::format("time guard: m ≤ {} (n·d·m ≤ {:.3g}); {} grid points skipped", r.m_limit,
-                           so.max_work, r.skipped_factors.size());
-  });
+  MethodOutcome sbfc = sbfc_method(data, folds, o);
   tracker.advance(1);
-
-  auto sgd = [&](const char* name, bool mlp) {
-    return guarded(name, [&](MethodOutcome& m) {
-      const SgdCvResult r = cross_validate_one_epoch(data, folds, o.folds, mlp, o.sgd, o.learning_rates);
-      fill_cv(m, r.per_rate[r.best]);
-      m.params = mlp ? fmt::format("lr={:g} hidden={} epochs=1", r.learning_rates[r.best], o.sgd.hidden)
-                     : fmt::format("lr={:g} epochs=1", r.learning_rates[r.best]);
-      json grid = json::array();
-      for (std::size_t i = 0; i < r.learning_rates.size(); ++i)
-        grid.push_back({{"lr", r.learning_rates[i]}, {"accuracy", r.per_rate[i].mean}});
-      m.details = {{"grid", grid}};
-    });
-  };
-  MethodOutcome lr = sgd("LR", false);
+  MethodOutcome lr = sgd_method(data, folds, o, "LR", false);
   tracker.advance(1);
-  MethodOutcome mlp = sgd("MLP", true);
+  MethodOutcome mlp = sgd_method(data, folds, o, "MLP", true);
   tracker.advance(1);
-
-  MethodOutcome fly = guarded("FlyNN", [&](MethodOutcome& m) {
-    TuneOptions to;
-    to.search = o.search;
-    to.search.threads = o.threads;
-    to.calibrate = false;  // the study compares accuracies only
-    const SearchOptions& so = to.search;
-    const SearchResult r = tune_flynn(data, folds, o.folds, to).search;
-    fill_cv(m, r.best_cv);
-    m.params = fly_params(r.best_config);
-    json trace = json::array();
-    for (const auto& e : r.trace) {
-      json t = {{"candidate", e.candidate}, {"rung", e.rung},         {"rows", e.rows},
-                {"requested_m", e.requested_m}, {"config", config_to_json(e.config)},
-                {"accuracy", e.accuracy},       {"gamma_accuracy", e.gamma_accuracy},
-                {"seconds", e.seconds}};
-      if (!e.cap_reason.empty()) t["capped"] = e.cap_reason;
-      trace.push_back(std::move(t));
-    }
-    m.details = {{"design", search_design_name(so.design)},
-                 {"best", config_to_json(r.best_config)},
-                 {"evaluations", r.trace.size()},
-                 {"full_evaluations", r.full_evaluations},
-                 {"cost", r.cost},
-                 {"capped", r.capped},
-                 {"trace", trace}};
-    if (r.capped > 0)
-      m.note = fmt::format("guard capped m in {} of {} evaluations (n·m·s ≤ {:.3g}, memory ≤ {} MiB)",
-                           r.capped, r.trace.size(), so.guard.max_work, so.guard.max_memory >> 20);
-  });
+  MethodOutcome fly = flynn_method(data, folds, o);
   tracker.advance(1);
 
   st.methods = {fly, knnc, onenn, sbfc, lr, mlp};

@@ -52,53 +52,55 @@ std::vector<std::vector<double>> hypercube_vertices(SeededRng& rng, std::size_t 
   return vertices;
 }
 
-}  // namespace
+// make_classification's steps, in the order of their random draws.
 
-Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
-                            std::uint64_t index) {
-  const std::size_t n = spec.n_samples, d = spec.n_features, L = spec.n_classes;
-  const std::size_t C = L * spec.n_clusters_per_class;
-  if (n == 0 || d == 0 || L < 2 || spec.n_clusters_per_class == 0)
+void check_spec(const ClassificationSpec& spec) {
+  const std::size_t d = spec.n_features, L = spec.n_classes, C = L * spec.n_clusters_per_class;
+  if (spec.n_samples == 0 || d == 0 || L < 2 || spec.n_clusters_per_class == 0)
     throw Error(fmt::format(
         "make_classification: needs rows, features, ≥ 2 classes and ≥ 1 cluster per class "
         "(got n={}, d={}, L={}, clusters={})",
-        n, d, L, spec.n_clusters_per_class));
+        spec.n_samples, d, L, spec.n_clusters_per_class));
   if (d < 63 && (std::uint64_t{1} << d) < C)
     throw Error(fmt::format(
         "make_classification: {} classes × {} clusters need {} distinct hypercube vertices, "
         "but d = {} gives only {}",
         L, spec.n_clusters_per_class, C, d, std::uint64_t{1} << d));
-  SeededRng rng = SeededRng::keyed(seed, RngStream::Synthetic, index);
+}
 
-  // 1. Rows per cluster.
-  std::vector<std::size_t> per_cluster(C, n / C);
-  for (std::size_t i = 0; i < n % C; ++i) ++per_cluster[i];
-
-  // 2. Distinct hypercube vertices, as ±class_sep.
-  std::vector<std::vector<double>> centroids = hypercube_vertices(rng, C, d, spec.class_sep);
-  if (!spec.hypercube) {
-    for (auto& c : centroids) {
-      const double f = rng.uniform01();
-      for (double& v : c) v *= f;
-    }
-    std::vector<double> col(d);
-    for (double& f : col) f = rng.uniform01();
-    for (auto& c : centroids)
-      for (std::size_t j = 0; j < d; ++j) c[j] *= col[j];
+// Step 2: distinct hypercube vertices, as ±class_sep; off the hypercube, each scaled by a
+// random factor and each column by another.
+std::vector<std::vector<double>> centroids(const ClassificationSpec& spec, SeededRng& rng, std::size_t C) {
+  const std::size_t d = spec.n_features;
+  std::vector<std::vector<double>> out = hypercube_vertices(rng, C, d, spec.class_sep);
+  if (spec.hypercube) return out;
+  for (auto& c : out) {
+    const double f = rng.uniform01();
+    for (double& v : c) v *= f;
   }
+  std::vector<double> col(d);
+  for (double& f : col) f = rng.uniform01();
+  for (auto& c : out)
+    for (std::size_t j = 0; j < d; ++j) c[j] *= col[j];
+  return out;
+}
 
-  // 3. Gaussian rows, one random linear map per cluster. sklearn draws every row's z first
-  // (one standard_normal call) and then the maps; the order of draws only matters for
-  // matching its exact numbers, which a different generator cannot do anyway.
+// Step 3: Gaussian rows, one random linear map per cluster (`per_cluster` rows each, class
+// k mod L). sklearn draws every row's z first (one standard_normal call) and then the maps;
+// the order of draws only matters for matching its exact numbers, which a different
+// generator cannot do anyway.
+void gaussian_rows(const ClassificationSpec& spec, SeededRng& rng, const std::vector<std::vector<double>>& centres,
+                   const std::vector<std::size_t>& per_cluster, std::vector<float>& x, std::vector<std::uint32_t>& y) {
+  const std::size_t n = spec.n_samples, d = spec.n_features, L = spec.n_classes;
   std::vector<double> z(n * d);
   for (double& v : z) v = rng.normal();
-  std::vector<float> x(n * d);
-  std::vector<std::uint32_t> y(n);
+  x.assign(n * d, 0.0f);
+  y.assign(n, 0);
   std::vector<double> A(d * d);
   std::size_t start = 0;
-  for (std::size_t k = 0; k < C; ++k) {
+  for (std::size_t k = 0; k < centres.size(); ++k) {
     for (double& a : A) a = 2.0 * rng.uniform01() - 1.0;
-    const std::vector<double>& c = centroids[k];
+    const std::vector<double>& c = centres[k];
     for (std::size_t r = start; r < start + per_cluster[k]; ++r) {
       y[r] = static_cast<std::uint32_t>(k % L);
       const double* zr = z.data() + r * d;
@@ -110,29 +112,47 @@ Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
     }
     start += per_cluster[k];
   }
+}
 
+// Step 5: rows and columns in a random order.
+void shuffle_rows_and_columns(std::size_t n, std::size_t d, SeededRng& rng, std::vector<float>& x,
+                              std::vector<std::uint32_t>& y) {
+  std::vector<std::size_t> rows(n), cols(d);
+  std::iota(rows.begin(), rows.end(), 0);
+  std::iota(cols.begin(), cols.end(), 0);
+  flynn::shuffle(rows, rng);
+  flynn::shuffle(cols, rng);
+  std::vector<float> xs(n * d);
+  std::vector<std::uint32_t> ys(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ys[i] = y[rows[i]];
+    for (std::size_t j = 0; j < d; ++j) xs[i * d + j] = x[rows[i] * d + cols[j]];
+  }
+  x.swap(xs);
+  y.swap(ys);
+}
+
+}  // namespace
+
+Dataset make_classification(const ClassificationSpec& spec, std::uint64_t seed,
+                            std::uint64_t index) {
+  check_spec(spec);
+  const std::size_t n = spec.n_samples, d = spec.n_features, L = spec.n_classes;
+  const std::size_t C = L * spec.n_clusters_per_class;
+  SeededRng rng = SeededRng::keyed(seed, RngStream::Synthetic, index);
+  // 1. Rows per cluster.
+  std::vector<std::size_t> per_cluster(C, n / C);
+  for (std::size_t i = 0; i < n % C; ++i) ++per_cluster[i];
+  const std::vector<std::vector<double>> centres = centroids(spec, rng, C);
+  std::vector<float> x;
+  std::vector<std::uint32_t> y;
+  gaussian_rows(spec, rng, centres, per_cluster, x, y);
   // 4. Label noise.
   if (spec.flip_y > 0.0) {
     for (std::size_t r = 0; r < n; ++r)
       if (rng.uniform01() < spec.flip_y) y[r] = static_cast<std::uint32_t>(rng.uniform_below(L));
   }
-
-  // 5. Shuffle rows and columns.
-  if (spec.shuffle) {
-    std::vector<std::size_t> rows(n), cols(d);
-    std::iota(rows.begin(), rows.end(), 0);
-    std::iota(cols.begin(), cols.end(), 0);
-    flynn::shuffle(rows, rng);
-    flynn::shuffle(cols, rng);
-    std::vector<float> xs(n * d);
-    std::vector<std::uint32_t> ys(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ys[i] = y[rows[i]];
-      for (std::size_t j = 0; j < d; ++j) xs[i * d + j] = x[rows[i] * d + cols[j]];
-    }
-    x.swap(xs);
-    y.swap(ys);
-  }
+  if (spec.shuffle) shuffle_rows_and_columns(n, d, rng, x, y);
   return with_labels(n, d, L, std::move(x), std::move(y),
                      fmt::format("<make_classification #{}>", index));
 }
