@@ -13,7 +13,6 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/error.hpp"
 #include "flynn/settings_table.hpp"
-#include "bind_options.hpp"
 
 namespace flynn::cli {
 
@@ -26,10 +25,7 @@ void CommonOptions::add_to(CLI::App* app, bool with_json) {
 
 HyperParams HyperParamOptions::params() const {
   HyperParams p;
-  const auto& fields = hyper_param_fields();
-  const auto given = flags_.given();
-  for (std::size_t i = 0; i < given.size(); ++i)
-    if (given[i]) fields[i].set(p, *given[i]);
+  flags_.apply(hyper_param_fields(), p);
   return p;
 }
 

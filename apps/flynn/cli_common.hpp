@@ -23,6 +23,7 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/progress.hpp"
 #include "flynn/settings_table.hpp"
+#include "bind_options.hpp"
 #include "flynn/value_parsing.hpp"
 
 namespace flynn::cli {
@@ -35,9 +36,9 @@ struct CommonOptions {
   void add_to(CLI::App* app, bool with_json = true);
 };
 
-/// The flags of a table of settings (settings_table.hpp's hyper_param_fields,
-/// dp_settings.hpp's dp_param_fields): one flag per row, with its help, in `group`; each
-/// parsed by CLI11 in the row's kind (strict integers: make_integer_options_strict).
+/// The flags of a table of DP settings (dp_settings.hpp's dp_param_fields): one flag per
+/// row, with its help, in `group`; each parsed by CLI11 in the row's kind (strict integers:
+/// make_integer_options_strict).
 template <class Field>
 class SettingFlags {
  public:
@@ -87,7 +88,7 @@ class SettingFlags {
 
 /// The hyper-parameter flags of every subcommand that trains (hyper_param_fields).
 struct HyperParamOptions {
-  void add_to(CLI::App* app) { flags_.add_to(app, hyper_param_fields(), "Hyper-parameters"); }
+  void add_to(CLI::App* app) { flags_ = bind_options(app, hyper_param_fields(), unused_); }
   /// The flags given, as HyperParams (unset fields: not given).
   HyperParams params() const;
   /// The flag of the table's row `name` ("m", "seed"), after add_to; throws flynn::Error
@@ -95,7 +96,8 @@ struct HyperParamOptions {
   CLI::Option* option(std::string_view name) const;
 
  private:
-  SettingFlags<HyperParamField> flags_;
+  BoundOptions<HyperParams> flags_;
+  HyperParams unused_;  // every row is a setting row: params() writes a fresh HyperParams
 };
 
 /// --max-input-bytes: the cap on what one input may hold once decompressed (data files,
