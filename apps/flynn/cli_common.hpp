@@ -36,56 +36,6 @@ struct CommonOptions {
   void add_to(CLI::App* app, bool with_json = true);
 };
 
-/// The flags of a table of DP settings (dp_settings.hpp's dp_param_fields): one flag per
-/// row, with its help, in `group`; each parsed by CLI11 in the row's kind (strict integers:
-/// make_integer_options_strict).
-template <class Field>
-class SettingFlags {
- public:
-  void add_to(CLI::App* app, const std::vector<Field>& fields, const std::string& group) {
-    // Sized once: CLI11 keeps pointers into the slots.
-    slots_.assign(fields.size(), Slot{});
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const Field& f = fields[i];
-      Slot& s = slots_[i];
-      switch (f.kind) {
-        case SettingKind::Unsigned: s.option = app->add_option(f.flag, s.count, f.help); break;
-        case SettingKind::Real: s.option = app->add_option(f.flag, s.real, f.help); break;
-        case SettingKind::Choice: s.option = app->add_option(f.flag, s.name, f.help); break;
-      }
-      s.option->group(group);
-      s.kind = f.kind;
-    }
-  }
-  /// The value of each row given (by the table's order; none: not given).
-  std::vector<std::optional<SettingValue>> given() const {
-    std::vector<std::optional<SettingValue>> out(slots_.size());
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& s = slots_[i];
-      if (!s.option->count()) continue;
-      switch (s.kind) {
-        case SettingKind::Unsigned: out[i] = s.count; break;
-        case SettingKind::Real: out[i] = s.real; break;
-        case SettingKind::Choice: out[i] = s.name; break;
-      }
-    }
-    return out;
-  }
-  /// The flag of row `i`, after add_to.
-  CLI::Option* option(std::size_t i) const { return slots_.at(i).option; }
-
- private:
-  // One slot per row; the member of the row's kind is the one bound.
-  struct Slot {
-    std::uint64_t count = 0;
-    double real = 0;
-    std::string name;
-    SettingKind kind = SettingKind::Unsigned;
-    CLI::Option* option = nullptr;
-  };
-  std::vector<Slot> slots_;
-};
-
 /// The hyper-parameter flags of every subcommand that trains (hyper_param_fields).
 struct HyperParamOptions {
   void add_to(CLI::App* app) { flags_ = bind_options(app, hyper_param_fields(), unused_); }

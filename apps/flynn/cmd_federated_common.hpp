@@ -16,15 +16,20 @@ namespace flynn::cli {
 struct DpOptions {
   /// `epsilon_help` (if given) replaces --dp-epsilon's help for this command.
   void add_to(CLI::App* cmd, const char* epsilon_help = nullptr) {
-    flags_.add_to(cmd, federated::dp_param_fields(), "Differential privacy");
+    flags_ = bind_options(cmd, federated::dp_param_fields(), unused_);
     if (epsilon_help) flags_.option(0)->description(epsilon_help);
   }
   /// The flags given, one per row of dp_param_fields.
-  federated::DpGiven given() const { return flags_.given(); }
+  federated::DpGiven given() const {
+    federated::DpGiven out(federated::dp_param_fields().size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = flags_.given(i);
+    return out;
+  }
   std::optional<federated::DpParams> params() const { return federated::dp_params_from_given(given()); }
 
  private:
-  SettingFlags<federated::DpParamField> flags_;
+  BoundOptions<federated::DpParams> flags_;
+  federated::DpParams unused_;  // every row is a setting row: given() reads the values as parsed
 };
 
 /// What every command that runs parties reads: hyper-parameters, the data format,

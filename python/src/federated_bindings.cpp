@@ -131,7 +131,7 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     // Every DP setting the federation ran with, under its keyword.
     py::dict given;
     for (const federated::DpParamField& f : federated::dp_param_fields())
-      given[f.name] = setting_object(f.get(*settings.dp));
+      given[f.name] = setting_object(*f.get(*settings.dp));
     p["settings"] = given;
     report["privacy"] = p;
   } else {

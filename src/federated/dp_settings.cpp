@@ -2,54 +2,45 @@
 
 #include <fmt/format.h>
 
+#include "flynn/detail/setting_rows.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
 
 namespace {
 
-std::vector<DpParamField> make_fields() {
-  return {
-      {"dp_epsilon", "--dp-epsilon", "dp-epsilon",
-       "Total privacy budget epsilon of the federation; enables the DP release (each party spends "
-       "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
-       SettingKind::Real, true, [](const DpParams& p) { return SettingValue(p.epsilon); },
-       [](DpParams& p, const SettingValue& v) { p.epsilon = setting_as<double>(v, "dp_epsilon"); }, nullptr},
-      {"dp_T", "--dp-T", "dp-T", "Entries each party releases (with --dp-epsilon)", SettingKind::Unsigned, true,
-       [](const DpParams& p) { return SettingValue(std::uint64_t{p.T}); },
-       [](DpParams& p, const SettingValue& v) {
-         const std::uint64_t t = setting_as<std::uint64_t>(v, "dp_T");
-         if (t > 0xFFFFFFFFu) throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
-         p.T = static_cast<std::uint32_t>(t);
-       },
-       nullptr},
-      {"dp_exponent", "--dp-exponent", "dp-exponent",
-       "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "
-       "docs/federated.md",
-       SettingKind::Choice, false,
-       [](const DpParams& p) { return SettingValue(std::string(dp_exponent_name(p.exponent))); },
-       [](DpParams& p, const SettingValue& v) {
-         p.exponent = parse_dp_exponent(setting_as<std::string>(v, "dp_exponent"));
-       },
-       nullptr},
-      {"dp_unit", "--dp-unit", "dp-unit",
-       "How epsilon is split: 'paper' (each party spends epsilon/parties, default) or 'record' (each "
-       "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
-       SettingKind::Choice, false,
-       [](const DpParams& p) { return SettingValue(std::string(dp_unit_name(p.unit))); },
-       [](DpParams& p, const SettingValue& v) { p.unit = parse_dp_unit(setting_as<std::string>(v, "dp_unit")); },
-       nullptr},
-      {"dp_postprocess", "--dp-postprocess", "dp-postprocess",
-       "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
-       "best), 'none' (the paper's model), 'threshold', 'class-balance', 'noise-units+class-balance'; see "
-       "docs/federated.md",
-       SettingKind::Choice, false,
-       [](const DpParams& p) { return SettingValue(std::string(dp_postprocess_name(p.postprocess))); },
-       [](DpParams& p, const SettingValue& v) {
-         p.postprocess = parse_dp_postprocess(setting_as<std::string>(v, "dp_postprocess"));
-       },
-       "none"},
+using detail::choice_row;
+using detail::setting_row;
+
+OptionTable<DpParams> make_fields() {
+  using P = DpParams;
+  OptionTable<DpParams> rows = {
+      setting_row<&P::epsilon, "dp_epsilon">(
+          {"--dp-epsilon",
+           "Total privacy budget epsilon of the federation; enables the DP release (each party spends "
+           "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
+           "dp-epsilon", nullptr, /*enables=*/true}),
+      setting_row<&P::T, "dp_T">(
+          {"--dp-T", "Entries each party releases (with --dp-epsilon)", "dp-T", nullptr, /*enables=*/true}),
+      choice_row<&P::exponent, "dp_exponent", &parse_dp_exponent, &dp_exponent_name>(
+          {"--dp-exponent",
+           "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "
+           "docs/federated.md",
+           "dp-exponent"}),
+      choice_row<&P::unit, "dp_unit", &parse_dp_unit, &dp_unit_name>(
+          {"--dp-unit",
+           "How epsilon is split: 'paper' (each party spends epsilon/parties, default) or 'record' (each "
+           "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
+           "dp-unit"}),
+      choice_row<&P::postprocess, "dp_postprocess", &parse_dp_postprocess, &dp_postprocess_name>(
+          {"--dp-postprocess",
+           "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
+           "best), 'none' (the paper's model), 'threshold', 'class-balance', 'noise-units+class-balance'; see "
+           "docs/federated.md",
+           "dp-postprocess", "none"}),
   };
+  for (DpParamField& f : rows) f.group = "Differential privacy";  // their --help group
+  return rows;
 }
 
 // "A, B and C" of the rows' flags (or names) with (or without) `enables`.
@@ -64,7 +55,7 @@ std::string flags_where(bool enables, DpSpelling spelling = DpSpelling::Flag) {
 }
 
 // Every given field set on `p`, then validated.
-DpParams with_given(DpParams p, const DpGiven& given) {
+DpParams set_given(DpParams p, const DpGiven& given) {
   const auto& fields = dp_param_fields();
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (given.at(i)) fields[i].set(p, *given[i]);
@@ -74,16 +65,12 @@ DpParams with_given(DpParams p, const DpGiven& given) {
 
 }  // namespace
 
-const std::vector<DpParamField>& dp_param_fields() {
-  static const std::vector<DpParamField> fields = make_fields();
+const OptionTable<DpParams>& dp_param_fields() {
+  static const OptionTable<DpParams> fields = make_fields();
   return fields;
 }
 
-const DpParamField* find_dp_param(std::string_view name) {
-  for (const DpParamField& f : dp_param_fields())
-    if (name == f.name) return &f;
-  return nullptr;
-}
+const DpParamField* find_dp_param(std::string_view name) { return find_setting(dp_param_fields(), name); }
 
 std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling spelling) {
   const auto& fields = dp_param_fields();
@@ -101,7 +88,7 @@ std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling sp
     throw Error(fmt::format("{} go together: give both for a DP release", flags_where(true, spelling)));
   DpParams p;
   p.postprocess = DpPostprocess::NoiseUnits;
-  return with_given(p, given);
+  return set_given(p, given);
 }
 
 std::optional<DpParams> dp_params_over(std::optional<DpParams> base, const DpGiven& given) {
@@ -116,17 +103,11 @@ std::optional<DpParams> dp_params_over(std::optional<DpParams> base, const DpGiv
     throw Error(fmt::format("the coordinator runs without DP: a party that wants DP must give both {} (and the "
                             "coordinator must agree)",
                             flags_where(true)));
-  return with_given(base.value_or(DpParams{}), given);
+  return set_given(base.value_or(DpParams{}), given);
 }
 
 std::vector<std::pair<std::string, std::string>> dp_fingerprint(const DpParams& dp) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const DpParamField& f : dp_param_fields()) {
-    const std::string value = setting_text(f.get(dp));
-    if (f.fingerprint_omitted_at && value == f.fingerprint_omitted_at) continue;
-    out.emplace_back(f.fingerprint, value);
-  }
-  return out;
+  return fingerprint_of(dp_param_fields(), dp);
 }
 
 }  // namespace flynn::federated

@@ -12,7 +12,8 @@ namespace flynn::federated {
 namespace {
 
 // A DP field (dp_settings.hpp): reads DpParams when DP is on; setting one turns DP on.
-FederationSettingField dp_field(const char* name, SettingKind kind, SettingValue (*get)(const DpParams&),
+FederationSettingField dp_field(const char* name, SettingKind kind,
+                                std::optional<SettingValue> (*get)(const DpParams&),
                                 void (*set)(DpParams&, const SettingValue&)) {
   return {name, kind,
           [get](const SharedSettings& s) -> std::optional<SettingValue> {

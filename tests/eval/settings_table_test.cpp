@@ -365,7 +365,7 @@ TEST(SettingsTable, DpRowsReachTheirMembers) {
     fields[i].set(p, it->second);
     const auto before = dp_members(federated::DpParams{}), after = dp_members(p);
     for (std::size_t j = 0; j < after.size(); ++j) EXPECT_EQ(before[j] != after[j], i == j) << fields[i].name;
-    EXPECT_EQ(setting_text(fields[i].get(p)), setting_text(it->second));
+    EXPECT_EQ(setting_text(*fields[i].get(p)), setting_text(it->second));
   }
   EXPECT_THROW(fields[1].set(*std::make_unique<federated::DpParams>(), std::uint64_t{1} << 33), Error);
 

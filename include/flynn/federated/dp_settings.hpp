@@ -1,9 +1,10 @@
 #pragma once
-// The differential-privacy settings as rows of one table, like the hyper-parameters'
-// (flynn/settings_table.hpp): each row's wire name, CLI flag, help, fingerprint name, kind
-// and typed access. The CLI's --dp-* flags, a gRPC party's overrides of the coordinator's
-// DP settings, the wire pairs (flynn/federated/settings.hpp) and the DP part of the
-// federation's fingerprint (party.hpp, step 1) are all made from it.
+// The differential-privacy settings as an option table (flynn/option_table.hpp), like the
+// hyper-parameters' (flynn/settings_table.hpp): each row's wire name, CLI flag, help,
+// fingerprint name, kind and typed access. The CLI's --dp-* flags, a gRPC party's overrides
+// of the coordinator's DP settings, the wire pairs (flynn/federated/settings.hpp), Python's
+// keywords and the DP part of the federation's fingerprint (party.hpp, step 1) are all made
+// from it.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,25 +16,13 @@
 
 namespace flynn::federated {
 
-/// One member of DpParams.
-struct DpParamField {
-  const char* name;         ///< "dp_epsilon": on the wire and in Python
-  const char* flag;         ///< "--dp-epsilon"
-  const char* fingerprint;  ///< "dp-epsilon": its name in the federation's fingerprint
-  const char* help;         ///< the flag's help text
-  SettingKind kind;
-  /// dp_epsilon and dp_T: DP is on exactly when both are given.
-  bool enables;
-  SettingValue (*get)(const DpParams&);
-  /// Throws flynn::Error naming the setting on a value of the wrong kind or an unknown name.
-  void (*set)(DpParams&, const SettingValue& value);
-  /// The fingerprint leaves the field out at this value (dp_postprocess at "none", so the
-  /// paper's runs agree with parties that predate the option); null: always in it.
-  const char* fingerprint_omitted_at;
-};
+/// One member of DpParams: its `name` ("dp_epsilon"), flag ("--dp-epsilon"), help,
+/// `fingerprint` name ("dp-epsilon"), kind and typed access; `enables`: dp_epsilon and
+/// dp_T, with which DP is on exactly when both are given (see OptionField).
+using DpParamField = OptionField<DpParams>;
 
 /// The rows, in DpParams' member order.
-const std::vector<DpParamField>& dp_param_fields();
+const OptionTable<DpParams>& dp_param_fields();
 
 /// The row named `name` ("dp_epsilon"), or null.
 const DpParamField* find_dp_param(std::string_view name);
@@ -58,7 +47,8 @@ std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling sp
 /// dp_epsilon and dp_T must be given. Throws flynn::Error on an invalid value.
 std::optional<DpParams> dp_params_over(std::optional<DpParams> base, const DpGiven& given);
 
-/// The DP fields of the federation's fingerprint, as (fingerprint name, canonical text).
+/// The DP fields of the federation's fingerprint, as (fingerprint name, canonical text):
+/// fingerprint_of(dp_param_fields(), dp).
 std::vector<std::pair<std::string, std::string>> dp_fingerprint(const DpParams& dp);
 
 }  // namespace flynn::federated
