@@ -50,6 +50,25 @@ struct HyperParamOptions {
   HyperParams unused_;  // every row is a setting row: params() writes a fresh HyperParams
 };
 
+/// What a command made of one request's table and --threads/--quiet/--json reads; shared
+/// with the command's callback, which runs after the parse.
+template <class Request>
+struct RequestOptions {
+  Request request;
+  CommonOptions common;
+};
+
+/// Adds the subcommand `name` of `parent`: the flags of `fields` (into o.request), then
+/// --threads/--quiet/--json (into o.common). `o` must outlive the parse.
+template <class Request>
+CLI::App* add_request_command(CLI::App* parent, const std::string& name, const std::string& help,
+                              const OptionTable<Request>& fields, RequestOptions<Request>& o) {
+  CLI::App* cmd = parent->add_subcommand(name, help);
+  bind_options(cmd, fields, o.request);
+  o.common.add_to(cmd);
+  return cmd;
+}
+
 /// --max-input-bytes: the cap on what one input may hold once decompressed (data files,
 /// model files and a model's decoded counts), so /dev/zero, an endless pipe, a gzip bomb or
 /// a forged size field ends in an error naming the limit instead of exhausting memory.

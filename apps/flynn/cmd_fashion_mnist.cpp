@@ -22,14 +22,8 @@ using namespace flynn::harness;
 template <class Request, class Run>
 void add_report_command(CLI::App& app, const char* name, const char* help, const OptionTable<Request>& fields,
                         Run run) {
-  struct Options {
-    Request request;
-    CommonOptions common;
-  };
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = app.add_subcommand(name, help);
-  bind_options(cmd, fields, o->request);
-  o->common.add_to(cmd);
+  auto o = std::make_shared<RequestOptions<Request>>();
+  CLI::App* cmd = add_request_command(&app, name, help, fields, *o);
   cmd->callback([o, run] { print_report(run(o->request, o->common), o->common.json); });
 }
 

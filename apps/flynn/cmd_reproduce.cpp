@@ -22,14 +22,8 @@ using namespace flynn::harness;
 template <class Request>
 void add_study(CLI::App* group, const std::string& name, const std::string& help,
                const OptionTable<Request>& fields, const char* progress = nullptr) {
-  struct Options {
-    Request request;
-    CommonOptions common;
-  };
-  auto o = std::make_shared<Options>();
-  CLI::App* cmd = group->add_subcommand(name, help);
-  bind_options(cmd, fields, o->request);
-  o->common.add_to(cmd);
+  auto o = std::make_shared<RequestOptions<Request>>();
+  CLI::App* cmd = add_request_command(group, name, help, fields, *o);
   cmd->callback([o, progress] {
     ProgressBar bar(progress ? progress : "", progress && !o->common.quiet);
     const StudyOutcome r = o->request.run({o->common.threads, o->common.quiet, bar.callback()});
