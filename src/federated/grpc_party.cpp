@@ -12,6 +12,7 @@
 #include "federated/grpc_party_stream.hpp"
 #include "federated/grpc_party_sums.hpp"
 #include "federated/grpc_welcome_check.hpp"
+#include "federated/party_messages.hpp"
 #include "federated/relayed_text.hpp"
 #include "federated/safety_switches.hpp"
 #include "flynn/error.hpp"
@@ -225,7 +226,7 @@ const WireTraffic& GrpcParty::wire_traffic() const {
 
 void GrpcParty::fail(const std::string& reason) {
   pb::PartyMessage m;
-  m.mutable_failure()->set_reason(reason);
+  m.mutable_failure()->set_reason(detail::bounded_reason(reason));
   state_->stream->write_last(m);
 }
 
