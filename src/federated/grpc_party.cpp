@@ -4,6 +4,7 @@
 // (grpc_transcript.hpp), every sum one the agreed configuration implies and masked with
 // pads bound to it (grpc_party_sums.hpp). The stream itself, with every wait under the
 // deadline, is grpc_party_stream.hpp.
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -124,12 +125,14 @@ std::vector<std::string> GrpcParty::State::signed_collective(pb::Op op, int root
   if (sends) c->set_signature(signer->sign(scope, {rank, seq, op, purpose}, block));
   const std::size_t own = block.size();
   c->set_payload(sends ? std::move(block) : std::string());
-  // Blocks of one collective share their layout: another party's may exceed this party's
-  // own by a failure's text at most. A broadcast's receivers know nothing of its size.
+  // After the agreement, blocks of one collective share their layout: another party's may
+  // exceed this party's own by a failure's text at most. A broadcast's receivers know
+  // nothing of its size.
   const std::size_t blocks = op == pb::ALLGATHER ? static_cast<std::size_t>(size) : 1;
-  const std::size_t bound = op == pb::ALLGATHER
-                                ? blocks * (own + kBlockSlackBytes + kMaxKeySignatureBytes + 16) + kFramingBytes
-                                : options.max_message_bytes;
+  const std::size_t each =
+      agreed.agreed() ? own + kBlockSlackBytes : std::max(own + kBlockSlackBytes, kMaxAgreementBlockBytes);
+  const std::size_t bound = op == pb::ALLGATHER ? blocks * (each + kMaxKeySignatureBytes + 16) + kFramingBytes
+                                                : options.max_message_bytes;
   pb::Result r = exchange(m, blocks, bound);
   verify(r, op, root, purpose);
   return {std::make_move_iterator(r.mutable_blocks()->begin()), std::make_move_iterator(r.mutable_blocks()->end())};

@@ -31,6 +31,10 @@ inline constexpr std::size_t kMaxAbortBytes = std::size_t{64} << 10;
 /// collective may be: blocks of one collective have the same layout (the same fingerprint,
 /// report, release size); they differ in the text of a failure, which is cut to 1 KiB.
 inline constexpr std::size_t kBlockSlackBytes = std::size_t{16} << 10;
+/// Before the agreement (the transcript, the hellos) blocks need not share a layout yet: a
+/// misconfigured party's hello (another table's columns) may be larger than this party's.
+/// Each may be this large, so that the agreement can name the difference.
+inline constexpr std::size_t kMaxAgreementBlockBytes = std::size_t{1} << 20;
 /// Framing of a Result or Contribution around its blocks (tags, lengths, seq, purpose).
 inline constexpr std::size_t kFramingBytes = 256;
 /// The deepest nesting a party or the coordinator parses (the protocol's messages nest 4
