@@ -808,6 +808,20 @@ TEST(MaliciousCoordinator, EscapeSequencesInAReasonAreInert) {
   for (std::size_t p = 0; p < joins.size(); ++p) expect_inert(joins[p]->err(), party_name(static_cast<int>(p)));
 }
 
+// A name in the Welcome is printed too: one that would act on a terminal is refused.
+TEST(MaliciousCoordinator, AWelcomeNameThatActsOnATerminalIsRefused) {
+  Federation f(3, "iid");
+  Script s;
+  s.lie = [](std::vector<pb::Welcome>& ws) {
+    for (pb::Welcome& w : ws) w.set_names(1, "party01\x1b[2J");
+  };
+  LyingCoordinator c(f, s);
+  const auto t0 = Clock::now();
+  auto joins = start_parties(f, c.port(), 3);
+  expect_stopped_before_any_data(f, c, joins, "a name with control or layout characters", t0);
+  for (std::size_t p = 0; p < joins.size(); ++p) expect_inert(joins[p]->err(), party_name(static_cast<int>(p)));
+}
+
 TEST(MaliciousCoordinatorControl, EscapeSequencesReachThePartiesRawWithoutInertText) {
   Federation f(3, "iid");
   SafetyCheckOff inert(SafetyCheck::InertText);
@@ -851,7 +865,7 @@ void malicious_party(const Federation& f, int port, const std::string& name, con
 
 // The same through the real coordinator, from a malicious party: the coordinator's log and
 // every other party's stderr show the reason escaped and as that party's words.
-TEST(MaliciousParty, EscapeSequencesInAFailureAreInertAtTheCoordinatorAndThePartys) {
+TEST(MaliciousParty, EscapeSequencesInAFailureAreInertAtTheCoordinatorAndEveryParty) {
   Federation f(3, "iid");
   int port = 0;
   auto server = f.serve(3, {"--deadline", "20"}, &port);

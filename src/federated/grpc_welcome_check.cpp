@@ -43,6 +43,12 @@ void check_structure(const Welcome& w) {
         w.key_signatures_size(), w.rank()));
   for (int r = 0; r < n; ++r) {
     if (w.names(r).empty()) throw FederationError(fmt::format("the coordinator's welcome gives rank {} no name", r));
+    // Names are printed at every party: one that would act on a terminal (or is longer than
+    // any real CN) is refused rather than shown.
+    if (w.names(r).size() > 256 || (safety_check_on(SafetyCheck::InertText) && inert_text(w.names(r)) != w.names(r)))
+      throw FederationError(fmt::format(
+          "the coordinator's welcome gives rank {} a name with control or layout characters ('{}'): refusing", r,
+          inert_text(w.names(r), 100)));
     if (r > 0 && !(w.names(r - 1) < w.names(r)))
       throw FederationError(fmt::format(
           "the coordinator's welcome lists the parties out of order or twice ('{}' at rank {} after '{}'): ranks "
