@@ -6,8 +6,8 @@ Each party holds 200 rows of 5 features (3 Gaussian classes, the same for every 
 m = 256, L = 3, P-256 certificates, one thread per party, secure aggregation on and the
 parties' default policy (at least 3 parties). For each tau in --parties and each flynn binary
 given (--flynn, and optionally --baseline, e.g. a build of the previous release), the
-federation runs --repeat times; every party's model is checked byte-identical to `flynn train`
-on the pooled rows. Reported per (tau, build): bytes sent and received per party (the largest
+federation runs --repeat times, the builds taking turns run by run; every party's model is
+checked byte-identical to `flynn train` on the pooled rows. Reported per (tau, build): bytes sent and received per party (the largest
 over parties; gRPC message sizes), the slowest party's `seconds` and the federation's wall
 time, medians over the runs.
 
@@ -102,22 +102,25 @@ def main():
              "federation wall s |", "|---:|---|---:|---:|---:|---:|"]
     for tau in taus:
         write_shards(work, tau)
-        for label, flynn in builds:
-            central = os.path.join(work, "central.model")
-            sh(f"{flynn} train --data {work}/pooled{tau}.csv --labels {LABELS} {' '.join(HYPER)} "
-               f"--model {central} --quiet > /dev/null")
-            sent, recv, secs, walls = [], [], [], []
-            for _ in range(a.repeat):
+        runs = {label: dict(sent=[], received=[], seconds=[], wall=[]) for label, _ in builds}
+        # The builds take turns run by run, so that a change in the machine's load falls on both.
+        for _ in range(a.repeat):
+            for label, flynn in builds:
+                central = os.path.join(work, "central.model")
+                sh(f"{flynn} train --data {work}/pooled{tau}.csv --labels {LABELS} {' '.join(HYPER)} "
+                   f"--model {central} --quiet > /dev/null")
                 parties, wall = federation(flynn, work, pki, tau)
                 for r in range(tau):
                     if open(os.path.join(work, f"p{r}.model"), "rb").read() != open(central, "rb").read():
                         sys.exit(f"{label}, tau={tau}: party {r}'s model differs from central training")
-                sent.append(max(p["wire_bytes"]["sent"] for p in parties))
-                recv.append(max(p["wire_bytes"]["received"] for p in parties))
-                secs.append(max(p["seconds"] for p in parties))
-                walls.append(wall)
-            row = dict(parties=tau, build=label, sent=statistics.median(sent), received=statistics.median(recv),
-                       seconds=statistics.median(secs), wall=statistics.median(walls), runs=len(secs))
+                run = runs[label]
+                run["sent"].append(max(p["wire_bytes"]["sent"] for p in parties))
+                run["received"].append(max(p["wire_bytes"]["received"] for p in parties))
+                run["seconds"].append(max(p["seconds"] for p in parties))
+                run["wall"].append(wall)
+        for label, _ in builds:
+            row = {k: statistics.median(v) for k, v in runs[label].items()}
+            row.update(parties=tau, build=label, runs=a.repeat, load=os.getloadavg()[0])
             print(json.dumps(row), flush=True)
             lines.append(f"| {tau} | {label} | {row['sent']:,.0f} | {row['received']:,.0f} | {row['seconds']:.3f} | "
                          f"{row['wall']:.2f} |")

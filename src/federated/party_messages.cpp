@@ -1,5 +1,6 @@
 #include "federated/party_messages.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -30,6 +31,14 @@ void put_timings(io::ByteWriter& w, const PartyTimings& t) {
   for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize,
                    t.training, t.total, t.compute_cpu})
     w.f64(v);
+}
+
+// Whether every timing is +0.0, as a withheld block writes them.
+bool zero_bits(const PartyTimings& t) {
+  for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize, t.training, t.total,
+                   t.compute_cpu})
+    if (std::bit_cast<std::uint64_t>(v) != 0) return false;
+  return true;
 }
 
 PartyTimings get_timings(io::ByteReader& r) {
@@ -65,8 +74,10 @@ PartyReport decode_report(std::string_view block, int party) {
   if (flags & ~(kReportHasRows | kReportHasTimings)) r.fail("");
   const std::uint64_t rows = r.u64();
   if (flags & kReportHasRows) rep.rows = rows;
+  else if (rows != 0) r.fail("");  // a withheld field is zeros: nothing rides in it
   const PartyTimings timings = get_timings(r);
   if (flags & kReportHasTimings) rep.timings = timings;
+  else if (!zero_bits(timings)) r.fail("");
   rep.control_traffic = get_traffic(r);
   rep.aggregate_traffic = get_traffic(r);
   rep.model_crc32 = r.u32();
