@@ -14,6 +14,7 @@
 #include "federated/grpc_collective_step.hpp"
 #include "federated/grpc_join_check.hpp"
 #include "federated/grpc_party_sums.hpp"
+#include "federated/grpc_roster.hpp"
 #include "flynn/federated/grpc.hpp"
 #endif
 
@@ -113,6 +114,46 @@ TEST(JoinCheck, AJoinMustBeThisProtocolsAndCarryTheTlsCertificate) {
   m.mutable_join()->set_public_key(std::string(32, 'k'));
   m.mutable_join()->set_certificate("not a certificate");
   EXPECT_NE(check_join(m, "")->why.find("is not a PEM X.509 certificate"), std::string::npos);
+}
+
+std::shared_ptr<Slot> slot(const std::string& name) {
+  auto s = std::make_shared<Slot>();
+  s->name = name;
+  return s;
+}
+
+// The roster alone: at most two streams of one name wait, a name joins once, the Welcomes
+// rank the parties by sorted name and complete the common part for each.
+TEST(Roster, AdmitsJoinsAndRanksByName) {
+  Roster roster(2, /*any_name=*/false);
+  const auto b1 = slot("b"), b2 = slot("b"), b3 = slot("b"), a = slot("a");
+  EXPECT_FALSE(roster.admit(b1));
+  EXPECT_FALSE(roster.admit(b2));
+  ASSERT_TRUE(roster.admit(b3));
+  EXPECT_NE(roster.admit(b3)->why.find("2 streams of 'b' are already waiting"), std::string::npos);
+  grpcwire::pb::Join join;
+  join.set_public_key(std::string(32, 'k'));
+  EXPECT_FALSE(roster.join(b1, join));
+  ASSERT_TRUE(roster.join(b2, join));
+  EXPECT_EQ(roster.join(b2, join)->code, grpc::StatusCode::ALREADY_EXISTS);
+  EXPECT_EQ(roster.refuse(b2, "a duplicate"), 1u);
+  EXPECT_FALSE(roster.complete());
+  EXPECT_FALSE(roster.admit(a));
+  EXPECT_FALSE(roster.join(a, join));
+  ASSERT_TRUE(roster.complete());
+  grpcwire::pb::Welcome common;
+  common.set_federation_id(std::string(16, 'f'));
+  const auto welcomes = roster.welcome(common);
+  ASSERT_EQ(welcomes.size(), 2u);
+  EXPECT_EQ(welcomes[0].first->name, "a");
+  EXPECT_EQ(welcomes[0].second->welcome().rank(), 0);
+  EXPECT_EQ(welcomes[1].second->welcome().rank(), 1);
+  EXPECT_EQ(welcomes[1].second->welcome().names(0), "a");
+  EXPECT_EQ(welcomes[1].second->welcome().parties(), 2);
+  EXPECT_EQ(welcomes[1].second->welcome().federation_id(), std::string(16, 'f'));
+  EXPECT_TRUE(roster.admit(slot("c"))) << "the federation is full";
+  // A name that would act on a terminal is shown escaped in the roster's words.
+  EXPECT_EQ(who(*slot("x\x1b[2J")), "party 'x\\x1b[2J'");
 }
 
 #endif  // FLYNN_HAVE_GRPC
