@@ -207,7 +207,7 @@ void agree_on_status(Communicator& comm, const std::string& local_error,
     if (!err.empty())
       failures += fmt::format("{}{}", failures.empty() ? "" : "; ", relayed_from(fmt::format("party {}", p), err));
   }
-  if (!failures.empty()) throw FederationError(fmt::format("{} failed on {}", stage, failures));
+  if (!failures.empty()) throw FederationError(fmt::format("{} failed: {}", stage, failures));
 }
 
 namespace {

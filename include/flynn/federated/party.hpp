@@ -249,7 +249,8 @@ ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::u
 
 /// Agreement on a local outcome (e.g. "writing the model"): each party passes its error
 /// message ("" = success); one all-gather; when any party failed, every party throws
-/// FederationError "<stage> failed on party r: <message>; …".
+/// FederationError "<stage> failed: party r says: \"<message>\"; …" (each party's message
+/// escaped and cut: relayed_text.hpp).
 void agree_on_status(Communicator& comm, const std::string& local_error,
                      const std::string& stage);
 
