@@ -18,12 +18,13 @@
 // bound to the name. Signatures use SHA-256 with the certificate's key type (RSA PKCS#1
 // v1.5, ECDSA), or the key's own scheme for Ed25519/Ed448. OpenSSL only.
 //
-// This Join-time binding names no session (the party signs it before the coordinator
-// picks the session id), so on its own a binding from an earlier session could be replayed.
-// The session-bound binding is the transcript signature (src/federated/grpc_transcript.hpp):
-// every party signs everything the Welcome told it, its own fresh key and the session id
-// included, and checks every other party's signature of the same — a replayed key makes
-// the transcripts differ. The generic sign/verify below serve both.
+// This Join-time binding names no federation (the party signs it before the coordinator
+// picks the federation id), so on its own a binding from an earlier federation could be
+// replayed. The federation-bound binding is the transcript signature
+// (src/federated/grpc_transcript.hpp): every party signs everything the Welcome told it,
+// its own fresh key and the federation id included, and checks every other party's
+// signature of the same — a replayed key makes the transcripts differ. The generic
+// sign/verify below serve both (and every signed block).
 #include <string>
 #include <string_view>
 
