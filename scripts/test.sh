@@ -70,7 +70,7 @@ fi
 if has python; then
   stage "Python package: offline install into a venv, pytest (tests/python)"
   # Debian's interpreter by name: the first python3 on PATH may be another one without
-  # Debian's numpy/scikit-learn/pybind11 (docs/python.md).
+  # Debian's numpy/scikit-learn/pybind11 (docs/guide/python.md).
   rm -rf build-python/venv
   /usr/bin/python3 -m venv --system-site-packages build-python/venv
   FLYNN_BUILD_JOBS=$JOBS build-python/venv/bin/pip install --quiet --no-build-isolation --no-index .

@@ -249,7 +249,7 @@ struct FlyConfig {
 };
 
 /// flynn's defaults, chosen from a 10-fold CV study on the 60 OpenML sets against tuned
-/// exact kNN (docs/defaults.md, scripts/defaults_study.py). Caps keep wide data cheap:
+/// exact kNN (docs/defaults.md, research/defaults/defaults_study.py). Caps keep wide data cheap:
 /// hashing costs n·m·s additions.
 struct Defaults {
   static constexpr double expansion_factor = 256.0;    ///< m = 256·d, clamped to …
@@ -272,9 +272,9 @@ struct Defaults {
   static constexpr Preprocess preprocess = Preprocess::Normalize;
   /// Probability temperature t of an untuned model (scores_to_probabilities in
   /// scoring.hpp): fitted once on the out-of-fold scores of the SELECTION half of the
-  /// OpenML sets (docs/evaluation.md, "Calibrated probabilities"), never on the validation
+  /// OpenML sets (docs/guide/reproduce.md, "Calibrated probabilities"), never on the validation
   /// half; `flynn tune` fits one per dataset. Re-measured after relative scoring and the
-  /// anchor rules (docs/evaluation.md, "Re-measured"): the rule's new value did worse on
+  /// anchor rules (docs/guide/reproduce.md, "Re-measured"): the rule's new value did worse on
   /// the validation half, so it stays.
   static constexpr double temperature = 0.054;
   /// The variant used when none is given for d > low_dim_max features (defined in

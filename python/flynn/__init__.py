@@ -11,7 +11,7 @@ writes, and pickling goes through the same bytes.
 flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk);
 flynn.partial_fit_file and flynn.forget_file add or remove a file's rows as ``flynn update``
 and ``flynn forget`` do.
-See docs/python.md for worked examples, flynn.federated for federated training and
+See docs/guide/python.md for worked examples, flynn.federated for federated training and
 flynn.tune for the hyper-parameter search.
 """
 from ._flynn import FederationError, FlynnError, __version__

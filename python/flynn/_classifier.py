@@ -233,7 +233,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     X is a 2-D array or a pandas DataFrame. DataFrame columns of numeric dtype are numbers;
     all others (object, string, category, bool) are text, one-hot encoded as flynn train
     encodes the same table as CSV (categories sorted, stored in the model; an unseen category
-    at prediction gives an all-zero block). docs/python.md, "Tables".
+    at prediction gives an all-zero block). docs/guide/python.md, "Tables".
 
     Attributes after fit: classes_ (sorted labels), n_features_in_ (columns of X),
     feature_names_in_ (when X is a pandas DataFrame with string column names), config_ (the
@@ -510,7 +510,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Calibrated class probabilities, n × len(classes_): the class frequencies weigh
         softmax(−score/(ρ·t)), t the model's temperature (set by flynn.tune; 0.054 when
-        none was set). docs/evaluation.md, "Calibrated probabilities"."""
+        none was set). docs/guide/reproduce.md, "Calibrated probabilities"."""
         X = self._check_X(X)
         return self._model.predict_proba(X)
 
@@ -643,7 +643,7 @@ def load(path, n_jobs=None, max_model_memory=None):
     FlyNNClassifier. classes_ are integers when every class name is one, strings otherwise.
     ``max_model_memory`` (bytes) bounds what the model will need, estimated from the file's
     header before anything is built, as the CLI's --max-model-memory (None: the default, 1 GiB
-    plus 2048 bytes per byte of the file, at most the machine's memory; docs/python.md)."""
+    plus 2048 bytes per byte of the file, at most the machine's memory; docs/guide/python.md)."""
     return FlyNNClassifier._from_model(
         _flynn.Model.load(os.fspath(path), _threads(n_jobs), _model_memory(max_model_memory)),
         n_jobs)

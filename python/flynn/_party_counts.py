@@ -42,8 +42,8 @@ class DpRelease:
     epsilon: float       #: the federation's total budget ε
     T: int               #: entries released per party
     parties: int         #: parties τ sharing ε
-    exponent: str        #: "paper" or "reference" (see docs/federated.md)
-    unit: str = "paper"  #: the privacy unit: "paper" or "record" (see docs/federated.md)
+    exponent: str        #: "paper" or "reference" (see docs/guide/federated.md)
+    unit: str = "paper"  #: the privacy unit: "paper" or "record" (see docs/guide/federated.md)
 
 
 def _check_agree(parts):

@@ -33,7 +33,7 @@ read it.
 bytes (one copy per worker) and run ``map_blocks``/``map_partitions``; the results equal
 the central ``clf.predict``/``clf.predict_proba`` row for row.
 
-Decisions (docs/python.md, "Scale-out with Dask"):
+Decisions (docs/guide/python.md, "Scale-out with Dask"):
 
 * Input: X a 2-D Dask array, or a Dask DataFrame of numeric columns; y a 1-D Dask array
   or Dask Series with one label per row, partitioned like X (same number of partitions,

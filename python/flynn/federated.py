@@ -79,7 +79,7 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
     FlyNNClassifier's: a dict {label: weight} too), filter_scoring; None = the default).
     ``auto`` is not one: the parties agree on settings before a row is counted, so choose
     with ``FlyNNClassifier(auto=True)`` on rows you hold and pass its ``config_``. The DP keywords are the CLI's --dp-* flags (listed below,
-    from the library's table; docs/federated.md); as there, dp_epsilon and dp_T go
+    from the library's table; docs/guide/federated.md); as there, dp_epsilon and dp_T go
     together, and the others need them. feature_stats = (centres, scales), one value per
     feature, are public standardisation statistics (--feature-stats): the parties then
     exchange no statistic of their rows, which a standardising ``variant`` needs under DP

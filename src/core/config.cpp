@@ -128,7 +128,7 @@ const NamedVariant kNamedVariants[] = {
 // zsign-q+paper: half the units hash the standardised row (exact training statistics,
 // signed lifting rows, fixed-point quantisation into the integer kernels), half the raw row
 // the paper's way. Chosen on the selection half of the OpenML sets only (docs/defaults.md,
-// scripts/variants_study.py): zsign-q beat the paper's method (median gap to tuned kNN
+// research/variants/variants_study.py): zsign-q beat the paper's method (median gap to tuned kNN
 // 1.65 vs 3.67 points); the paper half at the same m and ρ added 0.35 points of mean
 // accuracy over zsign-q on the same sets (13 better, 14 worse, madelon +6.5) and keeps
 // what standardising columns destroys (rows whose signal is their shape).

@@ -1,6 +1,6 @@
 #pragma once
 // The transcript of a gRPC federation: what the coordinator told one party, signed by that
-// party and checked by every other (internal to the gRPC backend; docs/federated.md,
+// party and checked by every other (internal to the gRPC backend; docs/guide/federated.md,
 // "Party policy and the signed transcript").
 //
 // Why: the coordinator writes each party its own Welcome. A lying coordinator can tell

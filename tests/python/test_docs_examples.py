@@ -1,4 +1,4 @@
-"""Every ```python block of docs/python.md runs, each in a fresh namespace."""
+"""Every ```python block of docs/guide/python.md runs, each in a fresh namespace."""
 import re
 
 import pytest

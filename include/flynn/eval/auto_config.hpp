@@ -111,7 +111,7 @@ namespace flynn::eval {
 /// folds is kept too (one CV per candidate on all rows with the outer folds, which gives
 /// exactly the fold-by-fold scores of training on each fold's training rows), for the
 /// chosen candidates, or with score_every_candidate for all of them, so that a study can
-/// judge other rules on the same runs (scripts/auto_study.py).
+/// judge other rules on the same runs (research/auto/auto_study.py).
 struct AutoCvResult {
   CvResult cv;                               ///< the nested scores, per outer fold
   std::vector<AutoChoice> choices;           ///< the choice made in each outer fold

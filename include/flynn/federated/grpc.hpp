@@ -5,7 +5,7 @@
 // is 1 in flynn/build_config.hpp; the code lives in src/federated/grpc_*.cpp, the only files that
 // include gRPC headers, and is linked as flynn::federated_grpc).
 //
-// Protocol (proto/federation.proto; sizes in docs/federated.md):
+// Protocol (proto/federation.proto; sizes in docs/guide/federated.md):
 //   * Each party opens ONE bidirectional stream, authenticated by its client certificate
 //     (signed by the federation's CA). Its identity is the certificate's subject CN;
 //     the coordinator refuses a session without a CN, with a CN not on the allow-list,
@@ -25,7 +25,7 @@
 //     all-gather and all-reduce becomes one Contribution per party and one Result to
 //     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
 //     secure aggregation the parties mask them first (secure_aggregation.hpp).
-//   * Limits (the coordinator cannot be held or flooded; docs/federated.md, "Limits"): the
+//   * Limits (the coordinator cannot be held or flooded; docs/guide/federated.md, "Limits"): the
 //     coordinator accepts TCP connections itself (grpc_connection_gate.hpp); until its Join
 //     is accepted a connection may send at most kPreJoinBytes and live --join-timeout
 //     seconds. A session is refused when it opens (before reading anything) for a missing

@@ -43,7 +43,7 @@
 // all-reduce instead of the sparse all-gather (m·L·8 bytes instead of T·8: the price of
 // hiding which entries were picked). Results are identical.
 //
-// What leaves a party under DP or secure aggregation (docs/federated.md, "What leaves a
+// What leaves a party under DP or secure aggregation (docs/guide/federated.md, "What leaves a
 // party"): the fingerprint (settings, the label list, d, the public schema's digest or,
 // for all-numeric tables, the column names), the seed, statuses, the masked sums or the DP
 // release, and the report (model CRC and size, traffic). Not: rows per class, categories

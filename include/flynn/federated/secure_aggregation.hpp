@@ -16,7 +16,7 @@
 // single masked vector is uniformly distributed to anyone who lacks the party's pairwise
 // keys (ChaCha20 is a PRF), in particular to the coordinator.
 //
-// Threat model (docs/federated.md): an honest-but-curious coordinator (follows the
+// Threat model (docs/guide/federated.md): an honest-but-curious coordinator (follows the
 // protocol, reads everything it receives) learns the sum only. Up to t = τ − 2 colluding
 // parties (with or without the coordinator) learn the sum of the honest parties' vectors,
 // nothing about any single honest party. A party that drops out after masking makes the
