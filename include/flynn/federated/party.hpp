@@ -142,7 +142,8 @@ struct PartyInput {
 struct PartyTimings {
   double agree = 0;      ///< agreement all-gather (+ waiting for the slowest to arrive)
   double setup = 0;      ///< building the lifting matrix from the agreed seed
-  double local = 0;      ///< counting the party's rows (FlyNN::count)
+  // Braced: Doxygen misreads "local = 0" (a keyword of other languages it parses).
+  double local{};        ///< counting the party's rows (FlyNN::count)
   double privatize = 0;  ///< DP release (0 without DP)
   double wait = 0;       ///< status all-gather: mostly waiting for slower parties
   double aggregate = 0;  ///< the counts all-reduce / DP all-gather and summing
