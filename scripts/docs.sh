@@ -7,9 +7,9 @@
 # nothing is fetched. Doxygen and Sphinx warnings are errors. Then the reference check
 # (tests/docs/check_reference.py) fails when a flag, a setting or a public name has no entry.
 #
-# Needs build/flynn (built here, incrementally, when the build tree exists; by
-# scripts/build.sh otherwise) and the Python package in build-python/venv (installed here as
-# scripts/test.sh's python stage installs it; FLYNN_DOCS_REUSE_VENV=1 keeps an installed one).
+# Needs build/flynn (built here: that target only, incrementally) and the Python package in
+# build-python/venv (installed here as scripts/test.sh's python stage installs it;
+# FLYNN_DOCS_REUSE_VENV=1 keeps an installed one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -20,7 +20,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDI
 if [ -f build/CMakeCache.txt ]; then
   cmake --build build -j"$JOBS" --target flynn
 else
-  JOBS=$JOBS bash scripts/build.sh
+  JOBS=$JOBS BUILD_TARGETS=flynn bash scripts/build.sh
 fi
 
 if [ "${FLYNN_DOCS_REUSE_VENV:-0}" != 1 ] || ! "$VENV/bin/python" -c "import flynn" 2>/dev/null; then
