@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots).
+# Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots,
+# the documentation site).
 # Idempotent: packages already present are skipped by apt-get. Needs root or sudo.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ PKGS=(
   python3-dev python3-venv python3-pip python3-pytest python3-joblib python3-build
   python3-setuptools python3-wheel pybind11-dev python3-pybind11
   python3-dask python3-distributed
+  doxygen python3-sphinx python3-myst-parser python3-pydata-sphinx-theme python3-numpydoc python3-breathe
 )
 
 missing=()

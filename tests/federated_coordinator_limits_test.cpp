@@ -702,7 +702,7 @@ TEST(FederatedCoordinatorLimits, RevokedCertificatesAreRefusedWithCrl) {
 
 // 4 parties; party03 (busy loading 200 000 rows) is killed right after the federation
 // started, before any all-reduce, so before anything is masked. The round does not re-form
-// (docs/federated.md, "Dropouts"): every other process exits 1 naming it, promptly, and
+// (docs/guide/federated.md, "Dropouts"): every other process exits 1 naming it, promptly, and
 // nothing is written.
 TEST(FederatedCoordinatorLimits, PartyKilledBeforeMaskingIsACleanAbort) {
   Federation f(4, "iid");

@@ -11,8 +11,8 @@ writes, and pickling goes through the same bytes.
 flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk);
 flynn.partial_fit_file and flynn.forget_file add or remove a file's rows as ``flynn update``
 and ``flynn forget`` do.
-See docs/python.md for worked examples, flynn.federated for federated training and
-flynn.tune for the hyper-parameter search.
+The user guide's Python page has worked examples; flynn.federated trains across parties,
+flynn.dask on a Dask cluster, and flynn.tune searches the hyper-parameters.
 """
 from ._flynn import FederationError, FlynnError, __version__
 from ._classifier import FlyNNClassifier, load

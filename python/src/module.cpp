@@ -68,7 +68,7 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
 
-  // predict_proba's temperature for a model without one (docs/evaluation.md).
+  // predict_proba's temperature for a model without one (docs/guide/probabilities.md).
   m.attr("default_temperature") = Defaults::temperature;
 
   m.def("hyper_param_names", &python::hyper_param_names,

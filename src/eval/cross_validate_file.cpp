@@ -32,7 +32,7 @@ const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
        "Cross-validate train --auto: in each fold the configuration is chosen among a few candidates "
        "by CV on that fold's training rows alone",
        &R::auto_config},
-      {"--auto-study", "With --auto: score every candidate on the outer folds (scripts/auto_study.py)", &R::auto_study, {},
+      {"--auto-study", "With --auto: score every candidate on the outer folds (research/auto/auto_study.py)", &R::auto_study, {},
        false, {}, {}, true},
   };
   return fields;

@@ -21,7 +21,7 @@ const OptionTable<PredictFileRequest>& predict_file_fields() {
       {"--data", "Rows to classify (with or without the label column)", &R::data, {}, true},
       {"--out", "Write predictions CSV here (default: stdout)", &R::out},
       {"--proba",
-       "Add calibrated class probabilities (prior-weighted softmax(-score/(rho*t)), see docs/evaluation.md) to "
+       "Add calibrated class probabilities (prior-weighted softmax(-score/(rho*t)), see docs/guide/probabilities.md) to "
        "the CSV",
        &R::proba},
       {"--tie-break",

@@ -11,7 +11,7 @@
 // configuration implies), parseable at most kMaxNesting deep, and without fields this
 // build does not know. A message that fails stops the party with the reason. (gRPC has
 // already received the whole message by then, up to --max-message-mb: the transport's own
-// cap, docs/federated.md "Limits".)
+// cap, docs/guide/federated.md "Limits".)
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>

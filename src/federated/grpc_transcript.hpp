@@ -1,6 +1,6 @@
 #pragma once
 // The transcript of a gRPC federation and the signed blocks bound to it (internal to the
-// gRPC transport; docs/federated.md, "Party policy and the signed transcript").
+// gRPC transport; docs/guide/federated.md, "Party policy and the signed transcript").
 //
 // Why: the coordinator writes each party its own Welcome and relays every block the
 // parties exchange. A lying coordinator could tell party A one party list, key set, τ,

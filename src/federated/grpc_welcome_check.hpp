@@ -1,6 +1,6 @@
 #pragma once
 // A party's checks of the coordinator's Welcome, before anything that depends on its rows
-// leaves it (internal to the gRPC transport; docs/federated.md, "Party policy and the
+// leaves it (internal to the gRPC transport; docs/guide/federated.md, "Party policy and the
 // signed transcript"): its structure, the party's policy, the party's own entry, and every
 // other party's certificate (issued by the CA, not revoked by --crl, CN as named) and key
 // binding. The transcript check that follows (collective #1) catches a coordinator that

@@ -274,7 +274,7 @@ FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
     throw Error(
         "the data has text (categorical) columns: under DP their categories must come from "
         "public knowledge, not the rows, so give every party the same public schema with "
-        "--schema FILE (`flynn schema` writes one from a public sample; docs/federated.md, "
+        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
         "\"Public schema under DP\")");
   }
   // Under DP the default variant is the paper's: standardising variants' statistics are

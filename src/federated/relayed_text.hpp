@@ -1,7 +1,7 @@
 #pragma once
 // Text that reaches a process from another one — a party's failure reason, a certificate's
 // CN, the coordinator's abort reason — made inert before it is printed or passed on
-// (internal; docs/federated.md, "Threat model"). A malicious party or coordinator could
+// (internal; docs/guide/federated.md, "Threat model"). A malicious party or coordinator could
 // otherwise clear a terminal (ESC[2J), recolour it, or print a line that looks like
 // flynn's own ("all 3 parties hold the identical model") on every other party's stderr and
 // in the coordinator's log.

@@ -9,7 +9,7 @@
 
 namespace flynn::federated {
 
-/// One check of a gRPC party (docs/federated.md, "Threat model").
+/// One check of a gRPC party (docs/guide/federated.md, "Threat model").
 enum class SafetyCheck : std::uint8_t {
   /// Every block relayed from another party (all-gathers, broadcasts: hellos, statuses,
   /// reports with the model digest) must carry that party's signature over the

@@ -24,7 +24,7 @@ struct CrossValidateFileRequest {
   /// Nested CV of `flynn train --auto` (auto_config.hpp: cross_validate_auto).
   bool auto_config = false;
   /// Hidden: with --auto, every candidate is also scored on the outer folds, not only the
-  /// chosen ones (scripts/auto_study.py replays other rules on them).
+  /// chosen ones (research/auto/auto_study.py replays other rules on them).
   bool auto_study = false;
 };
 

@@ -8,7 +8,7 @@
 // because γ only changes filter values. The search therefore samples the 4 hashing
 // dimensions and treats γ as an inner grid: {0, 0.1, 0.2, …, 0.8}.
 //
-// Designs (see docs/evaluation.md for the measurements that chose the default):
+// Designs (research/tuning/search_design.md has the measurements that chose the default):
 //   * Halton — `budget` points of a scrambled Halton sequence (quasi-random, even cover);
 //   * Random — `budget` independent uniform points (the reference's random starts);
 //   * HaltonHalving — successive halving over training-set size: N0 Halton points are
@@ -82,7 +82,7 @@ struct SearchGuard {
 };
 
 struct SearchOptions {
-  SearchDesign design = SearchDesign::HaltonHalving;  ///< measured best (docs/evaluation.md)
+  SearchDesign design = SearchDesign::HaltonHalving;  ///< measured best (research/tuning/search_design.md)
   std::uint32_t budget = 60;        ///< evaluations (full-data equivalents for HaltonHalving)
   SearchSpace space;
   SearchGuard guard;

@@ -5,7 +5,7 @@
 // is 1 in flynn/build_config.hpp; the code lives in src/federated/grpc_*.cpp, the only files that
 // include gRPC headers, and is linked as flynn::federated_grpc).
 //
-// Protocol (proto/federation.proto; sizes and the threat model in docs/federated.md). The
+// Protocol (proto/federation.proto; sizes and the threat model in docs/guide/federated.md). The
 // coordinator is not trusted: everything a party acts on is signed by another party or
 // derived from what was signed.
 //   * Each party opens ONE bidirectional stream (Federate), authenticated by its client
@@ -34,7 +34,7 @@
 //   * Every wait of a party is under its deadline (connecting, the TLS handshake, each
 //     message, the shutdown), and every message it accepts is bounded by what the agreed
 //     configuration implies; text from other processes is printed escaped and marked.
-//   * Limits (the coordinator cannot be held or flooded; docs/federated.md, "Limits"): the
+//   * Limits (the coordinator cannot be held or flooded; docs/guide/federated.md, "Limits"): the
 //     coordinator accepts TCP connections itself (grpc_connection_gate.hpp); until its Join
 //     is accepted a connection may send at most kPreJoinBytes and live --join-timeout
 //     seconds. A stream is refused when it opens (before reading anything) for a missing

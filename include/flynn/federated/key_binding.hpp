@@ -1,5 +1,5 @@
 #pragma once
-// Binding a party's X25519 key-agreement key to its TLS certificate (docs/federated.md,
+// Binding a party's X25519 key-agreement key to its TLS certificate (docs/guide/federated.md,
 // "Secure aggregation", threat model).
 //
 // Why: the coordinator relays every party's X25519 public key in the Welcome. Without a
@@ -11,7 +11,7 @@
 // certificate of the federation's CA whose CN is the name the Welcome gives that party.
 // A swapped key fails the check and the round aborts. (What it does not stop: a
 // coordinator that also holds a certificate of the same CA can join as a party under its
-// own CN; parties see every CN in the Welcome. docs/federated.md discusses it.)
+// own CN; parties see every CN in the Welcome. docs/guide/federated.md discusses it.)
 //
 // The signed message is "flynn federated X25519 key v1", a NUL, the CN, a NUL, then the
 // 32-byte key: domain-separated, so the signature cannot be replayed as anything else, and

@@ -43,7 +43,7 @@
 // all-reduce instead of the sparse all-gather (m·L·8 bytes instead of T·8: the price of
 // hiding which entries were picked). Results are identical.
 //
-// What leaves a party under DP or secure aggregation (docs/federated.md, "What leaves a
+// What leaves a party under DP or secure aggregation (docs/guide/federated.md, "What leaves a
 // party"): the fingerprint (settings, the label list, d, the public schema's digest or,
 // for all-numeric tables, the column names), the seed, statuses, the masked sums or the DP
 // release, and the report (model CRC and size, traffic). Not: rows per class, categories
@@ -159,7 +159,8 @@ struct PartyInput {
 struct PartyTimings {
   double agree = 0;      ///< agreement all-gather (+ waiting for the slowest to arrive)
   double setup = 0;      ///< building the lifting matrix from the agreed seed
-  double local = 0;      ///< counting the party's rows (FlyNN::count)
+  // Braced: Doxygen misreads "local = 0" (a keyword of other languages it parses).
+  double local{};        ///< counting the party's rows (FlyNN::count)
   double privatize = 0;  ///< DP release (0 without DP)
   double wait = 0;       ///< status all-gather: mostly waiting for slower parties
   double aggregate = 0;  ///< the counts all-reduce / DP all-gather and summing

@@ -29,7 +29,7 @@
 // label differs (another configuration, purpose, length or width) masks with unrelated
 // pads, and the coordinator's sums are noise.
 //
-// Threat model (docs/federated.md): an honest-but-curious coordinator (follows the
+// Threat model (docs/guide/federated.md): an honest-but-curious coordinator (follows the
 // protocol, reads everything it receives) learns the sum only. Up to t = τ − 2 colluding
 // parties (with or without the coordinator) learn the sum of the honest parties' vectors,
 // nothing about any single honest party. A party that drops out after masking makes the
