@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (printed.insert(note).second) std::fprintf(stderr, "flynn: note: %s\n", note.c_str());
   });
+  // Data that loads but looks wrong (a label column of identifiers), likewise once each.
+  flynn::io::set_warning_handler([](const std::string& warning) {
+    static std::mutex mutex;
+    static std::set<std::string> printed;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (printed.insert(warning).second) std::fprintf(stderr, "flynn: warning: %s\n", warning.c_str());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
