@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_common.hpp"
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "flynn/build_config.hpp"
 #include "flynn/error.hpp"
@@ -71,8 +72,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Help and --version exit 0; every usage error (an unknown flag, a value out of range)
-    // exits 1 like every other clean error, not with CLI11's 100-range codes.
-    return app.exit(e) == 0 ? 0 : 1;
+    // is printed as "flynn: error: ..." and exits 1 like every other clean error, not with
+    // CLI11's 100-range codes.
+    return flynn::cli::report_parse_error(app, e, argc, argv);
   } catch (const flynn::Cancelled&) {
     std::fprintf(stderr, "flynn: cancelled\n");
     return 1;
