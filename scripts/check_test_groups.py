@@ -26,6 +26,8 @@ GROUPS = {
     "OpenML (../shared)": ("../shared/data/openml not found (GTEST_SKIP)",
                            r"^(Cli\.OpenMlDatasetEndToEnd|EvalManifest\.TheSharedSuite|"
                            r"EvalReproduceCli\.OpenmlQuick|IoRealData\.(SmallestOpenMlCsvGz|EveryOpenMlFileLoads))$"),
+    "reports": ("built without cairo, ../shared/data not found, or no chromium (GTEST_SKIP)",
+                r"^(ReportCli|ReportBrowser)\."),
 }
 
 SKIP_MARK = "[  SKIPPED ]"
@@ -69,7 +71,8 @@ def self_test():
     full = ['<testcase name="FederatedGrpc.A" status="run"/>',
             '<testcase name="FederatedMpi.B" status="run"><system-out>[  PASSED  ]</system-out></testcase>',
             '<testcase name="flynn_hostile_suite" status="run"/>',
-            '<testcase name="IoRealData.EveryOpenMlFileLoads" status="run"/>']
+            '<testcase name="IoRealData.EveryOpenMlFileLoads" status="run"/>',
+            '<testcase name="ReportBrowser.HeadlessChromiumShowsBothPages" status="run"/>']
     assert problems(report(full)) == [], problems(report(full))
     skipped = full[:1] + ['<testcase name="FederatedMpi.B" status="run"><system-out>[  SKIPPED ] x</system-out></testcase>'] + full[2:]
     p = problems(report(skipped))

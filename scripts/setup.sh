@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots,
-# the documentation site).
+# the documentation site, reports: cairo draws their figures, headless Chromium checks
+# their page).
 # Idempotent: packages already present are skipped by apt-get. Needs root or sudo.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ PKGS=(
   libfaiss-dev libopenblas-dev libopenblas0-pthread libhnswlib-dev
   libopenmpi-dev openmpi-bin
   libssl-dev
+  libcairo2-dev fonts-dejavu-core chromium
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   dataset-fashion-mnist
   python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib python3-pandas

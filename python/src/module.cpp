@@ -16,6 +16,7 @@
 #include "sparse_rows.hpp"
 #include "table_bindings.hpp"
 #ifdef FLYNN_PYTHON_WITH_TUNE
+#include "report_bindings.hpp"
 #include "tune_bindings.hpp"
 #endif
 
@@ -132,5 +133,6 @@ PYBIND11_MODULE(_flynn, m) {
   python::bind_dask(dask);
 #ifdef FLYNN_PYTHON_WITH_TUNE
   python::bind_tune(m);
+  python::bind_report(m);
 #endif
 }
