@@ -55,6 +55,9 @@ class TuneSearch:
         Wall time of the search.
     time_limited_ : bool
         The time limit cut the search short.
+    skipped_ : list of str
+        The steps after the search left out to finish within ``time_limit``
+        ("value_transform", "pairs", "calibration"); empty without a limit.
     """
 
     def __init__(self, raw, n_splits):
@@ -72,6 +75,7 @@ class TuneSearch:
         self.best_log_loss_ = float(raw["best_log_loss"]) if "best_log_loss" in raw else None
         self.search_seconds_ = float(raw["seconds"])
         self.time_limited_ = bool(raw["time_limited"])
+        self.skipped_ = list(raw["skipped"])
         self.temperature_ = float(raw["temperature"])
         self.calibration_ = dict(raw["calibration"]) if raw["calibration"] is not None else None
         entries = []
@@ -100,7 +104,7 @@ class TuneSearch:
 
 
 def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit=True,
-         n_jobs=None, scoring="accuracy", class_weight=None):
+         n_jobs=None, scoring="accuracy", class_weight=None, missing="mean"):
     """Searches FlyNN's hyper-parameters for (X, y) by stratified cross-validation.
 
     The search ``flynn tune`` runs: successive halving over the paper's space (m in
@@ -110,8 +114,11 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        The rows.
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The rows, as FlyNNClassifier.fit takes them: a DataFrame may hold text columns
+        (one-hot encoded) and missing values; ``best_estimator_`` then predicts DataFrames
+        with the same columns. A scipy.sparse matrix is refused (the search needs dense
+        rows).
     y : array-like of shape (n_samples,)
         Their labels.
     budget : int, default 60
@@ -124,7 +131,9 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     fly_seed : int, optional
         Seed of the lifting matrix; flynn's default when None.
     time_limit : float, optional
-        Seconds after which no new subsample evaluation starts.
+        Seconds that bound the whole call, refit included, as ``flynn tune --time-limit``:
+        the search stops early and the steps after it (extensions, calibration) are left out
+        when they would not fit (``skipped_``).
     refit : bool, default True
         Fit ``best_estimator_`` on all rows.
     n_jobs : int, optional
@@ -134,6 +143,8 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
         each candidate's calibrated probabilities; ``flynn tune --metric``).
     class_weight : None, "balanced" or dict, optional
         Given to every candidate and to the refitted model, as FlyNNClassifier's.
+    missing : {"mean", "zero", "error"}, default "mean"
+        How missing values are filled, as FlyNNClassifier's.
 
     Returns
     -------
@@ -142,8 +153,11 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
     if not hasattr(_flynn, "tune"):
         raise RuntimeError("this flynn module was built without the evaluation layer "
                            "(FLYNN_PYTHON_TUNE=0); reinstall with it to use flynn.tune")
-    template = FlyNNClassifier(n_jobs=n_jobs)
-    X, y = template._check_Xy(X, y, reset=True)
+    template = FlyNNClassifier(n_jobs=n_jobs, missing=missing)
+    # The rows as fit sees them: DataFrames and missing values through the table encoder.
+    X, y, schema = template._training_rows(X, y, reset=True, label_name=template._label_name_of(y))
+    if not isinstance(X, np.ndarray):
+        raise ValueError("flynn.tune needs dense rows (a scipy.sparse X is not supported)")
     classes, ids = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError("tune needs at least two classes, but y has only one class")
@@ -154,5 +168,9 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
                       _class_weight_text(class_weight) or "none")
     search = TuneSearch(raw, int(cv))
     if refit:
-        search.best_estimator_ = FlyNNClassifier._from_model(raw["model"], n_jobs, classes=classes)
+        model = raw["model"]
+        if schema is not None and not schema.empty:
+            model.table_schema = schema  # as fit stores it: the columns, categories, fill values
+        search.best_estimator_ = FlyNNClassifier._from_model(model, n_jobs, classes=classes)
+        search.best_estimator_.missing = missing
     return search
