@@ -30,15 +30,18 @@ if(FLYNN_WITH_MPI)
   endif()
 endif()
 
-# ---- flynn::federated_grpc: grpc++ (Debian ships it with pkg-config files only),
-# protobuf and the grpc_cpp_plugin for proto/federation.proto
+# ---- flynn::federated_wire: protobuf, for proto/federation.proto's messages (also in the
+# fuzz build, which has no gRPC); flynn::federated_grpc: grpc++ (Debian ships it with
+# pkg-config files only) and the grpc_cpp_plugin for the service
+if(FLYNN_WITH_GRPC OR FLYNN_BUILD_FUZZ)
+  find_package(Protobuf)
+endif()
 set(FLYNN_HAVE_GRPC 0)
 if(FLYNN_WITH_GRPC)
   find_package(PkgConfig)
   if(PkgConfig_FOUND)
     pkg_check_modules(GRPCPP IMPORTED_TARGET grpc++)
   endif()
-  find_package(Protobuf)
   find_program(FLYNN_GRPC_CPP_PLUGIN grpc_cpp_plugin)
   if(GRPCPP_FOUND AND Protobuf_FOUND AND FLYNN_GRPC_CPP_PLUGIN)
     set(FLYNN_HAVE_GRPC 1)
@@ -48,6 +51,22 @@ if(FLYNN_WITH_GRPC)
                                   "cross-silo tests would not run")
     message(STATUS "gRPC (grpc++ via pkg-config, protobuf, grpc_cpp_plugin) not found: "
                    "building without flynn federated serve/join")
+  endif()
+endif()
+
+# ---- flynn::eval: cairo (Debian libcairo2-dev, through pkg-config) draws the PNG figures
+# of the reports (`--report`, report_files.hpp); optional, REQUIRED in CI mode
+set(FLYNN_HAVE_CAIRO 0)
+if(FLYNN_BUILD_EVAL)
+  find_package(PkgConfig)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(CAIRO cairo)
+  endif()
+  if(CAIRO_FOUND)
+    set(FLYNN_HAVE_CAIRO 1)
+  else()
+    flynn_require(FLYNN_HAVE_CAIRO "cairo not found (Debian libcairo2-dev); reports could not draw their figures")
+    message(STATUS "cairo (libcairo2-dev) not found: --report is refused with a message saying so")
   endif()
 endif()
 

@@ -78,7 +78,7 @@ void train_command(const TrainOptions& o) {
   if (backend != "mpi") throw Error(fmt::format("--backend: '{}' is not one of auto, mpi, solo", backend));
 #if FLYNN_HAVE_MPI
   const bool ok = run_on_mpi_world([&](Communicator& comm) {
-    run_federated_train(comm, o, "MPI (" + MpiSession::library_version() + ")");
+    run_federated_train(comm, o, "MPI (" + MpiRuntime::library_version() + ")");
   });
   if (!ok) {
     std::fflush(stdout);

@@ -17,26 +17,27 @@ std::string class_weight_text(const ClassWeight& w) { return w.text(); }
 OptionTable<HyperParams> make_hyper_param_fields() {
   using H = HyperParams;
   OptionTable<HyperParams> rows = {
-      setting_row<&H::m, "m">({"--m", "FlyHash dimension m (output units)"}),
+      setting_row<&H::m, "m">({"--m", "FlyHash dimension m (output units; default 512*d within [4096, 131072] above 16 features, 256*d for anchor units and absolute scoring)"}),
       setting_row<&H::expansion_factor, "expansion_factor">(
           {"--expansion-factor", "m as a multiple of d: m = floor(factor*d)"}),
-      setting_row<&H::s, "s">({"--s", "Ones per row of the lifting matrix (s <= d)"}),
+      setting_row<&H::s, "s">({"--s", "Ones per row of the lifting matrix (s <= d; default max(2, floor(0.3*d)), at most 64; max(8, 2d) for anchor units)"}),
       setting_row<&H::connection_sparsity, "connection_sparsity">(
           {"--connection-sparsity", "s as a fraction of d: s = max(2, floor(sparsity*d))"}),
-      setting_row<&H::rho, "rho">({"--rho", "Winners per hash rho (rho < m)"}),
+      setting_row<&H::rho, "rho">({"--rho", "Winners per hash rho (rho < m; default max(128, floor(m/(2d))) above 16 features, 128 for anchor units)"}),
       setting_row<&H::wta_ratio, "wta_ratio">({"--wta-ratio", "rho as a fraction of m: max(2, floor(ratio*m))"}),
       setting_row<&H::wta_nnz, "wta_nnz">({"--wta-nnz", "rho given as the reference's wta_nnz"}),
-      setting_row<&H::gamma, "gamma">({"--gamma", "Filter decay gamma in [0,1); 0 = binary filters"}),
+      setting_row<&H::gamma, "gamma">({"--gamma", "Filter decay gamma in [0,1); 0 = binary filters (default 0.8, 0.5 for anchor units)"}),
       setting_row<&H::seed, "seed">({"--seed", fmt::format("Seed of the lifting matrix (default {})", Defaults::seed)}),
       choice_row<&H::preprocess, "preprocess", &parse_preprocess, &preprocess_name>(
           {"--preprocess", "Row preprocessing: normalize (default), densify, none"}),
       choice_row<&H::variant, "variant", &parse_variant, &variant_name>(
           {"--variant",
-           std::string("Method variant: ") + variant_names() + " (docs/defaults.md; paper = the paper's exact method)"}),
+           std::string("Method variant: ") + variant_names() +
+               " (default zsign-q+paper above 16 features, anchor up to 16; paper = the paper's exact method)"}),
       choice_row<&H::class_weight, "class_weight", &ClassWeight::parse, &class_weight_text>(
           {"--class-weight",
            "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
-           "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")"}),
+           "classes) or NAME=W,..."}),
       choice_row<&H::filter_scoring, "filter_scoring", &parse_filter_scoring, &filter_scoring_name>(
           {"--filter-scoring",
            "How filter values become class scores: relative (default; each class's values "
@@ -45,21 +46,19 @@ OptionTable<HyperParams> make_hyper_param_fields() {
       setting_row<&H::pairs, "pairs">(
           {"--pairs",
            fmt::format("Second-order filters: also count pairs of winners, each paired with the next PAIRS "
-                       "(0 = off, the default; at most {}; the model grows {}x; docs/defaults.md, \"Twelfth round\")",
+                       "(0 = off, the default; at most {}; the model grows {}x)",
                        Defaults::max_pairs, 1 + Defaults::pair_cells_per_unit)}),
       setting_row<&H::paper_half_min_columns, "paper_half_min_columns">(
           {"--paper-half-min-columns",
            fmt::format("A paper-half variant's second half hashes the raw row only when the training statistics "
                        "spread the rows' energy over at least this many columns, else the row as the first half does "
-                       "(default {} for zsign-q+paper above {} features, else 0 = always the raw row; "
-                       "docs/defaults.md, \"Thirteenth round\")",
+                       "(default {} for zsign-q+paper above {} features, else 0 = always the raw row)",
                        Defaults::paper_half_min_columns, Defaults::low_dim_max)}),
       choice_row<&H::value_transform, "value_transform", &parse_value_transform, &value_transform_name>(
           {"--value-transform",
            "Transform each feature value before a standardising variant reads it: none (default), "
            "sqrt or log1p (sign(v)*log(1+|v|)), which compress the large end of skewed columns "
-           "such as pixels or counts; a paper half still hashes the raw row (docs/defaults.md, "
-           "\"Fifteenth round\")"}),
+           "such as pixels or counts; a paper half still hashes the raw row"}),
   };
   for (HyperParamField& f : rows) f.group = "Hyper-parameters";  // their --help group
   return rows;

@@ -14,7 +14,7 @@ namespace {
 
 // Each class's rows and the fullness of its counts: the units first, then (with pairs) the
 // pair cells after them, so a user sees how full the pair block is (puma32H: every cell;
-// fullness alone does not predict a loss, docs/defaults.md, "Thirteenth round").
+// fullness alone does not predict a loss, docs/design/defaults.md, "The paper half").
 nlohmann::json classes_json(const io::ModelContents& mc) {
   const ClassCounts& counts = mc.counts;
   nlohmann::json classes = nlohmann::json::array();

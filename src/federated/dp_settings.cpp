@@ -25,18 +25,18 @@ OptionTable<DpParams> make_fields() {
       choice_row<&P::exponent, "dp_exponent", &parse_dp_exponent, &dp_exponent_name>(
           {"--dp-exponent",
            "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "
-           "docs/federated.md",
+           "docs/guide/federated.md",
            "dp-exponent"}),
       choice_row<&P::unit, "dp_unit", &parse_dp_unit, &dp_unit_name>(
           {"--dp-unit",
            "How epsilon is split: 'paper' (each party spends epsilon/parties, default) or 'record' (each "
-           "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
+           "record lives at one party: parallel composition, each party spends epsilon); see docs/guide/federated.md",
            "dp-unit"}),
       choice_row<&P::postprocess, "dp_postprocess", &parse_dp_postprocess, &dp_postprocess_name>(
           {"--dp-postprocess",
            "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
            "best), 'none' (the paper's model), 'threshold', 'class-balance', 'noise-units+class-balance'; see "
-           "docs/federated.md",
+           "docs/guide/federated.md",
            "dp-postprocess", "none"}),
   };
   for (DpParamField& f : rows) f.group = "Differential privacy";  // their --help group

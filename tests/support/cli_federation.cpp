@@ -48,16 +48,20 @@ Process::~Process() {
   }
 }
 
+std::optional<int> Process::poll() {
+  if (done_) return code_;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+  done_ = true;
+  code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return code_;
+}
+
 int Process::wait(double seconds) {
   if (done_) return code_;
   const auto end = Clock::now() + std::chrono::duration<double>(seconds);
   while (Clock::now() < end) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      done_ = true;
-      code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return code_;
-    }
+    if (const auto code = poll()) return *code;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(pid_, SIGKILL);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ class Process {
   Process& operator=(const Process&) = delete;
   /// Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
   int wait(double seconds);
+  /// Its exit code when it has ended, else nullopt (never waits).
+  std::optional<int> poll();
   void kill_now();
   pid_t pid() const { return pid_; }
   std::string out() const;

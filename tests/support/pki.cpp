@@ -49,6 +49,22 @@ void make_pki(const std::string& dir, const std::vector<std::string>& names) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
+void make_crl(const std::string& dir, const std::vector<std::string>& revoked, const std::string& out,
+              const std::string& extra) {
+  write_text(dir + "/crl-ca.cnf",
+             "[ ca ]\ndefault_ca = fed\n[ fed ]\ndatabase = crl-index.txt\ncrlnumber = "
+             "crl-number\ndefault_md = sha256\ndefault_crl_days = 2\n");
+  std::string script = fmt::format(
+      "set -e; cd '{}'; rm -f crl-index.txt*; : > crl-index.txt; echo 01 > crl-number; ", dir);
+  for (const std::string& n : revoked)
+    script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -revoke {}.pem "
+                          "2>/dev/null; ", n);
+  script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -gencrl {} -out {} "
+                        "2>/dev/null", extra, out);
+  const auto r = run_shell(script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
 std::string party_name(int p) { return fmt::format("party{:02d}", p); }
 
 void make_federation_pki(const std::string& dir, const std::vector<std::string>& parties) {

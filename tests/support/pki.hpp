@@ -16,6 +16,12 @@ std::string wait_for_text(const std::string& path, const std::string& needle, do
 /// "server" gets extendedKeyUsage serverAuth (the coordinator), every other clientAuth.
 void make_pki(const std::string& dir, const std::vector<std::string>& names);
 
+/// A CRL of the CA in `dir` (made by make_pki) revoking "<name>.pem" for each of `revoked`,
+/// written to `out` (`extra`: more `openssl ca -gencrl` options). Fails the test when the
+/// openssl CLI does.
+void make_crl(const std::string& dir, const std::vector<std::string>& revoked, const std::string& out,
+              const std::string& extra = "");
+
 /// "party00", "party01", …: the CNs of the test parties (sorted = by number).
 std::string party_name(int p);
 
