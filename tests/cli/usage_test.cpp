@@ -129,7 +129,9 @@ TEST(TuneTimeLimit, BoundsTheWholeCommand) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_LT(seconds, limit + 4.0) << r.out;
+  // The margin covers process start, the report and a CPU shared with other tests (ctest
+  // -j2 on two cores); without the limit the command runs for minutes.
+  EXPECT_LT(seconds, limit + 8.0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["search"]["time_limited"].get<bool>());
   EXPECT_TRUE(fs::exists(dir.file("m.flynn")));
