@@ -277,6 +277,9 @@ struct Defaults {
   /// anchor rules (docs/evaluation.md, "Re-measured"): the rule's new value did worse on
   /// the validation half, so it stays.
   static constexpr double temperature = 0.054;
+  /// The prior weight w of a model without a fitted calibration (calibration.hpp): none,
+  /// so its probabilities follow the score order.
+  static constexpr double prior_weight = 0.0;
   /// The variant used when none is given for d > low_dim_max features (defined in
   /// config.cpp; docs/defaults.md).
   static Variant variant();

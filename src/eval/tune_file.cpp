@@ -116,8 +116,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   const TuneResult r = tune_flynn(data, folds, o.folds, to, phase(how, "tuning"));
   FlyNN model = train_tuned_model(data, labels, r, how.threads, phase(how, "training the chosen configuration"));
   phase(how, "");
-  const double temperature = r.temperature();
-  model.set_temperature(temperature);
+  // The model keeps the calibration it fitted on its rows' leave-one-out scores.
   model.set_table_schema(data.schema);
   io::save_model(model, o.model);
   const auto model_bytes = std::filesystem::file_size(o.model);
@@ -140,7 +139,8 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
        {"balanced_accuracy", r.cv.balanced_accuracy},
        {"macro_f1", r.cv.macro_f1},
        {"search", to_json(s, to.search)},
-       {"temperature", temperature},
+       {"temperature", model.calibration().temperature},
+       {"prior_weight", model.calibration().prior_weight},
        {"model", o.model},
        {"model_bytes", model_bytes}};
   if (to.search.metric == CvMetric::LogLoss) {
@@ -195,8 +195,8 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
   if (to.search.metric == CvMetric::LogLoss)
-    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
-                        r.cv.temperature);
+    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g}, prior weight {:g})\n",
+                        r.cv.log_loss, r.cv.calibration.temperature, r.cv.calibration.prior_weight);
   if (r.calibration) text += calibration_text(*r.calibration);
   if (knn) text += knn->text;
   text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
