@@ -1,5 +1,5 @@
-// The paper half's input rule (FlyConfig::paper_half_min_columns, docs/defaults.md,
-// "Thirteenth round"): the default zsign-q+paper hashes the raw row in its second half only
+// The paper half's input rule (FlyConfig::paper_half_min_columns, docs/design/defaults.md,
+// "The paper half"): the default zsign-q+paper hashes the raw row in its second half only
 // when the training statistics spread the raw rows' energy over at least 16 columns. The
 // measure, the resolve defaults, the decision in the hasher, the model file (version 8),
 // and FlyNN's exactness (merge/forget, threads, fast CV against fold models) where the rule

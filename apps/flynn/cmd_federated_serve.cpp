@@ -62,7 +62,7 @@ void add_federated_serve(CLI::App& app) {
   CLI::App* cmd = federated_group(app)->add_subcommand(
       "serve",
       "Coordinate a federation of separately started parties over gRPC with mutual TLS (the coordinator is not "
-      "a party; see docs/federated.md)");
+      "a party; see docs/guide/federated.md)");
   bind_options(cmd, serve_option_fields(), o->request);
   o->hyper.add_to(cmd);
   o->hyper.option("seed")->description(

@@ -1,5 +1,5 @@
 #pragma once
-// Calibrated probabilities, fitted when a model is trained (docs/probabilities.md).
+// Calibrated probabilities, fitted when a model is trained (docs/guide/probabilities.md).
 //
 // A model's probabilities are
 //

@@ -170,7 +170,7 @@ std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_clas
 /// model's Calibration (calibration.hpp), fitted at training time on leave-one-out scores.
 /// q follows the score order; the priors π (class_priors) take the share w, which keeps the
 /// probabilities from the extremes where the scores say little and orders classes whose
-/// scores tie by their frequency. docs/probabilities.md has the study. Throws flynn::Error
+/// scores tie by their frequency. docs/guide/probabilities.md explains it. Throws flynn::Error
 /// when t is not finite and positive, w is not in [0, 1), ρ = 0, or `priors` does not hold
 /// L positive values.
 void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,

@@ -1,5 +1,5 @@
 #pragma once
-// One definition of flynn's settings, from which every consumer is made (issue 19):
+// One definition of flynn's settings, from which every consumer is made:
 //
 //   * hyper_param_fields(): every hyper-parameter a user gives (a member of HyperParams):
 //     its name, CLI flag, help, kind and typed access. The CLI's flags and help

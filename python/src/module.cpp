@@ -16,6 +16,7 @@
 #include "sparse_rows.hpp"
 #include "table_bindings.hpp"
 #ifdef FLYNN_PYTHON_WITH_TUNE
+#include "report_bindings.hpp"
 #include "tune_bindings.hpp"
 #endif
 
@@ -68,7 +69,8 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
 
-  // predict_proba's temperature for a model without a fitted calibration.
+  // predict_proba's temperature for a model without a fitted calibration
+  // (docs/guide/probabilities.md).
   m.attr("default_temperature") = Defaults::temperature;
 
   m.def(
@@ -177,5 +179,6 @@ PYBIND11_MODULE(_flynn, m) {
   python::bind_dask(dask);
 #ifdef FLYNN_PYTHON_WITH_TUNE
   python::bind_tune(m);
+  python::bind_report(m);
 #endif
 }

@@ -1,5 +1,6 @@
 #include "tune_bindings.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   options.search.seed = search_seed;
   options.search.fly_seed = fly_seed;
   options.search.time_limit_seconds = time_limit;
+  // The whole call, refit included, within the limit (as `flynn tune --time-limit`).
+  options.deadline = eval::Deadline(std::chrono::steady_clock::now(), time_limit);
+  options.fits_after = refit ? 1.0 : 0.0;
   options.search.threads = threads;
   options.search.metric = eval::parse_cv_metric(metric);
   options.search.class_weight = ClassWeight::parse(class_weight);
@@ -108,6 +112,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["full_evaluations"] = s.full_evaluations;
   out["cost"] = s.cost;
   out["time_limited"] = s.time_limited;
+  out["skipped"] = result->skipped;
   out["seconds"] = result->seconds;
   // The refitted model's own calibration (fitted on its rows' leave-one-out scores), else
   // the fit on the out-of-fold scores.

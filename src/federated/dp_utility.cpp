@@ -46,7 +46,7 @@ std::vector<std::string> advise(const ReleaseCheck& c, const DpMechanism& mech, 
                               per_unit, config.m));
   if (mech.params.unit == DpUnit::Paper && parties > 1)
     out.push_back(fmt::format("--dp-unit record, if every record is held by one party only: each party then spends ε "
-                              "instead of ε/{} (docs/federated.md, \"Privacy unit\")",
+                              "instead of ε/{} (docs/guide/federated.md, \"Privacy unit\")",
                               parties));
   return out;
 }

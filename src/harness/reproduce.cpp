@@ -291,10 +291,10 @@ const OptionTable<PrivacyStudyRequest>& privacy_study_fields() {
         [](R& r) -> auto& { return r.study.fashion_dir; }},
        {"--no-fashion", "Only the synthetic part", &R::no_fashion},
        {"--multiclass",
-        "Add a 26-class Letter-shaped synthetic group (the below-chance setting of docs/federated.md; not in the "
+        "Add a 26-class Letter-shaped synthetic group (the below-chance setting of docs/guide/federated.md; not in the "
         "paper's study)",
         [](R& r) -> auto& { return r.study.multiclass; }},
-       {"--dp-exponent", "paper (default) or reference, see docs/federated.md", &R::exponent},
+       {"--dp-exponent", "paper (default) or reference, see docs/guide/federated.md", &R::exponent},
        {"--dp-unit",
         "Privacy units to compare, comma-separated: paper (default: epsilon/parties each), record (epsilon each, "
         "parallel composition)",

@@ -1,5 +1,5 @@
 #pragma once
-// Whether a DP release is useful, said where it can be known (docs/dp-utility.md).
+// Whether a DP release is useful, said where it can be known (docs/guide/privacy.md, "When a release is useful").
 //
 // A party holds its own rows, so once the federation has released the model each party
 // can judge the release on them: its accuracy against the share of the party's most
@@ -62,7 +62,7 @@ std::string release_warning(const ReleaseCheck& check);
 /// only keeps the probabilities from the extremes; the decisions are the score order's.
 Calibration dp_calibration();
 
-/// The prior weight of dp_calibration (docs/dp-utility.md has the study that chose it).
+/// The prior weight of dp_calibration (docs/guide/privacy.md, "When a release is useful").
 inline constexpr double kDpPriorWeight = 0.2;
 
 }  // namespace flynn::federated

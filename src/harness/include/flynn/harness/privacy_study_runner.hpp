@@ -31,7 +31,7 @@ struct PrivacyStudyOptions {
   bool fashion = true;         ///< include the Fashion-MNIST part
   /// Add a 26-class group ("synthetic-26": a Letter-shaped mixture, 26 classes in ℝ^16,
   /// 770 training and 200 test rows per class, m = 4096, s = 4, ρ = 32, γ = 0.8: the
-  /// setting of the below-chance report, docs/federated.md). Not in the paper's study.
+  /// setting of the below-chance report, docs/guide/federated.md). Not in the paper's study.
   bool multiclass = false;
   /// A small grid for CI: n = 10^4 only, 3 epsilons, 4 T values, 2 repetitions, a small
   /// Fashion-MNIST pair.
