@@ -94,21 +94,23 @@ void add_skipped(Report& out, const TuneFileRequest& o, const TuneResult& r) {
   std::string names;
   for (const std::string& s : r.skipped) names += (names.empty() ? "" : ", ") + s;
   out.text += fmt::format("left out to finish within the {:g} s time limit: {}{}\n", o.time_limit, names,
-                          r.calibration ? "" : " (the probabilities keep the default temperature)");
+                          r.calibration ? "" : " (no out-of-fold calibration figures)");
 }
 
-// The report of the chosen configuration's out-of-fold answers at the saved temperature,
-// written and named in `j`; returns the line of text that says so.
+// The report of the chosen configuration's out-of-fold answers with the saved model's
+// calibration, written and named in `j`; returns the line of text that says so.
 std::string add_tune_report(nlohmann::json& j, const TuneFileRequest& o, const Dataset& data, const TuneResult& r,
-                            const std::vector<std::uint32_t>& folds) {
+                            const std::vector<std::uint32_t>& folds, const Calibration& calibration) {
   ClassificationReport rep = out_of_fold_report(data, r.config, r.out_of_fold_scores, folds, o.folds,
-                                                r.temperature(), fmt::format("flynn tune: {}", o.data));
-  rep.facts = {{"data", o.data},          {"model", o.model},
-               {"folds", o.folds},        {"fold seed", o.fold_seed},
-               {"configuration", r.config.describe()}, {"temperature", r.temperature()}};
-  if (r.calibration)
-    rep.facts["temperature fitted on"] = "these out-of-fold scores (the calibration line of flynn tune's output "
-                                         "gives cross-fitted figures)";
+                                                calibration, fmt::format("flynn tune: {}", o.data));
+  rep.facts = {{"data", o.data},
+               {"model", o.model},
+               {"folds", o.folds},
+               {"fold seed", o.fold_seed},
+               {"configuration", r.config.describe()},
+               {"temperature", calibration.temperature},
+               {"prior weight", calibration.prior_weight},
+               {"calibration fitted on", calibration_source_name(calibration.source)}};
   Report written;
   attach_report(written, rep, o.report);
   j["report"] = written.json["report"];
@@ -216,7 +218,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
-  const std::string report_line = o.report.empty() ? "" : add_tune_report(j, o, data, r, folds);
+  const std::string report_line = o.report.empty() ? "" : add_tune_report(j, o, data, r, folds, model.calibration());
   j["seconds"] = detail::seconds_since(t0);
 
   std::string& text = out.text;
