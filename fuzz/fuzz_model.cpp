@@ -23,7 +23,8 @@ flynn::FlyNN rebuild(flynn::io::ModelContents mc) {
   flynn::FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), 1);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
-  if (mc.temperature) model.set_temperature(*mc.temperature);
+  model.set_calibration(mc.calibration);
+  model.set_missing_policy(mc.missing_policy);
   return model;
 }
 

@@ -69,13 +69,11 @@ TEST(FlyNN, HandComputedAlgorithm1) {
   EXPECT_DOUBLE_EQ(s[2], 2.0);
   EXPECT_DOUBLE_EQ(s[3], 0.5);
   EXPECT_EQ(model.predict(q), (std::vector<std::uint32_t>{0, 1}));
-  // Probabilities: equal priors (2 rows each), so softmax(-score/(rho·t)) →
-  // p_A(q1) = 1 / (1 + e^{-(2-.75)/(2t)}), t = Defaults::temperature by default, then a set t = 1.
+  // Probabilities: (1 − w)·softmax(-score/(rho·t)) + w·π with equal priors (2 rows each) →
+  // p_A(q1) = (1 − w) / (1 + e^{-(2-.75)/(2t)}) + w/2, at a set t = 1 and w = 0.2.
+  model.set_calibration(Calibration{1.0, 0.2, CalibrationSource::Given, 0});
   auto p = model.predict_proba(q);
-  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-1.25 / (2 * Defaults::temperature))), 1e-12);
-  model.set_temperature(1.0);
-  p = model.predict_proba(q);
-  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-0.625)), 1e-12);
+  EXPECT_NEAR(p[0], 0.8 / (1.0 + std::exp(-0.625)) + 0.1, 1e-12);
   EXPECT_NEAR(p[0] + p[1], 1.0, 1e-12);
   EXPECT_NEAR(p[2] + p[3], 1.0, 1e-12);
 }
@@ -85,12 +83,12 @@ TEST(FlyNN, ClassesAndProbabilitiesFromScoresEqualPredictAndPredictProba) {
   model.fit(tiny_training_set());
   const Dataset q = make_dataset({{3, 2, 0.5f, 0}, {0, 0, 3, 2}}, {});
   std::vector<double> s = model.scores(q);
-  EXPECT_EQ(model.choose_classes(s, 2), model.predict(q));
   model.to_probabilities(s, 2);
   EXPECT_EQ(s, model.predict_proba(q));
+  EXPECT_EQ(model.classes_of_probabilities(s, 2), model.predict(q));
   // A score vector of the wrong shape is refused, not read past its end.
   std::vector<double> short_scores(3, 0.0);
-  EXPECT_THROW(model.choose_classes(short_scores, 2), Error);
+  EXPECT_THROW(model.classes_of_probabilities(short_scores, 2), Error);
   EXPECT_THROW(model.to_probabilities(short_scores, 2), Error);
 }
 

@@ -77,6 +77,7 @@ TEST(MessyFederated, MissingValuesGiveTheCentralModelByteForByte) {
                                              central_data.classes.size()),
                       central_data.classes, 1);
         central.fit(central_data);
+        central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
         central.set_table_schema(central_data.schema);
         ASSERT_FALSE(fed.model.table_schema().fill.empty());
         ASSERT_EQ(fed.model.table_schema(), central_data.schema) << variant << " " << split;

@@ -48,6 +48,9 @@ void join_command(const JoinCliOptions& o) {
   try {
     const JoinOutcome joined = join_federation(o.request, std::move(party));
     bar.finish();
+    // This party's own check of a DP release on its rows (never sent).
+    if (!joined.run.result.release_warning.empty())
+      std::fprintf(stderr, "flynn join: %s", joined.run.result.release_warning.c_str());
     if (common.json) {
       nlohmann::json j = eval::joined_party_json(joined);
       j.update({{"command", "federated join"}, {"model", o.request.model}});

@@ -54,6 +54,9 @@ void run_federated_train(Communicator& comm, const TrainOptions& o, const std::s
   }
   const PartyRun run = run_party_from_files(comm, files, settings, error);
   if (bar) bar->finish();
+  // Each party's own check of a DP release on its rows: printed where it ran, never sent.
+  if (!run.result.release_warning.empty())
+    std::fprintf(stderr, "flynn: party %d: %s", rank, run.result.release_warning.c_str());
   if (rank != 0) return;
   const eval::TrainedParty p{comm.size(), transport, o.data, o.model, model, per_rank, settings.dp};
   if (!o.party.common.json) {

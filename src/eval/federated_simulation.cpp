@@ -183,6 +183,14 @@ SimulationOfFiles simulate_files(const SimulationRequest& r, const federated::Pa
   nlohmann::json j = simulation_json(result, spec, train_rows, test_rows, data.test_description);
   j.update({{"command", "federated simulate"}, {"data", r.data}});
   std::string text = simulation_text(result, spec, train_rows, test_rows, data.test_description);
+  // Each party's local check of a DP release on its own rows (simulated: all are here).
+  nlohmann::json warnings = nlohmann::json::array();
+  for (std::size_t p = 0; p < result.outcome.release_warnings.size(); ++p) {
+    const std::string& w = result.outcome.release_warnings[p];
+    warnings.push_back(w);
+    if (!w.empty()) text += fmt::format("party {}: {}", p, w);
+  }
+  if (spec.settings.dp) j["release_warnings"] = std::move(warnings);
   if (!r.model.empty()) text += fmt::format("model: {}\n", r.model);
   return {std::move(result), std::move(j), std::move(text)};
 }

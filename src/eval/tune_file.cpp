@@ -94,21 +94,23 @@ void add_skipped(Report& out, const TuneFileRequest& o, const TuneResult& r) {
   std::string names;
   for (const std::string& s : r.skipped) names += (names.empty() ? "" : ", ") + s;
   out.text += fmt::format("left out to finish within the {:g} s time limit: {}{}\n", o.time_limit, names,
-                          r.calibration ? "" : " (the probabilities keep the default temperature)");
+                          r.calibration ? "" : " (no out-of-fold calibration figures)");
 }
 
-// The report of the chosen configuration's out-of-fold answers at the saved temperature,
-// written and named in `j`; returns the line of text that says so.
+// The report of the chosen configuration's out-of-fold answers with the saved model's
+// calibration, written and named in `j`; returns the line of text that says so.
 std::string add_tune_report(nlohmann::json& j, const TuneFileRequest& o, const Dataset& data, const TuneResult& r,
-                            const std::vector<std::uint32_t>& folds) {
+                            const std::vector<std::uint32_t>& folds, const Calibration& calibration) {
   ClassificationReport rep = out_of_fold_report(data, r.config, r.out_of_fold_scores, folds, o.folds,
-                                                r.temperature(), fmt::format("flynn tune: {}", o.data));
-  rep.facts = {{"data", o.data},          {"model", o.model},
-               {"folds", o.folds},        {"fold seed", o.fold_seed},
-               {"configuration", r.config.describe()}, {"temperature", r.temperature()}};
-  if (r.calibration)
-    rep.facts["temperature fitted on"] = "these out-of-fold scores (the calibration line of flynn tune's output "
-                                         "gives cross-fitted figures)";
+                                                calibration, fmt::format("flynn tune: {}", o.data));
+  rep.facts = {{"data", o.data},
+               {"model", o.model},
+               {"folds", o.folds},
+               {"fold seed", o.fold_seed},
+               {"configuration", r.config.describe()},
+               {"temperature", calibration.temperature},
+               {"prior weight", calibration.prior_weight},
+               {"calibration fitted on", calibration_source_name(calibration.source)}};
   Report written;
   attach_report(written, rep, o.report);
   j["report"] = written.json["report"];
@@ -166,8 +168,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   const TuneResult r = tune_flynn(data, folds, o.folds, to, phase(how, "tuning"));
   FlyNN model = train_tuned_model(data, labels, r, how.threads, phase(how, "training the chosen configuration"));
   phase(how, "");
-  const double temperature = r.temperature();
-  model.set_temperature(temperature);
+  // The model keeps the calibration it fitted on its rows' leave-one-out scores.
   model.set_table_schema(data.schema);
   io::save_model(model, o.model);
   const auto model_bytes = std::filesystem::file_size(o.model);
@@ -190,7 +191,8 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
        {"balanced_accuracy", r.cv.balanced_accuracy},
        {"macro_f1", r.cv.macro_f1},
        {"search", to_json(s, to.search)},
-       {"temperature", temperature},
+       {"temperature", model.calibration().temperature},
+       {"prior_weight", model.calibration().prior_weight},
        {"model", o.model},
        {"model_bytes", model_bytes}};
   if (to.search.metric == CvMetric::LogLoss) {
@@ -216,7 +218,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
-  const std::string report_line = o.report.empty() ? "" : add_tune_report(j, o, data, r, folds);
+  const std::string report_line = o.report.empty() ? "" : add_tune_report(j, o, data, r, folds, model.calibration());
   j["seconds"] = detail::seconds_since(t0);
 
   std::string& text = out.text;
@@ -246,8 +248,8 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
   if (to.search.metric == CvMetric::LogLoss)
-    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
-                        r.cv.temperature);
+    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g}, prior weight {:g})\n",
+                        r.cv.log_loss, r.cv.calibration.temperature, r.cv.calibration.prior_weight);
   if (r.calibration) text += calibration_text(*r.calibration);
   if (knn) text += knn->text;
   text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);

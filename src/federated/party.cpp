@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 
+#include "flynn/calibration.hpp"
 #include "flynn/detail/cpu_time.hpp"
+#include "flynn/federated/dp_utility.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
@@ -251,6 +254,8 @@ struct PartyState {
   std::vector<DpEntry> release;
   std::optional<DpMechanism> mechanism;
   std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  // The rows of this party central training's calibration would score (not under DP).
+  std::optional<CalibrationSample> sample;
   // 4. aggregation
   Traffic control, aggregate_traffic;
   PartyTimings times;
@@ -431,6 +436,7 @@ std::vector<SumShape> planned_sums(const PartyState& st) {
                     FeatureSums(d, st.config.value_transform).to_limbs().size()});
   if (!st.dp) sums.push_back({std::string(purpose::kCounts), 4, cells});
   else if (st.secure) sums.push_back({std::string(purpose::kDpRelease), 8, cells});
+  if (!st.dp) sums.push_back({std::string(purpose::kCalibration), 8, calibration_totals_size() + 1});
   return sums;
 }
 
@@ -517,9 +523,13 @@ std::string count_locally(PartyState& st) {
     auto t = Clock::now();
     st.local.emplace(st.config, st.labels, settings.threads);
     st.local->set_feature_stats(st.stats);
+    // The rows central training on the pooled rows would calibrate on: a function of each
+    // row and the federation's row count, so each party picks its own share of them.
+    if (!st.dp)
+      st.sample.emplace(st.config, std::accumulate(st.totals.begin(), st.totals.end(), std::uint64_t{0}));
     times.setup = since(t);
     t = Clock::now();
-    st.counts = st.local->count(*st.rows, settings.progress);
+    st.counts = st.local->count(*st.rows, settings.progress, st.sample ? &*st.sample : nullptr);
     times.local = since(t);
     if (st.dp) {
       t = Clock::now();
@@ -585,12 +595,36 @@ ClassCounts aggregate_counts(PartyState& st) {
   return aggregated;
 }
 
-// Phase 5: the released model (the local model with the federation's counts and table,
-// its DP provenance) and what the party reports about the run.
+// Phase 5 without DP: the calibration central training fits (FlyNN::calibrate), from every
+// party's loss sums of its sampled rows' leave-one-out scores against the aggregated
+// counts. The sums are exact integers (fixed-point losses, row tallies), so their total is
+// the pooled rows' whatever the split, and every party chooses the same calibration. One
+// masked all-reduce under secure aggregation: a party's sums stay hidden like its counts.
+void calibrate_together(PartyState& st) {
+  const CalibrationLoss loss = st.local->calibration_loss(*st.sample);
+  std::vector<std::uint64_t> sums = loss.totals();
+  sums.push_back(loss.rows());
+  st.comm.allreduce_sum(std::span<std::uint64_t>(sums), purpose::kCalibration);
+  const std::uint64_t rows = sums.back();
+  sums.pop_back();
+  try {
+    st.local->set_calibration(choose_calibration(sums, rows));
+  } catch (const Error& e) {
+    throw FederationError(e.what());
+  }
+}
+
+// Phase 5: the released model (the local model with the federation's counts, calibration,
+// table and missing-value policy, its DP provenance) and what the party reports about the run.
 PartyResult release_model(PartyState& st, ClassCounts aggregated) {
   const auto t = Clock::now();
   st.local->set_counts(std::move(aggregated));
+  if (st.dp)
+    st.local->set_calibration(dp_calibration());  // from public quantities only
+  else
+    calibrate_together(st);
   st.local->set_table_schema(std::move(st.table));
+  st.local->set_missing_policy(st.settings.missing);  // as central training records it
   PartyResult result(std::move(*st.local));
   if (st.dp) {
     Provenance prov;
@@ -600,6 +634,15 @@ PartyResult release_model(PartyState& st, ClassCounts aggregated) {
     prov.dp_parties = static_cast<std::uint32_t>(st.tau);
     result.model.set_provenance(prov);
     result.privacy = account(*st.mechanism);
+    // The party's own check of the release (local: nothing of it is sent).
+    if (st.rows->n_rows > 0 && st.rows->has_labels) {
+      try {
+        result.release_warning = release_warning(
+            check_release(result.model, *st.rows, st.counts, *st.mechanism, static_cast<std::uint32_t>(st.tau)));
+      } catch (const Error& e) {  // e.g. rows the model cannot score: said locally, never sent
+        result.release_warning = std::string("the released model could not be checked on this party's rows: ") + e.what();
+      }
+    }
   }
   st.times.finalize = since(t);
   st.times.total = since(st.t_start);

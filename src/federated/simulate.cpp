@@ -85,6 +85,7 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
   out.privacy = slots[0].result->privacy;
   out.seed_drawn = slots[0].result->seed_drawn;
   for (const Slot& s : slots) out.rows.push_back(s.result->rows);
+  for (const Slot& s : slots) out.release_warnings.push_back(s.result->release_warning);
   out.wall_seconds = wall;
   return out;
 }

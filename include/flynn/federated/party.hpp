@@ -94,6 +94,9 @@ inline constexpr std::string_view kFeatureSums = "feature sums";       ///< step
 inline constexpr std::string_view kTrainingStatus = "local training";  ///< step 3
 inline constexpr std::string_view kCounts = "counts";                  ///< step 4 without DP
 inline constexpr std::string_view kDpRelease = "dp release";           ///< step 4 with DP
+/// Step 5 without DP: the calibration's loss sums of every party's rows against the
+/// aggregated counts (calibration.hpp), so the model's calibration is central training's.
+inline constexpr std::string_view kCalibration = "calibration";
 inline constexpr std::string_view kReport = "report";                  ///< compare_models
 inline constexpr std::string_view kWriting = "writing the model";      ///< the model is staged
 }  // namespace purpose
@@ -189,6 +192,10 @@ struct PartyResult {
   Traffic control_traffic;      ///< agreement + status all-gathers
   Traffic aggregate_traffic;    ///< the counts all-reduce or the DP all-gather
   std::optional<PrivacyAccount> privacy;  ///< with DP: Theorem 6's accounting
+  /// With DP: this party's check of the release on its own rows (federated/dp_utility.hpp;
+  /// computed locally, never sent): the warning when the release is no better than the
+  /// party's most frequent class, "" when it is (and without DP).
+  std::string release_warning;
 };
 
 /// Runs this party's side of FlyNNFL over `comm` (see the header comment). Throws

@@ -23,6 +23,8 @@ struct ColonyOutcome {
   std::vector<PartyReport> reports;
   std::vector<std::uint64_t> rows;    ///< rows of each party (known to the simulator)
   std::optional<PrivacyAccount> privacy;
+  /// Each party's PartyResult::release_warning, by rank ("" where the release is useful).
+  std::vector<std::string> release_warnings;
   bool seed_drawn = false;
   double wall_seconds = 0;            ///< from starting the threads until all finished
 };
