@@ -11,14 +11,16 @@ writes, and pickling goes through the same bytes.
 flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk);
 flynn.partial_fit_file and flynn.forget_file add or remove a file's rows as ``flynn update``
 and ``flynn forget`` do.
+flynn.build_info() says which SIMD target and kernels this machine runs.
 See docs/python.md for worked examples, flynn.federated for federated training and
 flynn.tune for the hyper-parameter search.
 """
-from ._flynn import FederationError, FlynnError, __version__
+from ._flynn import FederationError, FlynnError, __version__, build_info
 from ._classifier import FlyNNClassifier, load
 from ._fit_file import fit_file, forget_file, partial_fit_file
 from ._tune import TuneSearch, tune
 from . import federated
 
 __all__ = ["FlyNNClassifier", "load", "fit_file", "partial_fit_file", "forget_file", "tune",
-           "TuneSearch", "federated", "FlynnError", "FederationError", "__version__"]
+           "TuneSearch", "federated", "FlynnError", "FederationError", "__version__",
+           "build_info"]
