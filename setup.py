@@ -1,6 +1,6 @@
 """Builds flynn._flynn with this repository's CMake (see pyproject.toml for the metadata).
 
-The extension is configured with -DFLYNN_BUILD_PYTHON=ON, the experiments layer (for
+The extension is configured with -DFLYNN_BUILD_PYTHON=ON, the evaluation layer (for
 flynn.tune) and everything else off (tests, benchmarks, CLI, MPI), for the interpreter
 running this script,
 in build-python/cmake-<python tag> (kept between builds, so reinstalling recompiles
@@ -8,7 +8,7 @@ nothing). ccache is used when it is on PATH. Environment knobs:
   FLYNN_CMAKE_BUILD_DIR  another CMake build directory
   FLYNN_BUILD_JOBS       parallel compile jobs (default: all cores)
   FLYNN_CMAKE_ARGS       extra -D options, space-separated
-  FLYNN_PYTHON_TUNE=0    build without flynn.tune (no experiments layer, no FAISS)
+  FLYNN_PYTHON_TUNE=0    build without flynn.tune (no evaluation layer, no FAISS)
 """
 import os
 import shutil

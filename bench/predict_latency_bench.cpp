@@ -87,7 +87,7 @@ BENCHMARK(BM_LearnOneRowLatency)->ArgNames({"threads"})->Arg(1)->Arg(2)->Arg(4)-
 
 // Fashion-MNIST's shape: 784 pixel columns, 10 classes; the defaults (arg 0) or the paper's
 // setting (arg 1: m = 138·d, s = 0.105·d, ρ = 8, γ = 0.8, the paper's method; as
-// experiments::fashion_mnist_paper_params).
+// harness::fashion_mnist_paper_params).
 constexpr std::uint32_t kFashionDim = 784;
 
 // Pixel-like rows: about half zeros, the rest 1..255, brighter where a column's index

@@ -1,7 +1,7 @@
 // libFuzzer target: the federated layer's decoders of what other processes send. The
-// first byte selects a message: the party protocol's agreement block and DP release
-// (src/federated/party_messages.hpp, carried by every transport), an X25519 peer key for
-// secure aggregation, and a signed key binding. Each must either decode or throw
+// first byte selects a message: the party protocol's agreement block, DP release and
+// report (src/federated/party_messages.hpp, carried by every transport), an X25519 peer key
+// for secure aggregation, and a signed key binding. Each must either decode or throw
 // flynn::Error, never crash or allocate by a forged size; what decodes must encode back to
 // the same bytes.
 #include <cstddef>
@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t selector = data[0];
   const std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   try {
-    switch (selector % 4) {
+    switch (selector % 5) {
       case 0: {
         const fed::detail::Hello h = fed::detail::decode_hello(bytes, 1);
         if (fed::detail::encode_hello(h) != bytes) std::abort();
@@ -54,6 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fed::verify_exchange_key("not a CA", std::string(bytes.substr(0, half)), "party",
                                  bytes.substr(0, half), bytes.substr(half));
         std::abort();  // nothing here can verify
+      }
+      case 4: {
+        const flynn::federated::PartyReport r = fed::detail::decode_report(bytes, 3);
+        if (fed::detail::encode_report(r) != bytes) std::abort();
+        break;
       }
     }
   } catch (const flynn::Error&) {

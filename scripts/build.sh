@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds flynn (Release) into ./build (BUILD_DIR to change it). Extra
-# arguments go to cmake's configure step. Uses every core unless JOBS is set.
+# arguments go to cmake's configure step. Uses every core unless JOBS is set; BUILD_TARGETS
+# (space-separated) builds only those targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -17,4 +18,6 @@ if command -v ninja >/dev/null && [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then GEN
 REQUIRE=()
 if [ "${CI:-}" = true ] || [ "${FLYNN_REQUIRE_ALL:-0}" = 1 ]; then REQUIRE=(-DFLYNN_REQUIRE_ALL=ON); fi
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release "${GEN[@]}" "${LAUNCHER[@]}" "${REQUIRE[@]}" "$@"
-cmake --build "$BUILD_DIR" -j"$JOBS"
+TARGETS=()
+for t in ${BUILD_TARGETS:-}; do TARGETS+=(--target "$t"); done
+cmake --build "$BUILD_DIR" -j"$JOBS" "${TARGETS[@]}"

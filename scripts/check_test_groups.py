@@ -17,13 +17,17 @@ import xml.etree.ElementTree as ET
 # name -> (why it can go missing, regex on ctest test names)
 GROUPS = {
     "gRPC cross-silo": ("built without gRPC, or an #if FLYNN_HAVE_GRPC compiled out",
-                        r"^(FederatedGrpc|FederatedCoordinatorLimits|MaliciousCoordinator|FederatedTranscript)\."),
+                        r"^(FederatedGrpc|FederatedCoordinatorLimits|MaliciousCoordinator|MaliciousCoordinatorControl|"
+                        r"MaliciousParty|MaliciousPartyControl|FederatedTranscript|AgreedSums|CollectiveStep|"
+                        r"JoinCheck|Roster)\."),
     "MPI": ("built without MPI, or no mpirun (GTEST_SKIP)",
             r"^(FederatedMpi\.|SettingsTravel\.EverySettingReachesEveryMpiRank$)"),
     "hostile suite": ("no Python 3 interpreter at configure time", r"^flynn_hostile_suite$"),
     "OpenML (../shared)": ("../shared/data/openml not found (GTEST_SKIP)",
                            r"^(Cli\.OpenMlDatasetEndToEnd|EvalManifest\.TheSharedSuite|"
                            r"EvalReproduceCli\.OpenmlQuick|IoRealData\.(SmallestOpenMlCsvGz|EveryOpenMlFileLoads))$"),
+    "reports": ("built without cairo, ../shared/data not found, or no chromium (GTEST_SKIP)",
+                r"^(ReportCli|ReportBrowser)\."),
 }
 
 SKIP_MARK = "[  SKIPPED ]"
@@ -67,7 +71,8 @@ def self_test():
     full = ['<testcase name="FederatedGrpc.A" status="run"/>',
             '<testcase name="FederatedMpi.B" status="run"><system-out>[  PASSED  ]</system-out></testcase>',
             '<testcase name="flynn_hostile_suite" status="run"/>',
-            '<testcase name="IoRealData.EveryOpenMlFileLoads" status="run"/>']
+            '<testcase name="IoRealData.EveryOpenMlFileLoads" status="run"/>',
+            '<testcase name="ReportBrowser.HeadlessChromiumShowsBothPages" status="run"/>']
     assert problems(report(full)) == [], problems(report(full))
     skipped = full[:1] + ['<testcase name="FederatedMpi.B" status="run"><system-out>[  SKIPPED ] x</system-out></testcase>'] + full[2:]
     p = problems(report(skipped))

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots).
+# Installs every Debian package flynn needs (build, tests, benchmarks, federated, plots,
+# the documentation site, reports: cairo draws their figures, headless Chromium checks
+# their page).
 # Idempotent: packages already present are skipped by apt-get. Needs root or sudo.
 set -euo pipefail
 
@@ -11,12 +13,14 @@ PKGS=(
   libfaiss-dev libopenblas-dev libopenblas0-pthread libhnswlib-dev
   libopenmpi-dev openmpi-bin
   libssl-dev
+  libcairo2-dev fonts-dejavu-core chromium
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   dataset-fashion-mnist
   python3 python3-numpy python3-sklearn python3-scipy python3-matplotlib python3-pandas
   python3-dev python3-venv python3-pip python3-pytest python3-joblib python3-build
   python3-setuptools python3-wheel pybind11-dev python3-pybind11
   python3-dask python3-distributed
+  doxygen python3-sphinx python3-myst-parser python3-pydata-sphinx-theme python3-numpydoc python3-breathe
 )
 
 missing=()

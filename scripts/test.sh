@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Everything CI checks, on a fresh Debian machine: install, build, the test suite
 # (unit, property, CLI end-to-end, MPI end-to-end), the benchmark smoke runs, a sanitizer
-# (ASan + UBSan) build of the test suite, and a short run of every fuzz target.
+# (ASan + UBSan) build of the test suite, a short run of every fuzz target, the Python
+# package's tests and the documentation (its site, its reference check, the guide's examples).
 #
 #   bash scripts/test.sh              all stages
-#   STAGES="unit bench" bash scripts/test.sh   a subset (unit install bench sanitize fuzz python)
+#   STAGES="unit bench" bash scripts/test.sh   a subset (unit install bench sanitize fuzz python docs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-STAGES=${STAGES:-"unit install bench sanitize fuzz python"}
+STAGES=${STAGES:-"unit install bench sanitize fuzz python docs"}
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
@@ -39,6 +40,7 @@ if has install; then
   cmake --build build/example-cpp -j"$JOBS" >/dev/null
   gzip -dc /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz > build/example-cpp/digits.csv
   ./build/example-cpp/flynn_example build/example-cpp/digits.csv build/example-cpp/digits.flynn
+  ./build/example-cpp/flynn_in_memory_example
 fi
 
 if has bench; then
@@ -70,7 +72,7 @@ fi
 if has python; then
   stage "Python package: offline install into a venv, pytest (tests/python)"
   # Debian's interpreter by name: the first python3 on PATH may be another one without
-  # Debian's numpy/scikit-learn/pybind11 (docs/python.md).
+  # Debian's numpy/scikit-learn/pybind11 (docs/guide/python.md).
   rm -rf build-python/venv
   /usr/bin/python3 -m venv --system-site-packages build-python/venv
   FLYNN_BUILD_JOBS=$JOBS build-python/venv/bin/pip install --quiet --no-build-isolation --no-index .
@@ -79,6 +81,17 @@ if has python; then
   # (python3-dask and python3-distributed are in scripts/setup.sh).
   (cd build-python && FLYNN_CLI="$PWD/../build/flynn" FLYNN_REQUIRE_CLI=1 FLYNN_REQUIRE_DASK=1 \
      venv/bin/python -m pytest -q -p no:cacheprovider ../tests/python)
+fi
+
+if has docs; then
+  stage "documentation: the site (warnings are errors), its reference check, the guide's examples"
+  # The python stage has just installed the package into build-python/venv from this tree.
+  reuse=0
+  if has python; then reuse=1; fi
+  FLYNN_DOCS_REUSE_VENV=$reuse JOBS=$JOBS bash scripts/docs.sh
+  # Every sh and python block of docs/guide runs on small data (a few minutes), with the
+  # signature and documentation of the estimator checked against the table of settings.
+  (cd build-python && FLYNN_CLI="$PWD/../build/flynn" venv/bin/python -m pytest -q -p no:cacheprovider ../tests/docs)
 fi
 
 stage "all stages passed"

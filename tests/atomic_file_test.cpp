@@ -48,6 +48,34 @@ TEST(AtomicFile, ReplacesARegularFileAndKeepsItsMode) {
   EXPECT_EQ(entries(dir.path()), 1u) << "no temporary file may remain";
 }
 
+// A staged file is complete beside its target but not in place: committed, it replaces
+// the target; destroyed without a commit (an abort at the end of a federation), it leaves
+// nothing behind, and the old target untouched.
+TEST(AtomicFile, StagedFileAppearsOnlyWhenCommitted) {
+  test::TempDir dir;
+  const std::string path = dir.file("model.flynn");
+  write_file_atomic(path, std::string("old"));
+  {
+    StagedFile staged(path, "new");
+    EXPECT_EQ(slurp(path), "old");
+    EXPECT_EQ(entries(dir.path()), 2u) << "the staged file lies beside the target";
+  }
+  EXPECT_EQ(slurp(path), "old");
+  EXPECT_EQ(entries(dir.path()), 1u) << "an uncommitted staged file is removed";
+  const std::string fresh = dir.file("fresh.flynn");
+  {
+    StagedFile staged(fresh, "bytes");
+    EXPECT_FALSE(fs::exists(fresh));
+  }
+  EXPECT_FALSE(fs::exists(fresh));
+  StagedFile staged(path, "new");
+  staged.commit();
+  staged.commit();  // once only
+  EXPECT_EQ(slurp(path), "new");
+  EXPECT_EQ(entries(dir.path()), 1u);
+  EXPECT_THROW(StagedFile(dir.file("no/such/dir/x"), "x"), Error);
+}
+
 TEST(AtomicFile, FollowsSymlinksAndKeepsTheLink) {
   test::TempDir dir;
   fs::create_directory(dir.path() / "real");

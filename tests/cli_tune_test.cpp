@@ -14,7 +14,7 @@
 #include "flynn/scoring.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 namespace {
 
 class TuneCli : public ::testing::Test {
@@ -180,4 +180,4 @@ TEST_F(TuneCli, TrainAutoSavesTheModelOfTheConfigurationItReports) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

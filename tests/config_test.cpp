@@ -58,7 +58,7 @@ TEST(HyperParams, DefaultsAreValidForTinyAndWideData) {
   }
 }
 
-// The documented default rules (docs/defaults.md): for d > 16 with relative filter scoring
+// The documented default rules (docs/design/defaults.md): for d > 16 with relative filter scoring
 // (every variant's default but paper's) m = 512·d in [4096, 131072] and
 // ρ = max(128, ⌊m/(2d)⌋); otherwise m = 256·d in [4096, 131072] and ρ = max(128, ⌊m/(4d)⌋)
 // (64 with the paper's absolute scoring); s = max(2, ⌊0.3·d⌋) ≤ 64, γ = 0.8, variant

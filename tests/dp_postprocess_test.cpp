@@ -1,7 +1,7 @@
 // Post-processing of a DP release (flynn/federated/dp_postprocess.hpp): what each mode does
 // to an aggregated release, on hand-made sums whose answers are worked out here, its
 // refusals, and its names. (The measured effect on accuracy is the privacy study's:
-// docs/federated.md.)
+// docs/guide/federated.md.)
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -320,7 +320,7 @@ TEST(DpPublicSchema, ALoadersMessageQuotingARowStaysAtItsParty) {
       const ColonyRun run = run_recorded(in, s, secure, rec);
       const bool kept = dp || secure;
       for (int p = 0; p < 3; ++p) {
-        EXPECT_NE(run.errors[p].find("party 1:"), std::string::npos) << run.errors[p];
+        EXPECT_NE(run.errors[p].find("party 1 says:"), std::string::npos) << run.errors[p];
         // Under DP or secure aggregation the others hear only that party 1 failed.
         EXPECT_EQ(run.errors[p].find("secret-cell") == std::string::npos, kept) << run.errors[p];
       }
@@ -342,7 +342,7 @@ TEST(DpPublicSchema, AnUnknownLabelStaysAtItsParty) {
   Recorder rec;
   const ColonyRun run = run_recorded(inputs_of(data), s, false, rec);
   for (int p = 0; p < 3; ++p) {
-    EXPECT_NE(run.errors[p].find("party 2: its data cannot be used"), std::string::npos) << run.errors[p];
+    EXPECT_NE(run.errors[p].find("party 2 says: \"its data cannot be used"), std::string::npos) << run.errors[p];
     EXPECT_EQ(run.errors[p].find("secret-label"), std::string::npos) << run.errors[p];
   }
   EXPECT_NE(run.details[2].find("secret-label"), std::string::npos) << run.details[2];

@@ -13,7 +13,7 @@
 #include "flynn/error.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 namespace {
 
 struct Rows {
@@ -92,4 +92,4 @@ TEST(AnnIndex, BadFactoryStringsAndSearchesBeforeBuildingAreErrors) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

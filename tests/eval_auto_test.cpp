@@ -11,7 +11,7 @@
 #include "flynn/eval/auto_config.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 namespace {
 
 // The column of a choice's γ grid that holds the default rule's own γ (gammas.size() when
@@ -230,4 +230,4 @@ TEST(HyperParamsOf, ResolvesBackToTheSameConfig) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -41,18 +41,18 @@ std::string write_blobs(const test::TempDir& dir, std::size_t first = 0, std::si
 TEST(CrossValidateFile, ReportsTheFoldsOfCrossValidateFlynn) {
   test::TempDir dir;
   const std::string path = write_blobs(dir);
-  experiments::CrossValidateFileRequest request;
+  eval::CrossValidateFileRequest request;
   request.data = path;
   request.folds = 3;
-  experiments::CrossValidateFileRun how;
+  eval::CrossValidateFileRun how;
   how.hyper.m = 128;
   how.hyper.seed = 3;
-  const experiments::Report r = experiments::cross_validate_file(request, how);
+  const eval::Report r = eval::cross_validate_file(request, how);
 
   const Dataset data = io::load_dataset(path, how.load);
   const FlyConfig config = how.hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
-  const auto folds = experiments::stratified_folds(data.labels, data.classes.size(), 3, 0);
-  const experiments::CvResult cv = experiments::cross_validate_flynn(data, config, folds, 3, 0);
+  const auto folds = eval::stratified_folds(data.labels, data.classes.size(), 3, 0);
+  const eval::CvResult cv = eval::cross_validate_flynn(data, config, folds, 3, 0);
   EXPECT_EQ(r.json["command"], "eval");
   EXPECT_EQ(r.json["rows"], 90u);
   EXPECT_EQ(r.json["fold_accuracy"].get<std::vector<double>>(), cv.fold_accuracy);
@@ -60,20 +60,20 @@ TEST(CrossValidateFile, ReportsTheFoldsOfCrossValidateFlynn) {
   EXPECT_FALSE(r.json.contains("calibration"));
 
   request.calibration = true;
-  const experiments::Report c = experiments::cross_validate_file(request, how);
+  const eval::Report c = eval::cross_validate_file(request, how);
   EXPECT_TRUE(c.json.contains("calibration"));
   EXPECT_NE(c.text.find("probability temperature"), std::string::npos);
 }
 
 TEST(CrossValidateFile, AComparisonJoinsTheReportAndKnnWithoutOneIsAnError) {
   test::TempDir dir;
-  experiments::CrossValidateFileRequest request;
+  eval::CrossValidateFileRequest request;
   request.data = write_blobs(dir);
   request.folds = 3;
   request.knn = true;
-  experiments::CrossValidateFileRun how;
+  eval::CrossValidateFileRun how;
   try {
-    experiments::cross_validate_file(request, how);
+    eval::cross_validate_file(request, how);
     FAIL() << "--knn without a baseline ran";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("FAISS"), std::string::npos) << e.what();
@@ -82,9 +82,9 @@ TEST(CrossValidateFile, AComparisonJoinsTheReportAndKnnWithoutOneIsAnError) {
   how.knn = [&](const Dataset& d, const std::vector<std::uint32_t>& f, std::uint32_t k, int) {
     EXPECT_EQ(f.size(), d.n_rows);
     seen_folds = k;
-    return experiments::Report{{{"baseline", 1}}, "baseline line\n"};
+    return eval::Report{{{"baseline", 1}}, "baseline line\n"};
   };
-  const experiments::Report r = experiments::cross_validate_file(request, how);
+  const eval::Report r = eval::cross_validate_file(request, how);
   EXPECT_EQ(seen_folds, 3u);
   EXPECT_EQ(r.json["baseline"], 1);
   EXPECT_NE(r.text.find("baseline line\n"), std::string::npos);
@@ -92,20 +92,20 @@ TEST(CrossValidateFile, AComparisonJoinsTheReportAndKnnWithoutOneIsAnError) {
 
 TEST(TuneFile, SavesTheChosenModelAndJudgesTheTestFile) {
   test::TempDir dir;
-  experiments::TuneFileRequest request;
+  eval::TuneFileRequest request;
   request.data = write_blobs(dir);
   request.test = request.data;
   request.model = dir.file("tuned.flynn");
   request.folds = 3;
   request.budget = 2;
   request.variants = "paper";
-  experiments::TuneFileRun how;
+  eval::TuneFileRun how;
   int phases = 0;
   how.progress = [&](std::string_view phase) -> ProgressFn {
     if (!phase.empty()) ++phases;
     return {};
   };
-  const experiments::Report r = experiments::tune_file(request, how);
+  const eval::Report r = eval::tune_file(request, how);
   EXPECT_EQ(phases, 2);
   const FlyNN model = io::load_model(request.model);
   EXPECT_EQ(r.json["model_bytes"], std::filesystem::file_size(request.model));
@@ -117,7 +117,7 @@ TEST(TuneFile, SavesTheChosenModelAndJudgesTheTestFile) {
   // A missing test file fails before the search, and leaves no model behind.
   std::filesystem::remove(request.model);
   request.test = dir.file("absent.csv");
-  EXPECT_THROW(experiments::tune_file(request, how), Error);
+  EXPECT_THROW(eval::tune_file(request, how), Error);
   EXPECT_FALSE(std::filesystem::exists(request.model));
 }
 
@@ -133,63 +133,63 @@ TEST(ModelFileEdits, UpdateForgetAndMergeAreExact) {
   training.hyper.variant = Variant{};  // no statistics of the rows: edits are exact byte for byte
   training.labels = LabelSet::parse_list("c0,c1,c2");
   const auto train = [&](const std::string& data, const std::string& model) {
-    experiments::TrainFileRequest t;
+    eval::TrainFileRequest t;
     t.data = data;
     t.model = dir.file(model);
-    experiments::train_and_save(t, training);
+    eval::train_and_save(t, training);
     return t.model;
   };
   const std::string whole = train(all, "all.flynn"), a = train(first, "a.flynn"), b = train(rest, "b.flynn");
 
-  const experiments::ModelEditRun run;  // named: GCC 12 misreads a {} temporary here
-  experiments::ModelEditRequest edit;
+  const eval::ModelEditRun run;  // named: GCC 12 misreads a {} temporary here
+  eval::ModelEditRequest edit;
   edit.model = a;
   edit.data = rest;
   edit.out = dir.file("a+b.flynn");
-  const experiments::Report up = experiments::update_model_file(edit, run);
+  const eval::Report up = eval::update_model_file(edit, run);
   EXPECT_EQ(up.json["rows_added"], 40u);
   EXPECT_EQ(file_bytes(edit.out), file_bytes(whole));
 
   edit.model = edit.out;
   edit.out = dir.file("a+b-b.flynn");
-  experiments::forget_model_file(edit, run);
+  eval::forget_model_file(edit, run);
   EXPECT_EQ(file_bytes(edit.out), file_bytes(a));
 
-  experiments::MergeRequest merge{{a, b}, dir.file("merged.flynn")};
-  const experiments::Report m = experiments::merge_model_files(merge, run);
+  eval::MergeRequest merge{{a, b}, dir.file("merged.flynn")};
+  const eval::Report m = eval::merge_model_files(merge, run);
   EXPECT_EQ(m.json["training_rows"], 90u);
   EXPECT_EQ(file_bytes(merge.out), file_bytes(whole));
-  EXPECT_THROW(experiments::merge_model_files({{a}, dir.file("one.flynn")}, run), Error);
+  EXPECT_THROW(eval::merge_model_files({{a}, dir.file("one.flynn")}, run), Error);
 }
 
 TEST(PredictAndWrite, StreamsTheCsvOrKeepsThePredictions) {
   test::TempDir dir;
   const std::string data = write_blobs(dir);
-  experiments::TrainFileRequest t;
+  eval::TrainFileRequest t;
   t.data = data;
   t.model = dir.file("m.flynn");
   const io::FileTrainingOptions defaults;  // named: GCC 12 misreads a {} temporary here
-  experiments::train_and_save(t, defaults);
+  eval::train_and_save(t, defaults);
 
-  experiments::PredictFileRequest p;
+  eval::PredictFileRequest p;
   p.model = t.model;
   p.data = data;
   p.chunk_rows = 7;
   std::ostringstream csv;
-  experiments::PredictFileRun how;
+  eval::PredictFileRun how;
   how.csv = &csv;
-  const experiments::Report streamed = experiments::predict_and_write(p, how);
+  const eval::Report streamed = eval::predict_and_write(p, how);
   EXPECT_EQ(streamed.json["rows"], 90u);
   EXPECT_FALSE(streamed.json.contains("predictions"));
   const std::string lines = csv.str();
   EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 91);  // header + one per row
 
   how.csv = nullptr;
-  const experiments::Report kept = experiments::predict_and_write(p, how);
+  const eval::Report kept = eval::predict_and_write(p, how);
   ASSERT_EQ(kept.json["predictions"].size(), 90u);
   EXPECT_EQ(kept.json["accuracy"], streamed.json["accuracy"]);
   p.tie_break = "sideways";
-  EXPECT_THROW(experiments::predict_and_write(p, how), Error);
+  EXPECT_THROW(eval::predict_and_write(p, how), Error);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "flynn/eval/fly_cv.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 namespace {
 
 FlyConfig config(std::uint32_t d, std::uint32_t m, std::uint32_t s, std::uint32_t rho, Preprocess p) {
@@ -150,4 +150,4 @@ TEST(EvalFlyCv, ResourceEstimatesAndErrors) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

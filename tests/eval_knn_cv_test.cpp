@@ -10,7 +10,7 @@
 #include "flynn/baselines/knn_cv.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 namespace {
 
 // Brute force: squared distances between L2-normalised rows (double), nearest first,
@@ -52,11 +52,11 @@ TEST(EvalKnnCv, SweepMatchesBruteForce) {
   // Overlapping blobs so that different k give different answers.
   const Dataset data = test::blobs(3, 40, 6, 11, 1.2);
   const std::uint32_t k_folds = 4;
-  const auto folds = stratified_folds(data.labels, data.classes.size(), k_folds, 3);
+  const auto folds = eval::stratified_folds(data.labels, data.classes.size(), k_folds, 3);
   const std::vector<std::uint32_t> grid = {1, 2, 4, 8, 16, 32, 64};
   const KnnCvResult r = cross_validate_knn(data, folds, k_folds, grid, 1);
   ASSERT_EQ(r.k_values, grid);
-  const auto parts = fold_rows(folds, k_folds);
+  const auto parts = eval::fold_rows(folds, k_folds);
   bool differ = false;
   for (std::size_t g = 0; g < grid.size(); ++g) {
     for (std::uint32_t f = 0; f < k_folds; ++f) {
@@ -75,7 +75,7 @@ TEST(EvalKnnCv, SweepMatchesBruteForce) {
 
 TEST(EvalKnnCv, RejectsBadInput) {
   const Dataset data = test::blobs(2, 10, 3, 1);
-  const auto folds = stratified_folds(data.labels, 2, 2, 0);
+  const auto folds = eval::stratified_folds(data.labels, 2, 2, 0);
   EXPECT_THROW(cross_validate_knn(data, folds, 2, {0, 1}), Error);
   EXPECT_THROW(cross_validate_knn(data, folds, 2, {}), Error);
   EXPECT_THROW(cross_validate_knn(data, {0, 1}, 2), Error);
@@ -96,7 +96,7 @@ TEST(Tune, KnnOnStandardisedFeaturesIgnoresFeatureScales) {
     labels.push_back("b");
   }
   const Dataset data = test::make_dataset(rows, labels);
-  const auto folds = stratified_folds(data.labels, 2, 5, 0);
+  const auto folds = eval::stratified_folds(data.labels, 2, 5, 0);
   const TunedKnnCvResult k = cross_validate_tuned_knn(data, folds, 5, {1, 4}, 1);
   const double l2 = k.l2.per_k[k.l2.best].mean, z = k.standardized.per_k[k.standardized.best].mean;
   EXPECT_GT(z, 0.95);
@@ -115,4 +115,4 @@ TEST(Tune, KnnOnStandardisedFeaturesIgnoresFeatureScales) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

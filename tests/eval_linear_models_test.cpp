@@ -9,7 +9,7 @@
 #include "flynn/baselines/linear_models.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 namespace {
 
 TEST(EvalLinearModels, StandardizerUsesOnlyTheGivenRows) {
@@ -28,7 +28,7 @@ TEST(EvalLinearModels, StandardizerUsesOnlyTheGivenRows) {
 
 TEST(EvalLinearModels, OneEpochLearnsSeparableBlobs) {
   const Dataset data = test::blobs(4, 100, 8, 3, 0.3);
-  const auto folds = stratified_folds(data.labels, 4, 5, 0);
+  const auto folds = eval::stratified_folds(data.labels, 4, 5, 0);
   for (bool mlp : {false, true}) {
     const SgdCvResult r = cross_validate_one_epoch(data, folds, 5, mlp, {}, {0.01, 0.1});
     ASSERT_EQ(r.per_rate.size(), 2u);
@@ -84,7 +84,7 @@ TEST(EvalLinearModels, ExactlyOneEpochAndZeroInitialLogisticWeights) {
 
 TEST(EvalLinearModels, DivergedModelPredictsClassZero) {
   const Dataset data = test::blobs(2, 20, 3, 4, 0.3);
-  const auto folds = stratified_folds(data.labels, 2, 2, 0);
+  const auto folds = eval::stratified_folds(data.labels, 2, 2, 0);
   // A huge step overflows the weights to ±inf/NaN; the CV still returns accuracies.
   const SgdCvResult r = cross_validate_one_epoch(data, folds, 2, true, {}, {1e300});
   EXPECT_GE(r.per_rate[0].mean, 0.0);
@@ -94,4 +94,4 @@ TEST(EvalLinearModels, DivergedModelPredictsClassZero) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

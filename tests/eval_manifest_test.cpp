@@ -8,7 +8,7 @@
 #include "flynn/harness/manifest.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 std::string error_of(const std::string& dir) {
@@ -88,4 +88,4 @@ TEST(EvalManifest, TheSharedSuite) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

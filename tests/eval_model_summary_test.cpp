@@ -29,8 +29,8 @@ TEST(ModelSummary, JsonDescribesASmallModel) {
   io::save_model(model, path);
   const std::string bytes = io::read_model_file(path);
 
-  const experiments::ModelFileSummary s =
-      experiments::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
+  const eval::ModelFileSummary s =
+      eval::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
   const nlohmann::json& j = s.json;
   EXPECT_EQ(j["model"], path);
   EXPECT_EQ(j["format_version"], io::kPaperModelFormatVersion);
@@ -58,11 +58,11 @@ TEST(ModelSummary, JsonDescribesASmallModel) {
 }
 
 // `model` saved to a file and summarised as `flynn info` does.
-experiments::ModelFileSummary summary_of(const FlyNN& model) {
+eval::ModelFileSummary summary_of(const FlyNN& model) {
   test::TempDir dir;
   const std::string path = dir.file("m.flynn");
   io::save_model(model, path);
-  return experiments::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
+  return eval::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
 }
 
 // With pairs, each class's line also describes its pair block (cells m … m + pair_cells()),
@@ -76,7 +76,7 @@ TEST(ModelSummary, PairModelsDescribeTheirPairCellsApartFromTheUnits) {
   p.pairs = 2;
   FlyNN model(p.resolve(6, 3), data.classes, 1);
   model.fit(data);
-  const experiments::ModelFileSummary s = summary_of(model);
+  const eval::ModelFileSummary s = summary_of(model);
   const FlyConfig& c = model.config();
   ASSERT_EQ(s.json["classes"].size(), 3u);
   for (std::size_t l = 0; l < 3; ++l) {
@@ -105,7 +105,7 @@ TEST(ModelSummary, ModelsWithoutPairsHaveNoPairFields) {
   p.seed = 7;
   FlyNN model(p.resolve(6, 3), data.classes, 1);
   model.fit(data);
-  const experiments::ModelFileSummary s = summary_of(model);
+  const eval::ModelFileSummary s = summary_of(model);
   for (const auto& cls : s.json["classes"]) EXPECT_FALSE(cls.contains("nonzero_pair_cells"));
   EXPECT_EQ(s.text.find("pair cells"), std::string::npos) << s.text;
 }

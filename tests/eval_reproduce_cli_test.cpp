@@ -104,7 +104,7 @@ TEST(EvalReproduceCli, OpenmlClearErrors) {
 }
 
 TEST(EvalReproduceCli, OpenmlFigures) {
-  if (!experiments::matplotlib_available()) GTEST_SKIP() << "matplotlib not installed";
+  if (!harness::matplotlib_available()) GTEST_SKIP() << "matplotlib not installed";
   test::TempDir data, out;
   make_data_dir(data);
   const auto r = test::run_cli(fmt::format("reproduce openml --data-dir {} --out {} --budget 2 --folds 3 "

@@ -9,7 +9,7 @@
 #include "flynn/random.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 namespace {
 
 TEST(EvalSbfc, BitsAreSignsOfTheSeededGaussianProjection) {
@@ -64,7 +64,7 @@ TEST(EvalSbfc, FiltersAreClassOrsAndScoresCountMissedBits) {
 TEST(EvalSbfc, OnePassCvEqualsPerFoldFitPredict) {
   const Dataset data = test::blobs(3, 30, 5, 9, 1.0);
   const std::uint32_t k = 5;
-  const auto folds = stratified_folds(data.labels, 3, k, 1);
+  const auto folds = eval::stratified_folds(data.labels, 3, k, 1);
   SbfcOptions o;
   o.expansion_factors = {0.2, 0.6, 1, 4, 16, 40, 100};  // m = 1, 3, 5, 20, 80, 200, 500
   o.seed = 17;
@@ -72,7 +72,7 @@ TEST(EvalSbfc, OnePassCvEqualsPerFoldFitPredict) {
   const SbfcCvResult r = cross_validate_sbfc(data, folds, k, o);
   ASSERT_EQ(r.grid.size(), 7u);
   const SimHashCodes codes = simhash(data, 500, 17, 1);
-  const auto parts = fold_rows(folds, k);
+  const auto parts = eval::fold_rows(folds, k);
   bool varies = false;
   for (const SbfcPoint& p : r.grid) {
     for (std::uint32_t f = 0; f < k; ++f) {
@@ -93,7 +93,7 @@ TEST(EvalSbfc, OnePassCvEqualsPerFoldFitPredict) {
 
 TEST(EvalSbfc, TimeGuardSkipsLargeGridPoints) {
   const Dataset data = test::blobs(2, 25, 4, 2);
-  const auto folds = stratified_folds(data.labels, 2, 5, 0);
+  const auto folds = eval::stratified_folds(data.labels, 2, 5, 0);
   SbfcOptions o;
   o.max_work = 50.0 * 4 * 20;  // n·d·m ≤ max_work → m ≤ 20
   o.threads = 1;
@@ -107,4 +107,4 @@ TEST(EvalSbfc, TimeGuardSkipsLargeGridPoints) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

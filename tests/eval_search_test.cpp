@@ -12,7 +12,7 @@
 #include "flynn/eval/search.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 namespace {
 
 TEST(EvalSearch, ScrambledHaltonIsStratifiedAndSeeded) {
@@ -151,4 +151,4 @@ TEST(EvalSearch, HalvingPromotesTheBestAndStaysWithinBudget) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -12,7 +12,7 @@
 #include "flynn/harness/statistics.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 nlohmann::json fixture(const std::string& name) {
@@ -148,4 +148,4 @@ TEST(EvalStatistics, NormalisedAccuracyMedianAndMeanSe) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

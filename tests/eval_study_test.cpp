@@ -11,7 +11,7 @@
 #include "flynn/harness/synthetic_study.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 StudyOptions small_options() {
@@ -174,4 +174,4 @@ TEST(EvalStudy, SyntheticTable1Cells) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -11,7 +11,7 @@
 #include "flynn/harness/synthetic.hpp"
 #include "flynn/harness/synthetic_study.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 TEST(EvalSynthetic, ClusterSizesCentroidsAndLabelsFollowGuyon) {
@@ -142,4 +142,4 @@ TEST(EvalSynthetic, StudyConfigurationsAndIds) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

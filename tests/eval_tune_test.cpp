@@ -18,7 +18,7 @@
 #include "flynn/scoring.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 namespace {
 
 TEST(Calibration, LogLossMatchesHandComputedValue) {
@@ -410,4 +410,4 @@ TEST(Tune, TimeLimitStopsTheSearchButKeepsOneFullEvaluation) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

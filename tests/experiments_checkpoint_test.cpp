@@ -14,7 +14,7 @@
 #include "flynn/harness/checkpoint.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 namespace fs = std::filesystem;
@@ -136,4 +136,4 @@ TEST(Checkpoint, BadUseIsAClearError) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

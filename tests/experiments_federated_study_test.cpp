@@ -19,7 +19,7 @@
 #include "flynn/random.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 using namespace flynn::federated;
 namespace {
 
@@ -137,8 +137,8 @@ TEST(StudyIo, CsvAndStatistics) {
   EXPECT_EQ(mean_sd({5}).sd, 0.0);
   EXPECT_GE(usable_cores(), 1);
   EXPECT_NE(machine_description().find("core"), std::string::npos);
-  EXPECT_THROW(experiments::load_fashion_mnist("/nonexistent-dir", false), Error);
+  EXPECT_THROW(harness::load_fashion_mnist("/nonexistent-dir", false), Error);
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -13,7 +13,7 @@
 #include "flynn/harness/peer_benchmark.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 PeerResult line(const char* method, bool flynn, double accuracy, double predict_1t) {
@@ -111,4 +111,4 @@ TEST(FilePathBenchmark, TheFileAndTheArrayTakeTheSameKernelAndGiveTheSameModel) 
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

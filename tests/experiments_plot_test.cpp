@@ -10,7 +10,7 @@
 #include "flynn/harness/plot.hpp"
 #include "test_support.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 namespace {
 
 namespace fs = std::filesystem;
@@ -61,4 +61,4 @@ TEST(PlotScripts, FailuresAreErrorsWithTheScriptsMessage) {
 }
 
 }  // namespace
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -234,7 +234,7 @@ TEST(FederatedCli, PrivacyStudyQuick) {
   for (const char* f : {"privacy_raw.csv", "privacy_summary.csv", "privacy_best.csv", "per_dataset.csv",
                         "report.md", "results.json"})
     EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
-  if (experiments::matplotlib_available()) {
+  if (harness::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_accuracy_vs_T.png"), 1000u);
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_best_vs_epsilon.png"), 1000u);
   }
@@ -272,7 +272,7 @@ TEST(FederatedCli, PrivacyStudyComparesUnitsAndPostProcessings) {
   EXPECT_EQ(j["groups"][0]["best"].size(), 3u * 4);
   const std::string best = test::read_text(out + "/privacy_best.csv");
   EXPECT_NE(best.find(",record,threshold,"), std::string::npos);
-  if (experiments::matplotlib_available()) {
+  if (harness::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "privacy_variants.png"), 1000u);
   }
   const auto bad = test::run_cli(fmt::format("reproduce privacy --out {} --quick --dp-unit row", out));
@@ -323,7 +323,7 @@ TEST(FederatedCli, ReproduceScalingQuick) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"runs.csv", "scaling.csv", "per_dataset.csv", "report.md", "results.json"})
     EXPECT_TRUE(fs::exists(fs::path(out) / f)) << f;
-  if (experiments::matplotlib_available()) {
+  if (harness::matplotlib_available()) {
     EXPECT_GT(fs::file_size(fs::path(out) / "scaling.png"), 1000u);
   }
   const auto j = nlohmann::json::parse(r.out);

@@ -67,6 +67,7 @@ namespace fs = std::filesystem;
 namespace pb = ::flynn::federation::v1;
 using Clock = std::chrono::steady_clock;
 using test::Federation;
+using test::make_crl;
 using test::party_name;
 using test::Process;
 
@@ -84,24 +85,6 @@ void sign_certificate(const std::string& dir, const std::string& cn, const std::
       "-subj /CN={1} -keyout {2}.key -out {2}.csr 2>/dev/null; openssl x509 -req -in {2}.csr -CA "
       "ca.pem -CAkey ca.key -CAcreateserial -out {2}.pem -days 2 -extfile {2}.cnf 2>/dev/null",
       dir, cn, file));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-}
-
-// A CRL of the CA in `dir` revoking "<name>.pem" for each of `revoked`, written to `out`
-// (`extra`: more `openssl ca -gencrl` options).
-void make_crl(const std::string& dir, const std::vector<std::string>& revoked, const std::string& out,
-              const std::string& extra = "") {
-  test::write_text(dir + "/crl-ca.cnf",
-                   "[ ca ]\ndefault_ca = fed\n[ fed ]\ndatabase = crl-index.txt\ncrlnumber = "
-                   "crl-number\ndefault_md = sha256\ndefault_crl_days = 2\n");
-  std::string script = fmt::format(
-      "set -e; cd '{}'; rm -f crl-index.txt*; : > crl-index.txt; echo 01 > crl-number; ", dir);
-  for (const std::string& n : revoked)
-    script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -revoke {}.pem "
-                          "2>/dev/null; ", n);
-  script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -gencrl {} -out {} "
-                        "2>/dev/null", extra, out);
-  const auto r = test::run_shell(script);
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -254,7 +237,7 @@ struct RawOptions {
   bool fixed_window = false;
 };
 
-// A party at the wire level: TLS as `tls_name`, a Session stream, hand-written messages.
+// A party at the wire level: TLS as `tls_name`, a Federate stream, hand-written messages.
 class RawParty {
  public:
   RawParty(int port, const std::string& pki, const std::string& tls_name, RawOptions o = {}) {
@@ -292,7 +275,7 @@ class RawParty {
   void open(double seconds = 60) {
     context_.set_deadline(std::chrono::system_clock::now() +
                           std::chrono::milliseconds(static_cast<int>(seconds * 1000)));
-    stream_ = stub_->Session(&context_);
+    stream_ = stub_->Federate(&context_);
   }
   // Sends a valid Join for CN `cn` (its key signed with the TLS key) carrying `certificate`
   // (default: its own).
@@ -570,7 +553,7 @@ TEST(FederatedCoordinatorLimits, ThousandIdleConnectionsLeaveAnHonestRoundUnaffe
   for (auto& st : streams) {
     const grpc::Status status = st->finish();
     const std::string& m = status.error_message();
-    if (m.find("sessions of 'mallory' are already waiting") != std::string::npos) {
+    if (m.find("streams of 'mallory' are already waiting") != std::string::npos) {
       ++refused_at_open;
     } else if (m.find("--join-timeout") != std::string::npos ||
                // The coordinator's keepalive closes a connection whose client does not
@@ -582,10 +565,10 @@ TEST(FederatedCoordinatorLimits, ThousandIdleConnectionsLeaveAnHonestRoundUnaffe
       ADD_FAILURE() << "a stream of mallory ended with " << status.error_code() << " " << m;
     }
   }
-  // Only kMaxWaitingSessionsPerName of mallory's waited at once; each was closed by the
+  // Only kMaxWaitingStreamsPerName of mallory's waited at once; each was closed by the
   // timeout, and the rest were refused when they opened.
   EXPECT_EQ(refused_at_open + timed_out, 300);
-  EXPECT_GE(timed_out, federated::kMaxWaitingSessionsPerName);
+  EXPECT_GE(timed_out, federated::kMaxWaitingStreamsPerName);
 
   auto c = f.join(port, 2, party_name(2), f.dir.file("p2.model"));
   for (auto* p : {a.get(), b.get(), c.get()}) EXPECT_EQ(p->wait(60), 0) << p->err();
@@ -604,7 +587,7 @@ TEST(FederatedCoordinatorLimits, ThousandIdleConnectionsLeaveAnHonestRoundUnaffe
   const long waited = std::stol(log.substr(at + 8));
   // All but mallory's streams refused at open (whose connections are closed at once).
   // (A sanitized build opens them so slowly that the first ones time out meanwhile.)
-  EXPECT_GE(waited, (1000 - 300 + federated::kMaxWaitingSessionsPerName) / (kSanitized ? 2 : 1)) << log;
+  EXPECT_GE(waited, (1000 - 300 + federated::kMaxWaitingStreamsPerName) / (kSanitized ? 2 : 1)) << log;
   const auto cut = log.find(" for not joining in time");
   ASSERT_NE(cut, std::string::npos) << log;
   const long cut_timeout = std::stol(log.substr(log.rfind(", ", cut) + 2));
@@ -719,7 +702,7 @@ TEST(FederatedCoordinatorLimits, RevokedCertificatesAreRefusedWithCrl) {
 
 // 4 parties; party03 (busy loading 200 000 rows) is killed right after the federation
 // started, before any all-reduce, so before anything is masked. The round does not re-form
-// (docs/federated.md, "Dropouts"): every other process exits 1 naming it, promptly, and
+// (docs/guide/federated.md, "Dropouts"): every other process exits 1 naming it, promptly, and
 // nothing is written.
 TEST(FederatedCoordinatorLimits, PartyKilledBeforeMaskingIsACleanAbort) {
   Federation f(4, "iid");

@@ -82,7 +82,7 @@ TEST_F(FederatedMpi, MissingShardStopsEveryRankAndWritesNothing) {
   EXPECT_NE(r.exit_code, 0);
   // Every rank printed the reason, naming the rank that could not read its shard.
   for (int rank = 0; rank < 3; ++rank)
-    EXPECT_NE(r.err.find(fmt::format("rank {}: the federation cannot start: party 1: ", rank)),
+    EXPECT_NE(r.err.find(fmt::format("rank {}: the federation cannot start: party 1 says: \"", rank)),
               std::string::npos)
         << r.err;
   EXPECT_NE(r.err.find("shard_1.csv"), std::string::npos);

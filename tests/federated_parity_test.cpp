@@ -257,14 +257,14 @@ TEST(FederatedAgreement, UnreadableShardOrBadLabelStopsEveryParty) {
   // Party 1 could not read its shard.
   const auto errors = run_parties({&data, nullptr, &data}, settings, {"", "shard_1.csv: cannot open", ""});
   for (const auto& e : errors) {
-    EXPECT_NE(e.find("party 1: shard_1.csv: cannot open"), std::string::npos) << e;
+    EXPECT_NE(e.find("party 1 says: \"shard_1.csv: cannot open"), std::string::npos) << e;
     EXPECT_EQ(e, errors[0]);
   }
   // Party 2's data holds a label outside the list: named with its file and line.
   Dataset bad = test::make_dataset({{1, 2, 3, 4}, {4, 3, 2, 1}}, {"c0", "zebra"});
   bad.source = "shard_2.csv";
   for (const auto& e : run_parties({&data, &data, &bad}, settings))
-    EXPECT_NE(e.find("party 2: shard_2.csv:2: label 'zebra' is not one of the known classes"),
+    EXPECT_NE(e.find("party 2 says: \"shard_2.csv:2: label 'zebra' is not one of the known classes"),
               std::string::npos) << e;
   // Different feature counts are a fingerprint difference (d).
   const Dataset narrow = test::blobs(3, 10, 3, 2);
@@ -274,7 +274,7 @@ TEST(FederatedAgreement, UnreadableShardOrBadLabelStopsEveryParty) {
   FederationSettings invalid = s;
   invalid.hyper.rho = 1000;
   for (const auto& e : run_parties({&data, &data}, {s, invalid}))
-    EXPECT_NE(e.find("party 1: rho = 1000"), std::string::npos) << e;
+    EXPECT_NE(e.find("party 1 says: \"rho = 1000"), std::string::npos) << e;
   // All parties empty: no classifier can be trained.
   const Dataset empty = data.subset({});
   for (const auto& e : run_parties({&empty, &empty}, {s, s}))

@@ -15,12 +15,12 @@ struct Parties {
   std::vector<std::unique_ptr<X25519KeyPair>> keys;
   std::vector<std::string> publics;
   std::vector<PairwiseMasker> maskers;
-  explicit Parties(int n, const std::string& session = "0123456789abcdef") {
+  explicit Parties(int n, const std::string& federation = "0123456789abcdef") {
     for (int i = 0; i < n; ++i) {
       keys.push_back(std::make_unique<X25519KeyPair>());
       publics.push_back(keys.back()->public_key());
     }
-    for (int i = 0; i < n; ++i) maskers.emplace_back(i, *keys[i], publics, session);
+    for (int i = 0; i < n; ++i) maskers.emplace_back(i, *keys[i], publics, federation);
   }
 };
 
@@ -68,7 +68,7 @@ void expect_masks_cancel(int n, std::size_t len) {
   std::size_t changed = 0;
   for (int p = 0; p < n; ++p) {
     std::vector<T> masked = values[p];
-    ps.maskers[p].mask(std::span<T>(masked), 42);
+    ps.maskers[p].mask(std::span<T>(masked), "sum 42");
     for (std::size_t i = 0; i < len; ++i) {
       changed += masked[i] != values[p][i];
       sum[i] += masked[i];
@@ -84,16 +84,39 @@ TEST(SecureAggregation, MasksCancelInTheSum) {
   expect_masks_cancel<std::uint64_t>(16, 300);
 }
 
-TEST(SecureAggregation, RoundsUseFreshMasks) {
+// The pads of a sum depend on everything its label holds: two different sums never
+// share a pad, not even in a common prefix (before protocol 3 the pads of the k-th sum
+// were one keystream whatever its length, so a 3-word sum and a 768-word one shared their
+// first 3 words of pad).
+TEST(SecureAggregation, PadsAreBoundToTheSumTheyHide) {
   Parties ps(3);
-  std::vector<std::uint32_t> a(64, 0), b(64, 0);
-  ps.maskers[0].mask(std::span<std::uint32_t>(a), 1);
-  ps.maskers[0].mask(std::span<std::uint32_t>(b), 2);
-  EXPECT_NE(a, b);
-  // Masks of another session (another session id) differ too.
+  const std::string config(32, 'c');
+  const SumLabel base{"0123456789abcdef", config, 4, 8, 64, "row totals"};
+  const auto pad = [&](const SumLabel& label, std::size_t n) {
+    std::vector<std::uint64_t> v(n, 0);
+    ps.maskers[0].mask(std::span<std::uint64_t>(v), encode(label));
+    return v;
+  };
+  const std::vector<std::uint64_t> a = pad(base, 64);
+  EXPECT_EQ(a, pad(base, 64)) << "the same sum, the same pad";
+  std::vector<SumLabel> others(7, base);
+  others[0].federation_id = "fedcba9876543210";
+  others[1].configuration = std::string(32, 'd');
+  others[2].seq = 5;
+  others[3].word_bytes = 4;
+  others[4].values = 768;
+  others[5].purpose = "dp release";
+  others[6].purpose = "row totalz";
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    const std::vector<std::uint64_t> b = pad(others[i], 768);
+    std::size_t equal = 0;
+    for (std::size_t k = 0; k < 64; ++k) equal += a[k] == b[k];
+    EXPECT_EQ(equal, 0u) << "label field " << i << " changed, yet the pads share words";
+  }
+  // Masks of another federation (another federation id) differ too.
   Parties other(3, "fedcba9876543210");
-  std::vector<std::uint32_t> c(64, 0);
-  other.maskers[0].mask(std::span<std::uint32_t>(c), 1);
+  std::vector<std::uint64_t> c(64, 0);
+  other.maskers[0].mask(std::span<std::uint64_t>(c), encode(base));
   EXPECT_NE(a, c);
 }
 

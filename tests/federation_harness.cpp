@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <gtest/gtest.h>
 
 #include "flynn/federated/split.hpp"
 
@@ -48,16 +49,20 @@ Process::~Process() {
   }
 }
 
+std::optional<int> Process::poll() {
+  if (done_) return code_;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
+  done_ = true;
+  code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return code_;
+}
+
 int Process::wait(double seconds) {
   if (done_) return code_;
   const auto end = Clock::now() + std::chrono::duration<double>(seconds);
   while (Clock::now() < end) {
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      done_ = true;
-      code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      return code_;
-    }
+    if (const auto code = poll()) return *code;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(pid_, SIGKILL);
@@ -101,6 +106,22 @@ void make_pki(const std::string& dir, const std::vector<std::string>& names) {
         "openssl x509 -req -in {0}.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out {0}.pem "
         "-days 2 -extfile {1}.cnf 2>/dev/null; ",
         n, n == "server" ? "server" : "ext");
+  const auto r = run_shell(script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+void make_crl(const std::string& dir, const std::vector<std::string>& revoked, const std::string& out,
+              const std::string& extra) {
+  write_text(dir + "/crl-ca.cnf",
+             "[ ca ]\ndefault_ca = fed\n[ fed ]\ndatabase = crl-index.txt\ncrlnumber = "
+             "crl-number\ndefault_md = sha256\ndefault_crl_days = 2\n");
+  std::string script = fmt::format(
+      "set -e; cd '{}'; rm -f crl-index.txt*; : > crl-index.txt; echo 01 > crl-number; ", dir);
+  for (const std::string& n : revoked)
+    script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -revoke {}.pem "
+                          "2>/dev/null; ", n);
+  script += fmt::format("openssl ca -config crl-ca.cnf -keyfile ca.key -cert ca.pem -gencrl {} -out {} "
+                        "2>/dev/null", extra, out);
   const auto r = run_shell(script);
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }

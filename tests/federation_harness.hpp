@@ -2,11 +2,13 @@
 // Test harness for gRPC federations of real processes on 127.0.0.1: a child process
 // running build/flynn, a bounded wait for text in a log file, a throw-away PKI made with
 // the openssl CLI, and a Federation (shards, certificates, `flynn federated serve` and
-// `join` command lines). Used by tests/federated_grpc_test.cpp and
-// tests/federated_malicious_coordinator_test.cpp.
+// `join` command lines). Used by tests/federated_grpc_test.cpp,
+// tests/federated_malicious_coordinator_test.cpp (through tests/lying_coordinator.hpp) and
+// tests/federated_coordinator_limits_test.cpp.
 #include <sys/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,8 @@ class Process {
   Process& operator=(const Process&) = delete;
   /// Exit code, 128+signal, or -1 when it did not end within `seconds` (then killed).
   int wait(double seconds);
+  /// Its exit code when it has ended, else nullopt (never waits).
+  std::optional<int> poll();
   void kill_now();
   pid_t pid() const { return pid_; }
   std::string out() const;
@@ -43,6 +47,12 @@ std::string wait_for_text(const std::string& path, const std::string& needle, do
 /// "<name>.key" signed by it (subject CN = name; EC P-256: quick to make), in `dir`.
 /// "server" gets extendedKeyUsage serverAuth (the coordinator), every other clientAuth.
 void make_pki(const std::string& dir, const std::vector<std::string>& names);
+
+/// A CRL of the CA in `dir` (made by make_pki) revoking "<name>.pem" for each of `revoked`,
+/// written to `out` (`extra`: more `openssl ca -gencrl` options). Fails the test when the
+/// openssl CLI does.
+void make_crl(const std::string& dir, const std::vector<std::string>& revoked, const std::string& out,
+              const std::string& extra = "");
 
 /// "party00", "party01", …: the CNs of the test parties (sorted = by number).
 std::string party_name(int p);

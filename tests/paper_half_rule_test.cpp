@@ -1,5 +1,5 @@
-// The paper half's input rule (FlyConfig::paper_half_min_columns, docs/defaults.md,
-// "Thirteenth round"): the default zsign-q+paper hashes the raw row in its second half only
+// The paper half's input rule (FlyConfig::paper_half_min_columns, docs/design/defaults.md,
+// "The paper half"): the default zsign-q+paper hashes the raw row in its second half only
 // when the training statistics spread the raw rows' energy over at least 16 columns. The
 // measure, the resolve defaults, the decision in the hasher, the model file (version 8),
 // and FlyNN's exactness (merge/forget, threads, fast CV against fold models) where the rule
@@ -196,10 +196,10 @@ TEST(PaperHalfRule, FastCvEqualsFoldModelsWhenFoldsDecideApart) {
   // training rows' (as a fold model's).
   Dataset data = blobs_with_a_loud_column(1.0, 13, 30);
   const std::uint32_t k = 4;
-  const auto folds = experiments::stratified_folds(data.labels, 3, k, 3);
+  const auto folds = eval::stratified_folds(data.labels, 3, k, 3);
   for (std::size_t r = 0; r < data.n_rows; ++r)
     if (folds[r] == 0) data.row(r)[7] = (data.row(r)[7] + 3.0f) * 3000.0f;
-  const experiments::FlyCvEvaluator ev(data, folds, k);
+  const eval::FlyCvEvaluator ev(data, folds, k);
   FlyConfig c = default_config(data);
   c.gamma = 0.5;
   int raw_folds = 0;
@@ -223,7 +223,7 @@ TEST(PaperHalfRule, FastCvEqualsFoldModelsWhenFoldsDecideApart) {
   }
   const auto ours = ev.evaluate(c, {c.gamma}, 2);
   EXPECT_EQ(ours[0].fold_accuracy,
-            experiments::summarize_predictions(data.labels, predicted, folds, k, 3, 0.0).fold_accuracy);
+            eval::summarize_predictions(data.labels, predicted, folds, k, 3, 0.0).fold_accuracy);
   // The folds did decide apart (else this test would not test the per-fold decision).
   EXPECT_EQ(raw_folds, 1);
 }
@@ -235,7 +235,7 @@ TEST(PaperHalfRule, InfoSaysWhatTheSecondHalfHashes) {
   test::TempDir dir;
   const std::string path = dir.file("m.flynn");
   io::save_model(model, path);
-  const auto s = experiments::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
+  const auto s = eval::model_file_summary(path, io::kDefaultMaxInputBytes, {0, ModelUse::Inspect});
   ASSERT_TRUE(s.json.contains("paper_half"));
   EXPECT_EQ(s.json["paper_half"]["hashes"], "standardised row");
   EXPECT_EQ(s.json["paper_half"]["min_columns"], 16u);
@@ -245,13 +245,13 @@ TEST(PaperHalfRule, InfoSaysWhatTheSecondHalfHashes) {
   const Dataset even = blobs_with_a_loud_column(1.0);
   FlyNN spread(default_config(even), even.classes, 1);
   spread.fit(even);
-  const experiments::Report r = experiments::paper_half_report(spread.config(), spread.feature_stats());
+  const eval::Report r = eval::paper_half_report(spread.config(), spread.feature_stats());
   EXPECT_EQ(r.json["hashes"], "raw row");
   EXPECT_EQ(r.text.rfind("paper half: hashes the raw row (the raw rows' energy spreads over ", 0), 0u) << r.text;
   FlyConfig off = spread.config();
   off.paper_half_min_columns = 0;
-  EXPECT_TRUE(experiments::paper_half_report(off, spread.feature_stats()).json.is_null());
-  EXPECT_EQ(experiments::paper_half_report(spread.config(), FeatureStats{}).text, "");
+  EXPECT_TRUE(eval::paper_half_report(off, spread.feature_stats()).json.is_null());
+  EXPECT_EQ(eval::paper_half_report(spread.config(), FeatureStats{}).text, "");
 }
 
 }  // namespace

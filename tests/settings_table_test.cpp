@@ -181,7 +181,7 @@ TEST(SettingsTable, EveryHyperParamRoundTripsToTheModelsConfig) {
     for (const ConfigField& cf : config_fields())
       if (cf.name == e.config_field) row = &cf;
     ASSERT_NE(row, nullptr);
-    EXPECT_NE(experiments::config_json(c)[row->key], experiments::config_json(base)[row->key]);
+    EXPECT_NE(eval::config_json(c)[row->key], eval::config_json(base)[row->key]);
     // The fingerprint sees it, except the seed (agreed separately, party.hpp).
     EXPECT_EQ(federated::fingerprint(c, labels, std::nullopt) !=
                   federated::fingerprint(base, labels, std::nullopt),
@@ -191,7 +191,7 @@ TEST(SettingsTable, EveryHyperParamRoundTripsToTheModelsConfig) {
 
 TEST(SettingsTable, JsonDescribeAndPythonKeysComeFromTheTable) {
   const FlyConfig c = base_config();
-  const nlohmann::json j = experiments::config_json(c);
+  const nlohmann::json j = eval::config_json(c);
   EXPECT_EQ(j.size(), config_fields().size());
   for (const ConfigField& f : config_fields()) EXPECT_TRUE(j.contains(f.key)) << f.key;
   EXPECT_EQ(j.dump(), R"({"class_weight":"none","d":6,"filter_scoring":"absolute","gamma":0.5,"m":200,)"

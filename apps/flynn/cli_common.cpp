@@ -144,7 +144,7 @@ void ProgressBar::finish() {
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump(2) << std::endl; }
 
-void print_report(const experiments::Report& r, bool json) {
+void print_report(const eval::Report& r, bool json) {
   if (json)
     print_json(r.json);
   else

@@ -186,14 +186,14 @@ class ProgressBar {
 void print_json(const nlohmann::json& j);
 
 /// Prints a library operation's report to stdout: its JSON with --json, else its text.
-void print_report(const experiments::Report& r, bool json);
+void print_report(const eval::Report& r, bool json);
 
 /// A phase-progress callback (io::FileTrainingOptions::progress, TuneFileRun::progress):
 /// one progress bar per phase, held in `bar`, shown while the phase lasts.
 std::function<ProgressFn(std::string_view phase)> phase_progress(std::optional<ProgressBar>& bar, bool quiet);
 
 // Shared with the study reports (flynn/eval/study_io.hpp).
-using experiments::config_json;
-using experiments::human_bytes;
+using eval::config_json;
+using eval::human_bytes;
 
 }  // namespace flynn::cli

@@ -1,5 +1,5 @@
 // flynn eval: stratified k-fold cross-validation accuracy of one configuration
-// (experiments::cross_validate_file).
+// (eval::cross_validate_file).
 #include <memory>
 
 #include "bind_options.hpp"
@@ -16,23 +16,23 @@ namespace flynn::cli {
 namespace {
 
 struct EvalOptions {
-  experiments::CrossValidateFileRequest request;
+  eval::CrossValidateFileRequest request;
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
 };
 
 void run_eval(const EvalOptions& o) {
-  experiments::CrossValidateFileRun how;
+  eval::CrossValidateFileRun how;
   how.load = o.format.load_options();
   how.hyper = o.hyper.params();
   how.threads = o.common.threads;
   ProgressBar bar("hashing", !o.common.quiet);
   how.progress = bar.callback();
 #if FLYNN_HAVE_FAISS
-  how.knn = experiments::tuned_knn_cross_validation();
+  how.knn = baselines::tuned_knn_cross_validation();
 #endif
-  const experiments::Report r = experiments::cross_validate_file(o.request, how);
+  const eval::Report r = eval::cross_validate_file(o.request, how);
   bar.finish();
   print_report(r, o.common.json);
 }
@@ -40,7 +40,7 @@ void run_eval(const EvalOptions& o) {
 void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Stratified k-fold cross-validation accuracy");
-  bind_options(cmd, experiments::cross_validate_file_fields(), o->request);
+  bind_options(cmd, eval::cross_validate_file_fields(), o->request);
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
   o->common.add_to(cmd);

@@ -16,7 +16,7 @@ namespace flynn::cli {
 
 namespace {
 
-using namespace flynn::experiments;
+using namespace flynn::harness;
 
 // A command of `fields` and --threads/--quiet/--json whose run returns its report.
 template <class Request, class Run>

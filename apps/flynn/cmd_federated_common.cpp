@@ -11,7 +11,7 @@ void PartyOptions::add_to(CLI::App* cmd, const char* epsilon_help) {
   cmd->add_option("--schema", schema,
                   "Public table schema (JSON: columns, categories, label; `flynn schema` writes one): the parties "
                   "read their rows against it and agree on it by digest. Required under DP for tables with text "
-                  "columns and for LIBSVM data; see docs/federated.md")
+                  "columns and for LIBSVM data; see docs/guide/federated.md")
       ->group("Differential privacy");
   dp.add_to(cmd, epsilon_help);
   common.add_to(cmd);

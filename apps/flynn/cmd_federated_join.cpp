@@ -49,11 +49,11 @@ void join_command(const JoinCliOptions& o) {
     const JoinOutcome joined = join_federation(o.request, std::move(party));
     bar.finish();
     if (common.json) {
-      nlohmann::json j = experiments::joined_party_json(joined);
+      nlohmann::json j = eval::joined_party_json(joined);
       j.update({{"command", "federated join"}, {"model", o.request.model}});
       print_json(j);
     } else {
-      std::cout << experiments::joined_party_text(joined) << fmt::format("model: {}\n", o.request.model);
+      std::cout << eval::joined_party_text(joined) << fmt::format("model: {}\n", o.request.model);
     }
   } catch (const std::exception& e) {
     bar.finish();

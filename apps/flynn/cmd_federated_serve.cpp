@@ -47,13 +47,13 @@ void serve_command(const ServeOptions& o) {
   const std::string& model = o.request.model;
   if (c.wants_model) io::write_file_atomic(model, out.model_file);
   if (o.common.json) {
-    nlohmann::json j = experiments::coordinator_json(out, c.secure_aggregation);
+    nlohmann::json j = eval::coordinator_json(out, c.secure_aggregation);
     j.update({{"command", "federated serve"}, {"listen", c.listen}, {"port", coordinator.port()},
               {"model", model.empty() ? nlohmann::json(nullptr) : nlohmann::json(model)}});
     print_json(j);
     return;
   }
-  std::cout << experiments::coordinator_text(out, c.secure_aggregation);
+  std::cout << eval::coordinator_text(out, c.secure_aggregation);
   if (!model.empty()) std::cout << fmt::format("model: {}\n", model);
 }
 
@@ -62,7 +62,7 @@ void add_federated_serve(CLI::App& app) {
   CLI::App* cmd = federated_group(app)->add_subcommand(
       "serve",
       "Coordinate a federation of separately started parties over gRPC with mutual TLS (the coordinator is not "
-      "a party; see docs/federated.md)");
+      "a party; see docs/guide/federated.md)");
   bind_options(cmd, serve_option_fields(), o->request);
   o->hyper.add_to(cmd);
   o->hyper.option("seed")->description(

@@ -1,5 +1,5 @@
 // flynn federated simulate: a federation on threads (the protocol MPI parties run), any
-// split, evaluated on held-out rows (experiments::simulate_files; its flags:
+// split, evaluated on held-out rows (eval::simulate_files; its flags:
 // flynn/eval/federated_simulation.hpp).
 #include <iostream>
 #include <memory>
@@ -14,7 +14,7 @@ namespace flynn::cli {
 namespace {
 
 struct SimulateOptions {
-  experiments::SimulationRequest request;
+  eval::SimulationRequest request;
   PartyOptions party;
 };
 
@@ -23,11 +23,11 @@ void add_federated_simulate(CLI::App& app) {
   CLI::App* cmd = federated_group(app)->add_subcommand(
       "simulate", "Simulate a federation: split a data set among parties that train on threads (the same "
                   "protocol as over MPI) and evaluate the aggregated model");
-  bind_options(cmd, experiments::simulation_option_fields(), o->request);
+  bind_options(cmd, eval::simulation_option_fields(), o->request);
   o->party.add_to(cmd);
   cmd->callback([o] {
     const PartyOptions& p = o->party;
-    const experiments::SimulationOfFiles r = experiments::simulate_files(
+    const eval::SimulationOfFiles r = eval::simulate_files(
         o->request, p.files(o->request.data, ""), p.hyper.params(), p.dp.params(), p.common.threads);
     if (p.common.json) print_json(r.json);
     else std::cout << r.text;

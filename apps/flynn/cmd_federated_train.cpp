@@ -55,12 +55,12 @@ void run_federated_train(Communicator& comm, const TrainOptions& o, const std::s
   const PartyRun run = run_party_from_files(comm, files, settings, error);
   if (bar) bar->finish();
   if (rank != 0) return;
-  const experiments::TrainedParty p{comm.size(), transport, o.data, o.model, model, per_rank, settings.dp};
+  const eval::TrainedParty p{comm.size(), transport, o.data, o.model, model, per_rank, settings.dp};
   if (!o.party.common.json) {
-    std::cout << experiments::trained_party_text(run, p);
+    std::cout << eval::trained_party_text(run, p);
     return;
   }
-  nlohmann::json j = experiments::trained_party_json(run, p);
+  nlohmann::json j = eval::trained_party_json(run, p);
   j["command"] = "federated train";
   print_json(j);
 }
@@ -78,7 +78,7 @@ void train_command(const TrainOptions& o) {
   if (backend != "mpi") throw Error(fmt::format("--backend: '{}' is not one of auto, mpi, solo", backend));
 #if FLYNN_HAVE_MPI
   const bool ok = run_on_mpi_world([&](Communicator& comm) {
-    run_federated_train(comm, o, "MPI (" + MpiSession::library_version() + ")");
+    run_federated_train(comm, o, "MPI (" + MpiRuntime::library_version() + ")");
   });
   if (!ok) {
     std::fflush(stdout);

@@ -1,4 +1,4 @@
-// flynn info: what a model file holds (experiments::model_file_summary); without a model,
+// flynn info: what a model file holds (eval::model_file_summary); without a model,
 // which SIMD target and kernels this machine runs (flynn/simd.hpp).
 #include <iostream>
 #include <memory>
@@ -26,7 +26,7 @@ const OptionTable<InfoOptions> kInfoOptions = {
 
 void run_info(const InfoOptions& o) {
   if (o.model.empty()) {  // this machine: its SIMD target and kernels
-    const experiments::Report r = experiments::machine_kernels_report();
+    const eval::Report r = eval::machine_kernels_report();
     if (o.json)
       print_json(r.json);
     else
@@ -34,7 +34,7 @@ void run_info(const InfoOptions& o) {
     return;
   }
   // info builds only the count table, so only that is held to --max-model-memory.
-  const experiments::ModelFileSummary s = experiments::model_file_summary(
+  const eval::ModelFileSummary s = eval::model_file_summary(
       o.model, o.input_limit.bytes(), o.model_memory.limit(ModelUse::Inspect));
   if (o.json)
     print_json(s.json);

@@ -13,7 +13,7 @@ namespace flynn::cli {
 
 namespace {
 
-using namespace flynn::experiments;
+using namespace flynn::eval;
 
 template <class Request>
 using EditFn = Report (*)(const Request&, const ModelEditRun&);

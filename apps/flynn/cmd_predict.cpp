@@ -1,5 +1,5 @@
 // flynn predict: classify the rows of a data file with a saved model
-// (experiments::predict_and_write).
+// (eval::predict_and_write).
 #include <iostream>
 #include <memory>
 
@@ -13,14 +13,14 @@ namespace flynn::cli {
 namespace {
 
 struct PredictCmdOptions {
-  experiments::PredictFileRequest request;
+  eval::PredictFileRequest request;
   CommonOptions common;
   DataOptions format;
   ModelMemoryOption model_memory;  ///< --max-model-memory
 };
 
 void run_predict(const PredictCmdOptions& o) {
-  experiments::PredictFileRun how;
+  eval::PredictFileRun how;
   how.load = o.format.load_options();
   how.max_input_bytes = o.format.max_input_bytes();
   how.model_memory = o.model_memory.limit(ModelUse::Predict);
@@ -30,7 +30,7 @@ void run_predict(const PredictCmdOptions& o) {
   if (csv_on_stdout) how.csv = &std::cout;
   ProgressBar bar("predicting", !o.common.quiet);
   how.progress = bar.callback();
-  const experiments::Report r = experiments::predict_and_write(o.request, how);
+  const eval::Report r = eval::predict_and_write(o.request, how);
   bar.finish();
   // With predictions on stdout, the summary goes to stderr so the CSV stays clean.
   if (csv_on_stdout) std::cerr << r.text;
@@ -41,7 +41,7 @@ void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictCmdOptions>();
   CLI::App* cmd = app.add_subcommand(
       "predict", "Classify rows with a saved model (the label column is optional)");
-  bind_options(cmd, experiments::predict_file_fields(), o->request);
+  bind_options(cmd, eval::predict_file_fields(), o->request);
   o->format.add_to(cmd);
   o->model_memory.add_to(cmd);
   o->common.add_to(cmd);

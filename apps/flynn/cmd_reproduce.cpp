@@ -17,7 +17,7 @@ namespace flynn::cli {
 
 namespace {
 
-using namespace flynn::experiments;
+using namespace flynn::harness;
 
 template <class Request>
 void add_study(CLI::App* group, const std::string& name, const std::string& help,

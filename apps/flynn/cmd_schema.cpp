@@ -1,5 +1,5 @@
 // flynn schema: writes a public table schema from a public sample of the table, for the
-// federated commands' --schema (experiments::write_public_schema_file).
+// federated commands' --schema (eval::write_public_schema_file).
 #include <iostream>
 #include <memory>
 
@@ -13,7 +13,7 @@ namespace flynn::cli {
 namespace {
 
 struct SchemaOptions {
-  experiments::PublicSchemaRequest request;
+  eval::PublicSchemaRequest request;
   DataOptions format;
 };
 
@@ -23,10 +23,10 @@ void add_schema_command(CLI::App& app) {
       "schema",
       "Write a public table schema (columns, categories, label, d) from a public sample, for "
       "the federated commands' --schema (needed under DP for tables with text columns)");
-  bind_options(cmd, experiments::public_schema_fields(), o->request);
+  bind_options(cmd, eval::public_schema_fields(), o->request);
   o->format.add_to(cmd);
   cmd->callback([o] {
-    const experiments::Report r = experiments::write_public_schema_file(o->request, o->format.load_options());
+    const eval::Report r = eval::write_public_schema_file(o->request, o->format.load_options());
     if (!o->request.quiet) std::cout << r.text;
   });
 }

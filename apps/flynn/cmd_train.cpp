@@ -1,4 +1,4 @@
-// flynn train: learn a model from a data file and save it (experiments::train_and_save).
+// flynn train: learn a model from a data file and save it (eval::train_and_save).
 #include <memory>
 #include <optional>
 
@@ -14,7 +14,7 @@ namespace flynn::cli {
 namespace {
 
 struct TrainOptions {
-  experiments::TrainFileRequest request;
+  eval::TrainFileRequest request;
   CommonOptions common;
   HyperParamOptions hyper;
   DataOptions format;
@@ -31,13 +31,13 @@ void run_train(const TrainOptions& o) {
   training.threads = o.common.threads;
   std::optional<ProgressBar> bar;
   training.progress = phase_progress(bar, o.common.quiet);
-  print_report(experiments::train_and_save(o.request, std::move(training)), o.common.json);
+  print_report(eval::train_and_save(o.request, std::move(training)), o.common.json);
 }
 
 void add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   CLI::App* cmd = app.add_subcommand("train", "Train a FlyNN model on a labelled data file");
-  bind_options(cmd, experiments::train_file_fields(), o->request);
+  bind_options(cmd, eval::train_file_fields(), o->request);
   o->hyper.add_to(cmd);
   o->format.add_to(cmd);
   o->feature_stats.add_to(cmd);

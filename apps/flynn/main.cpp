@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_common.hpp"
+#include "cli_errors.hpp"
 #include "commands.hpp"
 #include "flynn/build_config.hpp"
 #include "flynn/error.hpp"
@@ -43,7 +44,7 @@ int finish_standard_output() {
 
 int main(int argc, char** argv) {
 #if FLYNN_HAVE_FAISS
-  flynn::experiments::prepare_bench(argc, argv);
+  flynn::harness::prepare_bench(argc, argv);
 #endif
   CLI::App app{
       "flynn: FlyNN, nearest-neighbour classification with FlyHash and Fly Bloom Filters, "
@@ -60,12 +61,20 @@ int main(int argc, char** argv) {
     const std::lock_guard<std::mutex> lock(mutex);
     if (printed.insert(note).second) std::fprintf(stderr, "flynn: note: %s\n", note.c_str());
   });
+  // Data that loads but looks wrong (a label column of identifiers), likewise once each.
+  flynn::io::set_warning_handler([](const std::string& warning) {
+    static std::mutex mutex;
+    static std::set<std::string> printed;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (printed.insert(warning).second) std::fprintf(stderr, "flynn: warning: %s\n", warning.c_str());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Help and --version exit 0; every usage error (an unknown flag, a value out of range)
-    // exits 1 like every other clean error, not with CLI11's 100-range codes.
-    return app.exit(e) == 0 ? 0 : 1;
+    // is printed as "flynn: error: ..." and exits 1 like every other clean error, not with
+    // CLI11's 100-range codes.
+    return flynn::cli::report_parse_error(app, e, argc, argv);
   } catch (const flynn::Cancelled&) {
     std::fprintf(stderr, "flynn: cancelled\n");
     return 1;

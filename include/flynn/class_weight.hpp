@@ -1,5 +1,5 @@
 #pragma once
-// Class weights (issue 20): how much each class's training rows count when a model scores.
+// Class weights: how much each class's training rows count when a model scores.
 //
 // A weight w_l scales class l's counts before the filter is formed, w = γ^{w_l·c_l[i]}, as
 // if each of its rows had been counted w_l times; with γ = 0 a unit counts as seen by the

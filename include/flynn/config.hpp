@@ -36,8 +36,8 @@ const char* preprocess_name(Preprocess p);
 ///             units none of its rows resembles the query at, so its absolute score is low
 ///             (it looks near) for every query; with many winners per hash that background
 ///             outweighs the evidence and the largest class wins. Dividing by the class's
-///             mean removes the background and keeps the evidence (docs/defaults.md,
-///             "Eighth round"). A function of the counts alone: merge, forget, federation
+///             mean removes the background and keeps the evidence (docs/design/defaults.md,
+///             "Relative filter scoring"). A function of the counts alone: merge, forget, federation
 ///             and DP (post-processing of the released counts) are unchanged.
 enum class FilterScoring : std::uint8_t {
   Absolute = 0,
@@ -48,7 +48,7 @@ enum class FilterScoring : std::uint8_t {
 FilterScoring parse_filter_scoring(const std::string& name);
 const char* filter_scoring_name(FilterScoring s);
 
-/// A method variant beyond the paper (issue 9): how a row is encoded before FlyHash and how
+/// A method variant beyond the paper: how a row is encoded before FlyHash and how
 /// the lifting matrix is weighted. Every variant keeps FlyNN's properties: training is one
 /// pass of integer counting, the lifting matrix is rebuilt from the seed, results do not
 /// depend on thread count. All fields zero/false is the paper's method ("paper"), whose
@@ -87,7 +87,7 @@ const char* filter_scoring_name(FilterScoring s);
 ///      federation, DP, merge/forget) is unchanged; a class's score is the sum of the two
 ///      halves' scores. The standardised half breaks the paper hash's shift invariance and
 ///      scale dominance; the raw half keeps what standardising columns destroys (rows
-///      whose signal is their shape, e.g. hill-valley). docs/defaults.md has the study.
+///      whose signal is their shape, e.g. hill-valley). docs/design/defaults.md has the study.
 struct Variant {
   bool standardize = false;       ///< z-score features with training statistics
   bool signed_lifting = false;    ///< ±1 weights in the lifting rows
@@ -179,12 +179,12 @@ struct FlyConfig {
   /// dollars beside one-hot columns) fix the direction of every L2-normalised raw row, and
   /// the second half hashes the row as the first half does, from its own seed. Decided when
   /// the statistics are set (paper_half_hashes_raw_row), so every party of a federation,
-  /// each fold of a CV and a loaded model decide alike. docs/defaults.md, "Thirteenth round".
+  /// each fold of a CV and a loaded model decide alike. docs/design/defaults.md, "The paper half".
   std::uint32_t paper_half_min_columns = 0;
   /// A fixed transform of each feature value before the standardised encoding reads it and
   /// before its statistics are summed (value_transform.hpp; None = off). Only for variants
-  /// that standardise; a paper half still hashes the raw row. docs/defaults.md, "Fifteenth
-  /// round".
+  /// that standardise; a paper half still hashes the raw row. docs/design/defaults.md, "Value
+  /// transforms".
   ValueTransform value_transform = ValueTransform::None;
 
   /// Cells of the pair block: Defaults::pair_cells_per_unit · m with pairs, else 0.
@@ -249,7 +249,7 @@ struct FlyConfig {
 };
 
 /// flynn's defaults, chosen from a 10-fold CV study on the 60 OpenML sets against tuned
-/// exact kNN (docs/defaults.md, scripts/defaults_study.py). Caps keep wide data cheap:
+/// exact kNN (docs/design/defaults.md; research/defaults/). Caps keep wide data cheap:
 /// hashing costs n·m·s additions.
 struct Defaults {
   static constexpr double expansion_factor = 256.0;    ///< m = 256·d, clamped to …
@@ -263,7 +263,7 @@ struct Defaults {
   /// ρ/m = 1/(4d), so low-dimensional data, whose units repeat the few distinct column
   /// sets, gets enough winners. More winners widen what a hash calls near; under absolute
   /// scoring that adds each class's count background, under relative scoring it does not,
-  /// and 128 beat 64 on the selection groups (docs/defaults.md, "Eighth round").
+  /// and 128 beat 64 on the selection groups (docs/design/defaults.md, "Relative filter scoring").
   static constexpr std::uint32_t rho = 64;
   static constexpr std::uint32_t relative_rho = 128;
   static constexpr double rho_per_unit_and_feature = 0.25;  ///< the 1/4 in ⌊m/(4d)⌋
@@ -272,13 +272,12 @@ struct Defaults {
   static constexpr Preprocess preprocess = Preprocess::Normalize;
   /// Probability temperature t of an untuned model (scores_to_probabilities in
   /// scoring.hpp): fitted once on the out-of-fold scores of the SELECTION half of the
-  /// OpenML sets (docs/evaluation.md, "Calibrated probabilities"), never on the validation
-  /// half; `flynn tune` fits one per dataset. Re-measured after relative scoring and the
-  /// anchor rules (docs/evaluation.md, "Re-measured"): the rule's new value did worse on
-  /// the validation half, so it stays.
+  /// OpenML sets, never on the validation half; `flynn tune` fits one per dataset. Measured
+  /// again under relative scoring and the anchor rules, the rule's new value did worse on
+  /// the validation half, so it stays (docs/design/defaults.md, "Probability temperature").
   static constexpr double temperature = 0.054;
   /// The variant used when none is given for d > low_dim_max features (defined in
-  /// config.cpp; docs/defaults.md).
+  /// config.cpp; docs/design/defaults.md).
   static Variant variant();
   /// Low-dimensional data (d ≤ low_dim_max, without a given variant or preprocess densify):
   /// FlyHash of the (standardised) row sees only which features are largest, which says
@@ -287,7 +286,7 @@ struct Defaults {
   /// unless s is given, s = max(low_dim_min_s, anchor_s_per_feature·d) for d ≤ low_dim_max
   /// and max(low_dim_min_s, d) above (at most half the K·d anchor units, and max_s);
   /// unless given, m = 256·d clamped to [anchor_min_m, max_m], ρ = anchor_rho
-  /// (without the m/(4d) term, whatever the scoring) and γ = anchor_gamma (docs/defaults.md, "Ninth round"). An anchor unit is one grid point,
+  /// (without the m/(4d) term, whatever the scoring) and γ = anchor_gamma (docs/design/defaults.md, "Anchor units"). An anchor unit is one grid point,
   /// a distinct place in the row's space, so more units make the hash finer rather than
   /// repeat few column sets (the reason ρ grows with m/(4d) for the other variants); with
   /// 4× the units each unit gathers ¼ of the counts, and a smaller γ lets a few counts
@@ -300,13 +299,13 @@ struct Defaults {
   /// as the cap holds m for wider data (Fashion-MNIST keeps m = 131072, ρ = 128). Twice
   /// the units and twice the winners, the paper half unchanged in kind, gained on every
   /// selection group and on the held-out OpenML half, binary and one-hot kinds
-  /// (docs/defaults.md, "Tenth round").
+  /// (docs/design/defaults.md, "The size of the hash").
   static constexpr double wide_expansion_factor = 512.0;
   static constexpr double wide_rho_per_unit_and_feature = 0.5;  ///< the 1/2 in ⌊m/(2d)⌋
   static constexpr std::uint32_t low_dim_min_s = 8;
-  /// Twice the features per anchor unit up to low_dim_max features (fourteenth round:
-  /// under the ninth round's m, ρ and γ, s = 2d beat d, 3d and 4d on the low-dimensional
-  /// selection groups; docs/defaults.md). Wider data keeps s = d (not measured there).
+  /// Twice the features per anchor unit up to low_dim_max features (under the anchors' m,
+  /// ρ and γ, s = 2d beat d, 3d and 4d on the low-dimensional selection groups;
+  /// docs/design/defaults.md, "Anchor units"). Wider data keeps s = d (not measured there).
   static constexpr std::uint32_t anchor_s_per_feature = 2;
   static constexpr std::uint32_t anchor_min_m = 16384;
   static constexpr std::uint32_t anchor_rho = 128;
@@ -316,25 +315,25 @@ struct Defaults {
   /// the paper's method, which keeps the paper's Absolute scores (its models, and
   /// `flynn reproduce`, stay byte-identical).
   static FilterScoring filter_scoring(const Variant& variant);
-  /// Second-order filters (FlyConfig::pairs; docs/defaults.md, "Twelfth round"): the pair
+  /// Second-order filters (FlyConfig::pairs; docs/design/defaults.md, "Second-order filters"): the pair
   /// block has pair_cells_per_unit cells per unit, its filter decay is pair_gamma, and a
   /// class's score is (unit part + pair_weight · pair part / pairs) / (1 + pair_weight),
   /// each part relative to its own block, so scores keep the ρ scale of the unit scores
-  /// (the calibrated temperature's). Chosen on the eleventh round's selection groups.
+  /// (the calibrated temperature's). Chosen on the selection groups.
   static constexpr std::uint32_t pair_cells_per_unit = 8;
   static constexpr double pair_gamma = 0.5;
   static constexpr double pair_weight = 0.5;
   /// The largest `pairs` accepted (each costs ρ more reads per row and is bounded by ρ − 1).
   static constexpr std::uint32_t max_pairs = 16;
   /// The `pairs` that `flynn tune` tries on its chosen configuration (TuneOptions::try_pairs):
-  /// r = 4, the eleventh round's choice on the selection groups.
+  /// r = 4, the choice on the selection groups.
   static constexpr std::uint32_t tune_pairs = 4;
   /// The value transform `flynn tune` tries on its chosen configuration when it standardises
-  /// (TuneOptions::try_value_transform): log1p, the fifteenth round's (docs/defaults.md).
+  /// (TuneOptions::try_value_transform): log1p (docs/design/defaults.md, "Value transforms").
   static constexpr ValueTransform tune_value_transform = ValueTransform::Log1p;
   /// FlyConfig::paper_half_min_columns of the default variant above low_dim_max features
   /// (0 for any other variant or width): chosen on the OpenML selection half and the shared
-  /// tables among 2, 4, 8, 16, 32 (docs/defaults.md, "Thirteenth round").
+  /// tables among 2, 4, 8, 16, 32 (docs/design/defaults.md, "The paper half").
   static constexpr std::uint32_t paper_half_min_columns = 16;
   /// The paper_half_min_columns a model of `variant` for d features takes when none is
   /// given: paper_half_min_columns for variant() above low_dim_max, else 0 (resolve, and

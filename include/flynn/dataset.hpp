@@ -105,9 +105,18 @@ struct Dataset {
   std::vector<std::size_t> class_sizes() const;
 
   /// Throws flynn::Error unless the dataset has at least two classes with rows:
-  /// a classifier cannot be trained on one class.
+  /// a classifier cannot be trained on one class. Sends a warning (io::send_warning) when
+  /// the classes look like another column than the class (label_column_warning).
   void require_trainable() const;
 };
+
+/// The warning for labelled rows whose classes look like another column than the class:
+/// most rows with a class of their own (an identifier, a measurement), or many classes of a
+/// single row (at least 10, and a quarter of the classes). Names `column` (the label
+/// column's name, or "" when it has none) and the --label-col option; "" when the classes
+/// look like classes.
+std::string label_column_warning(const std::string& source, const std::string& column,
+                                 const std::vector<std::uint64_t>& rows_per_class);
 
 /// The rows of each of `n_classes` classes among `labels` (class ids): the one count of
 /// class sizes from labels (Dataset::class_sizes, class priors and class weights of

@@ -1,5 +1,5 @@
 #pragma once
-// What a model costs before any of it is built (issue 22): the memory of everything a
+// What a model costs before any of it is built: the memory of everything a
 // model's configuration and class count imply once it is loaded and used (counts, score
 // table, lifting matrix and its copies, per-feature state, every thread's scratch), and the
 // work of building and using it. Computed from header fields alone, in saturating 64-bit

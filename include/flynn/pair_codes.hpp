@@ -1,8 +1,8 @@
 #pragma once
-// Second-order Fly Bloom Filters (FlyConfig::pairs; docs/defaults.md, "Eleventh round" and
-// "Twelfth round"). One filter per class over unit counts cannot see which winners occur
-// *together* in a class's rows (the tenth round: kNN on the same hashes beats every function
-// of per-class unit counts); counting pairs of winners per class can, and it is still one
+// Second-order Fly Bloom Filters (FlyConfig::pairs; docs/design/defaults.md, "Second-order
+// filters"). One filter per class over unit counts cannot see which winners occur
+// *together* in a class's rows (kNN on the same hashes beats every function of per-class
+// unit counts); counting pairs of winners per class can, and it is still one
 // pass of integer counting into one table per class, so merge, forget, federation and the
 // DP release work on it as on units.
 //

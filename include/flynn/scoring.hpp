@@ -154,7 +154,7 @@ std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_clas
 /// Defaults::temperature was fitted on the selection half of the OpenML sets). The priors π
 /// (class_priors) matter where scores tie, which with small γ is common: a tie carries no
 /// evidence, so the probabilities fall back to the class frequencies rather than 1/L.
-/// docs/evaluation.md, "Calibrated probabilities", has the study. Throws flynn::Error when
+/// docs/guide/probabilities.md explains it; research/tuning/ has the study. Throws flynn::Error when
 /// t is not finite and positive, ρ = 0, or `priors` does not hold L positive values.
 void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,
                              double temperature, const double* priors, double* out);

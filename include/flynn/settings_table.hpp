@@ -1,5 +1,5 @@
 #pragma once
-// One definition of flynn's settings, from which every consumer is made (issue 19):
+// One definition of flynn's settings, from which every consumer is made:
 //
 //   * hyper_param_fields(): every hyper-parameter a user gives (a member of HyperParams):
 //     its name, CLI flag, help, kind and typed access. The CLI's flags and help
@@ -10,7 +10,7 @@
 //     FlyConfig): its name in messages and in the federation's fingerprint, its JSON and
 //     Python keys and its value. FlyConfig::first_difference and describe(), the
 //     federation fingerprint (federated::fingerprint), the JSON summaries
-//     (experiments::config_json) and Python's config dictionaries come from it.
+//     (eval::config_json) and Python's config dictionaries come from it.
 //
 // Nothing lists these fields by hand elsewhere. A member added to HyperParams or FlyConfig
 // without its row here is caught by tests/settings_table_test.cpp: its structured bindings

@@ -2,7 +2,7 @@
 // A fixed monotone transform of each feature value before the standardised encoding reads
 // it (FlyConfig::value_transform): it compresses the large end of skewed non-negative
 // columns (pixel intensities, counts, amounts), where standardising alone lets the few
-// brightest values decide which units win (docs/defaults.md, "Fifteenth round").
+// brightest values decide which units win (docs/design/defaults.md, "Value transforms").
 //
 // Determinism: a federation's parties and every load of a model must compute the same
 // floats on every machine, so the transforms are built from IEEE operations that are

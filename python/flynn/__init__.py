@@ -11,16 +11,18 @@ writes, and pickling goes through the same bytes.
 flynn.fit_file trains from a data file as ``flynn train`` does (streamed from disk);
 flynn.partial_fit_file and flynn.forget_file add or remove a file's rows as ``flynn update``
 and ``flynn forget`` do.
+The user guide's Python page has worked examples; flynn.federated trains across parties,
+flynn.dask on a Dask cluster, flynn.tune searches the hyper-parameters and flynn.report
+writes a classification report (the user guide's reports page).
 flynn.build_info() says which SIMD target and kernels this machine runs.
-See docs/python.md for worked examples, flynn.federated for federated training and
-flynn.tune for the hyper-parameter search.
 """
 from ._flynn import FederationError, FlynnError, __version__, build_info
 from ._classifier import FlyNNClassifier, load
 from ._fit_file import fit_file, forget_file, partial_fit_file
 from ._tune import TuneSearch, tune
+from ._report import Report, report, report_from_predictions
 from . import federated
 
 __all__ = ["FlyNNClassifier", "load", "fit_file", "partial_fit_file", "forget_file", "tune",
-           "TuneSearch", "federated", "FlynnError", "FederationError", "__version__",
-           "build_info"]
+           "TuneSearch", "report", "report_from_predictions", "Report", "federated", "FlynnError",
+           "FederationError", "__version__", "build_info"]

@@ -171,81 +171,127 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     """FlyNN: a nearest-neighbour classifier with one Fly Bloom Filter per class over
     FlyHash codes (Ram & Sinha, AAAI 2022), trained by exact integer counting.
 
-    Parameters (None = flynn's default, the one ``flynn train`` uses):
-      m:          FlyHash dimensionality (default 512·d clamped to [4096, 131072]; 256·d
-                  for d ≤ 16 or absolute scoring, within [16384, 131072] for the anchor
-                  variants).
-      s:          ones per row of the lifting matrix (default max(2, ⌊0.3·d⌋), at most 64;
-                  max(8, 2d) for the anchor variants up to 16 features, max(8, d)
-                  above).
-      rho:        winners per hash ρ (default max(128, ⌊m/(2d)⌋), 256 for 16 < d ≤ 256;
-                  max(128, ⌊m/(4d)⌋) for d ≤ 16; 128 for the anchor variants; floor 64
-                  and m/(4d) with the paper's absolute scoring).
-      gamma:      filter decay γ in [0, 1) (default 0.8, 0.5 with anchor units; 0 = binary filters).
-      seed:       seed of the lifting matrix (default 5489): same seed, same model bytes.
-      preprocess: "normalize" (default: unit L2 norm), "none" or "densify".
-      variant:    the method: "zsign-q+paper" (default: half the units hash standardised
-                  features from the training rows' exact statistics with signed lifting
-                  rows and quantised rows, half the raw row as the paper does;
-                  "anchor" for at most 16 features: 8 closeness units per standardised
-                  feature, a hash of where the row lies), "paper" (the paper's exact
-                  FlyNN), "sign", "z", "zsign", "zsign-q", "thermo", "thermo-sign",
-                  "zsign+paper", "anchor", "anchor+paper" (docs/defaults.md). Standardising variants fix their statistics at the
-                  first fit, so merge() needs models trained with the same statistics.
-      class_weight: None (default: every class weighs 1), "balanced" (each class weighs
-                  n / (n_classes · n_class), as scikit-learn's: the minority classes of an
-                  imbalanced table are predicted again) or a dict {label: weight}. Applied
-                  when scoring, from the model's counts, so fit on parts + merge equals fit
-                  on all rows (docs/defaults.md, "Imbalanced classes").
-      filter_scoring: "relative" (default for every variant but "paper": each class's
-                  filter values divided by their mean over all units, so a class of many
-                  rows is not near to every row) or "absolute" (the paper's; the default of
-                  variant="paper"). docs/defaults.md, "Eighth round".
-      pairs:      second-order filters: each class also counts pairs of its rows' winners
-                  (each paired with the next `pairs`), scored beside the units; None or 0 =
-                  off. Often +0.3–2 points on multi-class tables, at 1 + pairs·ρ reads per
-                  row and a 9× larger model (docs/defaults.md, "Twelfth round").
-      paper_half_min_columns: a paper-half variant's second half hashes the raw row only
-                  when the training statistics spread the rows' energy over at least this
-                  many columns, else the row as the first half does; None = the default (16
-                  for zsign-q+paper above 16 features, else 0 = always the raw row).
-                  docs/defaults.md, "Thirteenth round".
-      value_transform: None or "none" (default), "sqrt" or "log1p": each feature value v
-                  becomes sign(v)·√|v| or sign(v)·log(1 + |v|) before a standardising
-                  variant reads it (its statistics too; a paper half still reads the raw
-                  row). Compresses the bright end of pixels or counts: with
-                  variant="zsign-q", pairs=4, s=32 it gives 0.846 on Fashion-MNIST's test set
-                  (docs/defaults.md, "Fifteenth round"). Deterministic on every machine.
-      auto:       True: fit first chooses the variant, m and γ (those not given) among a few
-                  candidates around the default by 3-fold CV on the rows, keeping the default
-                  unless another is better by more than half a standard error, as flynn train --auto
-                  (docs/defaults.md, "Seventh round"); auto_ then says what it chose. Dense
-                  rows and fit only (partial_fit has no rows to choose on).
-      n_jobs:     threads for fit and predict; None or -1 = all cores. Never changes results.
-      missing:    missing cells (NaN; None / pd.NA in DataFrames), as flynn train --missing:
-                  "mean" (default: filled with the training mean of the feature, kept in the
-                  model for prediction), "zero", or "error" (an error naming the row and column).
-      label_name: the label column's name stored with the column names (a model file from
-                  a DataFrame with string column names carries them, as flynn train's for
-                  a CSV with a header); None = y's name when y is a pandas Series with a
-                  string name, else none.
+    The hyper-parameters are the rows of flynn's table of settings (the flags of
+    ``flynn train``; the settings reference lists them); ``None`` is flynn's default, the
+    one ``flynn train`` uses without the flag.
 
-    X is a 2-D array or a pandas DataFrame. DataFrame columns of numeric dtype are numbers;
-    all others (object, string, category, bool) are text, one-hot encoded as flynn train
-    encodes the same table as CSV (categories sorted, stored in the model; an unseen category
-    at prediction gives an all-zero block). docs/python.md, "Tables".
+    Parameters
+    ----------
+    m : int, optional
+        FlyHash dimension (``--m``): the number of output units. Default 512·d within
+        [4096, 131072] above 16 features (256·d with ``filter_scoring="absolute"``),
+        256·d but at least 16384 for the anchor variants.
+    s : int, optional
+        Ones per row of the lifting matrix (``--s``): the features each unit sums.
+        Default max(2, ⌊0.3·d⌋), at most 64; max(8, 2d) for the anchor variants up to 16
+        features, max(8, d) above.
+    rho : int, optional
+        Winners per hash ρ (``--rho``). Default max(128, ⌊m/(2d)⌋) above 16 features (256
+        up to d = 256), max(128, ⌊m/(4d)⌋) up to 16, 128 for the anchor variants; with
+        ``filter_scoring="absolute"`` the floor is 64 and the ratio m/(4d).
+    gamma : float, optional
+        Filter decay γ in [0, 1) (``--gamma``); 0 gives binary filters. Default 0.8, 0.5
+        with anchor units.
+    seed : int, optional
+        Seed of the lifting matrix (``--seed``; default 5489): the same seed gives the same
+        model bytes.
+    preprocess : {"normalize", "densify", "none"}, optional
+        Row preprocessing (``--preprocess``): unit L2 norm (the default), densify, or none.
+    variant : str, optional
+        The method (``--variant``): "zsign-q+paper" (the default above 16 features: half
+        the units hash the features standardised with the training rows' exact statistics,
+        with signed lifting rows and quantised rows, half the raw row as the paper does),
+        "anchor" (the default up to 16 features: 8 closeness units per standardised
+        feature, a hash of where the row lies), "paper" (the paper's exact FlyNN), "sign",
+        "z", "zsign", "zsign-q", "thermo", "thermo-sign", "zsign+paper", "anchor+paper".
+        Standardising variants fix their statistics at the first fit, so ``merge`` needs
+        models trained with the same statistics.
+    class_weight : None, "balanced" or dict, optional
+        Class weights when scoring (``--class-weight``): None (every class weighs 1),
+        "balanced" (each class weighs n / (n_classes · n_class), as scikit-learn's rule: the
+        minority classes of an imbalanced table are predicted again) or ``{label:
+        weight}``. Applied when scoring, from the model's counts, so fit on parts + merge
+        equals fit on all rows.
+    filter_scoring : {"relative", "absolute"}, optional
+        How filter values become class scores (``--filter-scoring``): "relative" (the
+        default of every variant but "paper": each class's filter values divided by their
+        mean over all units, so a class of many rows is not near to every row) or
+        "absolute" (the paper's; the default of ``variant="paper"``).
+    pairs : int, optional
+        Second-order filters (``--pairs``): each class also counts pairs of its rows'
+        winners, each paired with the next ``pairs``, scored beside the units; None or 0 =
+        off. Often +0.3 to 2 points on multi-class tables, at 1 + pairs·ρ reads per row and
+        a 9× larger model.
+    paper_half_min_columns : int, optional
+        A paper-half variant's second half hashes the raw row only when the training
+        statistics spread the rows' energy over at least this many columns, else the row
+        as the first half does (``--paper-half-min-columns``). Default 16 for
+        "zsign-q+paper" above 16 features, else 0 (always the raw row).
+    value_transform : {"none", "sqrt", "log1p"}, optional
+        Each feature value v becomes sign(v)·√abs(v) or sign(v)·log(1 + abs(v)) before a
+        standardising variant reads it, its statistics too; a paper half still reads the
+        raw row (``--value-transform``; default none). Compresses the bright end of pixels
+        or counts: with ``variant="zsign-q", pairs=4, s=32`` it scores 0.846 on
+        Fashion-MNIST's test set. Deterministic on every machine.
+    auto : bool, default False
+        ``fit`` first chooses the variant, m and γ (those not given) among a few candidates
+        around the default by 3-fold CV on the rows, keeping the default unless another is
+        better by more than half a standard error, as ``flynn train --auto``; ``auto_``
+        then says what it chose. Dense rows and ``fit`` only.
+    n_jobs : int, optional
+        Threads for fit and predict; None or -1 = all cores. Never changes results.
+    missing : {"mean", "zero", "error"}, default "mean"
+        Missing cells (NaN; None or pd.NA in DataFrames), as ``flynn train --missing``:
+        filled with the training mean of the feature (kept in the model for prediction),
+        with 0, or an error naming the row and column.
+    label_name : str, optional
+        The label column's name stored with the column names (a model file from a
+        DataFrame with string column names carries them, as ``flynn train``'s for a CSV
+        with a header); None = y's name when y is a pandas Series with a string name.
 
-    Attributes after fit: classes_ (sorted labels), n_features_in_ (columns of X),
-    feature_names_in_ (when X is a pandas DataFrame with string column names), config_ (the
-    resolved hyper-parameters as a dict; its n_features counts one-hot features), table_
-    (the flynn._flynn.TableSchema stored in the model file, or None).
+    Attributes
+    ----------
+    classes_ : ndarray
+        The sorted class labels.
+    n_features_in_ : int
+        Columns of X.
+    feature_names_in_ : ndarray
+        Column names, when X is a pandas DataFrame with string column names.
+    config_ : dict
+        The resolved hyper-parameters; its ``n_features`` counts one-hot features.
+    table_ : TableSchema or None
+        The table schema stored in the model file (column names, categories, fill values).
+    auto_ : dict
+        With ``auto=True``: what the choice chose (``chosen``, ``gamma``, ``margin``) and
+        the CV score of every candidate.
+
+    See Also
+    --------
+    load : read a model file written by ``flynn train`` or ``save``.
+    flynn.tune : search the hyper-parameters by cross-validation.
+
+    Notes
+    -----
+    X is a 2-D array, a scipy.sparse matrix or a pandas DataFrame. DataFrame columns of
+    numeric dtype are numbers; all others (object, string, category, bool) are text,
+    one-hot encoded as ``flynn train`` encodes the same table as CSV (categories sorted,
+    stored in the model; an unseen category at prediction gives an all-zero block).
 
     Scores are Σ γ^count over the ρ winners of a row's hash, per class (with relative
     filter scoring, each class's γ^count divided by its mean over all units); lower = more
-    familiar. predict returns the class of the lowest score (ties to the first class),
-    predict_proba calibrated probabilities (prior-weighted softmax(−score/(ρ·t))),
-    decision_function −score (binary: score of
-    classes_[0] − score of classes_[1], > 0 for classes_[1]).
+    familiar. ``predict`` returns the class of the lowest score (ties to the first class),
+    ``predict_proba`` calibrated probabilities (prior-weighted softmax(−score/(ρ·t))),
+    ``decision_function`` −score (binary: score of ``classes_[0]`` − score of
+    ``classes_[1]``, > 0 for ``classes_[1]``).
+
+    Examples
+    --------
+    >>> import flynn
+    >>> from sklearn.datasets import load_digits
+    >>> X, y = load_digits(return_X_y=True)
+    >>> clf = flynn.FlyNNClassifier(seed=7).fit(X, y)
+    >>> clf.predict(X[:3])
+    array([0, 1, 2])
     """
 
     def __init__(self, m=None, s=None, rho=None, gamma=None, seed=None, preprocess=None,
@@ -390,8 +436,19 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return X, y, None
 
     def fit(self, X, y):
-        """Learns the rows of X (n × columns; array or DataFrame) with labels y; forgets
-        earlier training."""
+        """Learns the rows of X with labels y, forgetting earlier training.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_columns)
+            The rows; NaN (None, pd.NA) marks a missing cell, filled as ``missing`` says.
+        y : array-like of shape (n_samples,)
+            Their labels; at least two classes.
+
+        Returns
+        -------
+        self : FlyNNClassifier
+        """
         label_name = self._label_name_of(y)
         X, y, schema = self._training_rows(X, y, reset=True, label_name=label_name)
         classes, ids = np.unique(y, return_inverse=True)
@@ -412,9 +469,25 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def partial_fit(self, X, y, classes=None):
-        """Learns the rows of X on top of what the model holds (exactly: fit on A then
-        partial_fit on B equals fit on A ∪ B). ``classes`` (all labels that will ever occur)
-        is needed on the first call unless y already holds every class."""
+        """Learns the rows of X on top of what the model holds.
+
+        Exactly: ``fit`` on A then ``partial_fit`` on B equals ``fit`` on A ∪ B (for
+        standardising variants, when the parts share the whole's statistics).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_columns)
+            The rows; later calls encode tables with the first call's schema.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        classes : array-like, optional
+            Every label that will ever occur: needed on the first call unless y already
+            holds every class.
+
+        Returns
+        -------
+        self : FlyNNClassifier
+        """
         if self.auto:
             raise ValueError("auto=True chooses on all rows at once: use fit, not partial_fit")
         first_call = not hasattr(self, "_model")
@@ -436,8 +509,14 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     def forget(self, X, y):
         """Removes rows learned before: afterwards the model equals one trained without them.
-        Raises ValueError (model unchanged) when a row cannot have been learned, or when the
-        model's counts are a differentially private release."""
+
+        Raises ValueError (the model unchanged) when a row cannot have been learned, or when
+        the model's counts are a differentially private release.
+
+        Returns
+        -------
+        self : FlyNNClassifier
+        """
         check_is_fitted(self)
         X, y, _ = self._training_rows(X, y, reset=False)
         self._model.threads = _threads(self.n_jobs)
@@ -446,7 +525,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     def merge(self, other):
         """Adds the counts of another FlyNNClassifier with the same configuration and
-        classes: the result equals training on both models' rows."""
+        classes: the result equals training on both models' rows.
+
+        Returns
+        -------
+        self : FlyNNClassifier
+        """
         check_is_fitted(self)
         check_is_fitted(other)
         if not np.array_equal(self.classes_, other.classes_):
@@ -508,9 +592,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self._model.predict(X)]
 
     def predict_proba(self, X):
-        """Calibrated class probabilities, n × len(classes_): the class frequencies weigh
-        softmax(−score/(ρ·t)), t the model's temperature (set by flynn.tune; 0.054 when
-        none was set). docs/evaluation.md, "Calibrated probabilities"."""
+        """Calibrated class probabilities, an array of n × ``len(classes_)``.
+
+        The class frequencies weigh softmax(−score/(ρ·t)), t the model's temperature (set by
+        ``flynn.tune``; 0.054 when none was set). The same function as
+        ``flynn predict --proba``.
+        """
         X = self._check_X(X)
         return self._model.predict_proba(X)
 
@@ -529,13 +616,14 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return self._model.scores(X)
 
     def hash(self, X):
-        """Each row's FlyHash: its ρ winning units in ascending order, an n × ρ uint32
-        array; exactly the units `fit` counts for the row and `scores` looks up (with
-        pairs, also the pair cells derived from them). For
-        studying the hash (rows sharing winners are near in its space) or using it as a
-        sparse feature map: ``scipy.sparse.csr_matrix((np.ones(w.size), w.ravel(),
-        np.arange(0, w.size + 1, w.shape[1])), shape=(n, m))`` is the n × m indicator
-        matrix, m = ``config_["m"]``."""
+        """Each row's FlyHash: its ρ winning units in ascending order, an n × ρ uint32 array.
+
+        Exactly the units ``fit`` counts for the row and ``scores`` looks up (with pairs,
+        also the pair cells derived from them). For studying the hash (rows sharing winners
+        are near in its space) or using it as a sparse feature map:
+        ``scipy.sparse.csr_matrix((np.ones(w.size), w.ravel(), np.arange(0, w.size + 1,
+        w.shape[1])), shape=(n, m))`` is the n × m indicator matrix, m = ``config_["m"]``.
+        """
         X = self._check_X(X)
         return self._model.hash(X)
 
@@ -554,9 +642,25 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def from_bytes(cls, data, n_jobs=None, source="<bytes>", max_model_memory=None):
-        """A fitted classifier from a model file's bytes. ``max_model_memory`` (bytes) bounds
-        what the model will need, estimated from its header before anything is built (as
-        the CLI's --max-model-memory; None: the default limit for the file's size)."""
+        """A fitted classifier from a model file's bytes.
+
+        Parameters
+        ----------
+        data : bytes
+            A model file's bytes (``to_bytes``, or a file ``flynn train`` wrote).
+        n_jobs : int, optional
+            Threads for prediction; None = all cores.
+        source : str, default "<bytes>"
+            How error messages name the bytes.
+        max_model_memory : int, optional
+            Bounds what the model will need, estimated from its header before anything is
+            built, as the CLI's ``--max-model-memory``; None: the default limit for the
+            file's size.
+
+        Returns
+        -------
+        FlyNNClassifier
+        """
         return cls._from_model(
             _flynn.Model.from_bytes(bytes(data), source, _threads(n_jobs),
                                     _model_memory(max_model_memory)), n_jobs)
@@ -597,8 +701,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         super().__setstate__(state)
 
     def export_counts(self):
-        """This party's counts, to carry to an aggregator over any transport:
-        a flynn.federated.PartyCounts (see flynn.federated)."""
+        """This party's counts, to carry to an aggregator over any transport.
+
+        Returns
+        -------
+        flynn.federated.PartyCounts
+        """
         check_is_fitted(self)
         counts, rows = self._model.counts()
         return PartyCounts(config=dict(self._model.config), classes=self.classes_.copy(),
@@ -606,8 +714,20 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def from_counts(cls, parts, n_jobs=None):
-        """The aggregated model of several parties' PartyCounts (exactly the model trained
-        on all their rows) or DpRelease objects (flynn.federated.aggregate)."""
+        """The aggregated model of several parties' counts (``flynn.federated.aggregate``).
+
+        Parameters
+        ----------
+        parts : iterable of PartyCounts or DpRelease
+            Every party's exact counts (the result is exactly the model trained on all their
+            rows) or differentially private releases.
+        n_jobs : int, optional
+            Threads for prediction.
+
+        Returns
+        -------
+        FlyNNClassifier
+        """
         parts = list(parts)
         classes = parts[0].classes.copy() if parts else None
         model = aggregate_model(parts, _label_names(classes) if parts else [], _threads(n_jobs))
@@ -627,7 +747,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return None if schema.empty else schema
 
     def _more_tags(self):
-        # No poor_score: with d ≤ 16 the defaults switch to anchor units (docs/defaults.md),
+        # No poor_score: with d ≤ 16 the defaults switch to anchor units (docs/design/defaults.md),
         # so check_classifiers_train's 2-feature blobs score above its 0.83 (a test).
         # NaN is a missing cell unless missing="error". X_types stays ["2darray"]: in
         # scikit-learn 1.2's vocabulary "categorical" means integer category codes (its
@@ -639,11 +759,25 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
 
 def load(path, n_jobs=None, max_model_memory=None):
-    """Reads a model file (from ``flynn train``, ``flynn federated`` or save()) as a fitted
-    FlyNNClassifier. classes_ are integers when every class name is one, strings otherwise.
-    ``max_model_memory`` (bytes) bounds what the model will need, estimated from the file's
-    header before anything is built, as the CLI's --max-model-memory (None: the default, 1 GiB
-    plus 2048 bytes per byte of the file, at most the machine's memory; docs/python.md)."""
+    """Reads a model file as a fitted FlyNNClassifier.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file written by ``flynn train``, ``flynn federated`` or
+        ``FlyNNClassifier.save``.
+    n_jobs : int, optional
+        Threads for prediction; None = all cores.
+    max_model_memory : int, optional
+        Bounds (in bytes) what the model will need, estimated from the file's header before
+        anything is built, as the CLI's ``--max-model-memory``. None: the default, 1 GiB plus
+        2048 bytes per byte of the file, at most the machine's memory.
+
+    Returns
+    -------
+    FlyNNClassifier
+        Its ``classes_`` are integers when every class name is one, strings otherwise.
+    """
     return FlyNNClassifier._from_model(
         _flynn.Model.load(os.fspath(path), _threads(n_jobs), _model_memory(max_model_memory)),
         n_jobs)

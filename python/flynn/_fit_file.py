@@ -62,44 +62,89 @@ def _edit_file(edit, what, model, path, flags):
 
 
 def partial_fit_file(model, path, **flags):
-    """Learns the labelled rows of a data file into a fitted FlyNNClassifier, streamed from
-    disk in chunks exactly as ``flynn update --model ... --data path`` reads them (with the
-    model's table: its columns, categories and fill values): the same model bytes. Keywords
-    are fit_file's data-format ones (and ``chunk_rows``). Every label must be one of the
-    model's classes; a model released under differential privacy refuses (ValueError), as
-    partial_fit does. Returns the model."""
+    """Learns the labelled rows of a data file into a fitted FlyNNClassifier.
+
+    Streamed from disk in chunks exactly as ``flynn update --model ... --data path`` reads
+    them (with the model's table: its columns, categories and fill values): the same model
+    bytes. Every label must be one of the model's classes; a model released under
+    differential privacy refuses (ValueError), as ``partial_fit`` does.
+
+    Parameters
+    ----------
+    model : FlyNNClassifier
+        A fitted classifier.
+    path : str or path-like
+        The data file.
+    **flags
+        ``fit_file``'s data-format keywords, and ``chunk_rows``.
+
+    Returns
+    -------
+    FlyNNClassifier
+        The model.
+    """
     return _edit_file(_flynn.learn_file, "partial_fit_file", model, path, flags)
 
 
 def forget_file(model, path, **flags):
-    """Removes the labelled rows of a data file from a fitted FlyNNClassifier, as ``flynn
-    forget`` does: the result equals the model trained without them; rows it cannot hold
-    are refused (ValueError), the model unchanged. Keywords as partial_fit_file. Returns
-    the model."""
+    """Removes the labelled rows of a data file from a fitted FlyNNClassifier.
+
+    As ``flynn forget`` does: the result equals the model trained without them; rows it
+    cannot hold are refused (ValueError), the model unchanged.
+
+    Parameters
+    ----------
+    model : FlyNNClassifier
+        A fitted classifier.
+    path : str or path-like
+        The data file.
+    **flags
+        As ``partial_fit_file``.
+
+    Returns
+    -------
+    FlyNNClassifier
+        The model.
+    """
     return _edit_file(_flynn.forget_file, "forget_file", model, path, flags)
 
 
 def fit_file(path, **flags):
-    """Trains a FlyNNClassifier on the labelled rows of a data file (CSV[.gz], ARFF,
-    IDX[.gz], LIBSVM), read from disk in bounded chunks exactly as ``flynn train --data
-    path`` reads it: the same model bytes for the same flags, in the memory of one chunk.
+    """Trains a FlyNNClassifier on the labelled rows of a data file.
 
-    Keywords are ``flynn train``'s flags with '-' as '_': data format ``format``,
-    ``label_col``, ``header`` ("auto", "yes", "no" or a bool), ``delimiter``,
-    ``idx_labels``, ``id_col``, ``feature_cols`` and ``ignore_cols`` (a string as on the
-    command line, or a list of names and 1-based numbers), ``missing`` ("mean", "zero",
-    "error"), ``max_input_bytes`` (an int); hyper-parameters ``m``, ``expansion_factor``,
-    ``s``, ``connection_sparsity``, ``rho``, ``wta_ratio``, ``wta_nnz``, ``gamma``,
-    ``seed``, ``preprocess``, ``variant``; ``labels`` (the class list, a list or "a,b,c"),
-    ``feature_stats`` (a statistics file) and ``n_jobs`` (threads; never changes the
-    model). An unknown keyword is a TypeError; bad data a ValueError (flynn.FlynnError)
-    with the CLI's message, naming the file and line. Ctrl-C (KeyboardInterrupt) stops the
-    training between chunks.
+    The file (CSV[.gz], ARFF, IDX[.gz], LIBSVM) is read from disk in bounded chunks exactly
+    as ``flynn train --data path`` reads it: the same model bytes for the same flags, in
+    the memory of one chunk. Ctrl-C (KeyboardInterrupt) stops the training between chunks.
 
-    The classifier's classes_ are the model's class names (integers when every name is
-    one) and n_features_in_ the model's feature count (for a table: after one-hot encoding
-    of its text columns). ``fit_info_`` holds rows, n_features, load_seconds and
-    train_seconds, as ``flynn train --json`` reports them.
+    Parameters
+    ----------
+    path : str or path-like
+        The data file.
+    **flags
+        ``flynn train``'s flags with '-' as '_': data format ``format``, ``label_col``,
+        ``header`` ("auto", "yes", "no" or a bool), ``delimiter``, ``idx_labels``,
+        ``id_col``, ``feature_cols`` and ``ignore_cols`` (a string as on the command line,
+        or a list of names and 1-based numbers), ``missing`` ("mean", "zero", "error"),
+        ``max_input_bytes`` (an int); the hyper-parameters (``m``, ``expansion_factor``,
+        ``s``, ``connection_sparsity``, ``rho``, ``wta_ratio``, ``wta_nnz``, ``gamma``,
+        ``seed``, ``preprocess``, ``variant``, ...: the rows of the table of settings);
+        ``labels`` (the class list, a list or "a,b,c"), ``feature_stats`` (a statistics
+        file) and ``n_jobs`` (threads; never changes the model).
+
+    Returns
+    -------
+    FlyNNClassifier
+        Its ``classes_`` are the model's class names (integers when every name is one),
+        ``n_features_in_`` the model's feature count (for a table: after one-hot encoding
+        of its text columns), and ``fit_info_`` holds rows, n_features, load_seconds and
+        train_seconds, as ``flynn train --json`` reports them.
+
+    Raises
+    ------
+    TypeError
+        An unknown keyword.
+    ValueError
+        Bad data (a flynn.FlynnError with the CLI's message, naming the file and line).
     """
     unknown = sorted(set(flags) - _ALL_FLAGS)
     if unknown:

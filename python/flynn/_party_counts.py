@@ -19,12 +19,31 @@ class PartyCounts:
     rows_per_class: np.ndarray   #: (len(classes),) uint64: training rows per class
 
     def privatize(self, epsilon, T, parties, exponent="paper", unit="paper"):
-        """The differentially private release of these counts (spec section 5): T entries
-        chosen by the exponential mechanism with discrete Laplace noise. ``unit`` is the
-        privacy unit, as simulate's dp_unit: "paper" (the default) spends
-        ε' = epsilon/parties of the federation's total budget epsilon; "record" (each
-        record lives at one party) spends epsilon at each party. Noise comes from the
-        operating system's secure generator, never from a seed."""
+        """The differentially private release of these counts.
+
+        T entries chosen by the exponential mechanism with discrete Laplace noise. Noise
+        comes from the operating system's secure generator, never from a seed.
+
+        Parameters
+        ----------
+        epsilon : float
+            The federation's total budget ε.
+        T : int
+            Entries released.
+        parties : int
+            Parties τ sharing the budget.
+        exponent : {"paper", "reference"}, default "paper"
+            The exponential mechanism's exponent (the paper's, or the reference code's
+            sharper one).
+        unit : {"paper", "record"}, default "paper"
+            The privacy unit, as simulate's ``dp_unit``: "paper" spends ε' = epsilon/parties
+            of the total budget; "record" (each record lives at one party) spends epsilon at
+            each party.
+
+        Returns
+        -------
+        DpRelease
+        """
         index, value = _flynn.federated.privatize(self.counts, float(epsilon), int(T),
                                                   int(parties), exponent, unit)
         return DpRelease(config=dict(self.config), classes=self.classes.copy(), index=index,
@@ -42,8 +61,8 @@ class DpRelease:
     epsilon: float       #: the federation's total budget ε
     T: int               #: entries released per party
     parties: int         #: parties τ sharing ε
-    exponent: str        #: "paper" or "reference" (see docs/federated.md)
-    unit: str = "paper"  #: the privacy unit: "paper" or "record" (see docs/federated.md)
+    exponent: str        #: "paper" or "reference": the exponential mechanism's exponent
+    unit: str = "paper"  #: the privacy unit: "paper" or "record"
 
 
 def _check_agree(parts):

@@ -6,44 +6,58 @@ from ._classifier import FlyNNClassifier, _class_weight_text, _label_names, _thr
 
 
 class TuneSearch:
-    """The outcome of flynn.tune, shaped like scikit-learn's searches.
+    """The outcome of ``flynn.tune``, shaped like scikit-learn's searches.
 
-    Attributes:
-      best_params_:    the chosen FlyNNClassifier parameters (m, s, rho, gamma, seed,
-                       preprocess).
-      best_score_:     their mean CV `scoring` metric (accuracy by default) on all rows;
-                       for "log_loss", minus the log-loss (scikit-learn's neg_log_loss:
-                       higher is better, as for every scoring).
-      best_fold_scores_: the `scoring` metric of each fold for best_params_ (the same sign).
-      best_accuracy_, best_balanced_accuracy_, best_macro_f1_: every metric's mean for them.
-      best_log_loss_:  the out-of-fold log-loss of their calibrated probabilities (only
-                       with scoring="log_loss"; None otherwise).
-      kept_default_:   True when best_params_ are the defaults' own configuration (what
-                       FlyNNClassifier() would fit), evaluated on the same folds and kept
-                       because no searched configuration scored higher (cv_results_ holds
-                       the searched ones only).
-      chose_pairs_:    True when best_params_ add second-order filters (pairs) to the
-                       configuration chosen before, which scored strictly higher with them
-                       on the same folds (flynn tune's last candidate).
-      chose_value_transform_: True when best_params_ transform the values (value_transform
-                       "log1p") of the configuration chosen before, which scored strictly
-                       higher so on the same folds (tried before pairs; standardising
-                       configurations only).
-      best_estimator_: FlyNNClassifier(**best_params_) fitted on all rows with the
-                       calibrated temperature_ (refit=True): the model `flynn tune` saves.
-      temperature_:    the probability temperature t fitted on the chosen configuration's
-                       out-of-fold scores (minimum log-loss), as `flynn tune` calibrates it.
-      calibration_:    its figures: "temperature", "out_of_fold_log_loss",
-                       "out_of_fold_ece", "heldout_log_loss", "heldout_ece" (cross-fitted),
-                       "default_temperature", "default_log_loss", "default_ece".
-      cv_results_:     one entry per evaluated (hashing configuration, γ): "params",
-                       "param_<name>", "mean_test_score", "rank_test_score" (ranked among
-                       the full-data entries; subsample entries get rank 0), "n_rows" (rows
-                       the evaluation used: successive halving evaluates on subsamples
-                       first), "rung", "capped" (the guard lowered m), "seconds".
-      n_splits_:       CV folds.
-      search_seconds_: wall time of the search.
-      time_limited_:   the time limit cut the search short.
+    Attributes
+    ----------
+    best_params_ : dict
+        The chosen FlyNNClassifier parameters (m, s, rho, gamma, seed, preprocess, ...).
+    best_score_ : float
+        Their mean CV ``scoring`` metric (accuracy by default) on all rows; for "log_loss",
+        minus the log-loss (scikit-learn's neg_log_loss: higher is better, as for every
+        scoring).
+    best_fold_scores_ : ndarray
+        The ``scoring`` metric of each fold for ``best_params_`` (the same sign).
+    best_accuracy_, best_balanced_accuracy_, best_macro_f1_ : float
+        Every metric's mean for them.
+    best_log_loss_ : float or None
+        The out-of-fold log-loss of their calibrated probabilities (only with
+        ``scoring="log_loss"``).
+    kept_default_ : bool
+        True when ``best_params_`` are the defaults' own configuration (what
+        ``FlyNNClassifier()`` would fit), evaluated on the same folds and kept because no
+        searched configuration scored higher (``cv_results_`` holds the searched ones only).
+    chose_pairs_ : bool
+        True when ``best_params_`` add second-order filters (pairs) to the configuration
+        chosen before, which scored strictly higher with them on the same folds.
+    chose_value_transform_ : bool
+        True when ``best_params_`` transform the values (value_transform "log1p") of the
+        configuration chosen before, which scored strictly higher so on the same folds
+        (tried before pairs; standardising configurations only).
+    best_estimator_ : FlyNNClassifier
+        ``FlyNNClassifier(**best_params_)`` fitted on all rows with the calibrated
+        ``temperature_`` (``refit=True``): the model ``flynn tune`` saves.
+    temperature_ : float
+        The probability temperature t fitted on the chosen configuration's out-of-fold
+        scores (minimum log-loss), as ``flynn tune`` calibrates it.
+    calibration_ : dict
+        Its figures: "temperature", "out_of_fold_log_loss", "out_of_fold_ece",
+        "heldout_log_loss", "heldout_ece" (cross-fitted), "default_temperature",
+        "default_log_loss", "default_ece".
+    cv_results_ : dict
+        One entry per evaluated (hashing configuration, γ): "params", "param_<name>",
+        "mean_test_score", "rank_test_score" (ranked among the full-data entries; subsample
+        entries get rank 0), "n_rows" (rows the evaluation used: successive halving
+        evaluates on subsamples first), "rung", "capped" (the guard lowered m), "seconds".
+    n_splits_ : int
+        CV folds.
+    search_seconds_ : float
+        Wall time of the search.
+    time_limited_ : bool
+        The time limit cut the search short.
+    skipped_ : list of str
+        The steps after the search left out to finish within ``time_limit``
+        ("value_transform", "pairs", "calibration"); empty without a limit.
     """
 
     def __init__(self, raw, n_splits):
@@ -61,6 +75,7 @@ class TuneSearch:
         self.best_log_loss_ = float(raw["best_log_loss"]) if "best_log_loss" in raw else None
         self.search_seconds_ = float(raw["seconds"])
         self.time_limited_ = bool(raw["time_limited"])
+        self.skipped_ = list(raw["skipped"])
         self.temperature_ = float(raw["temperature"])
         self.calibration_ = dict(raw["calibration"]) if raw["calibration"] is not None else None
         entries = []
@@ -89,26 +104,60 @@ class TuneSearch:
 
 
 def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit=True,
-         n_jobs=None, scoring="accuracy", class_weight=None):
-    """Searches FlyNN's hyper-parameters for (X, y) with stratified `cv`-fold CV: the
-    experiments layer's successive-halving search over the paper's space (m in [2d, 2048d],
-    s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on/off), `budget`
-    full-data-equivalent evaluations, the same search `flynn tune` runs, followed by the
-    same calibration of the probability temperature on out-of-fold scores. Deterministic
-    given `seed` (folds and design) and `fly_seed` (the lifting matrix; flynn's default when
-    None). `time_limit` (seconds) stops starting new subsample evaluations once passed.
-    `scoring` is what the search maximises: "accuracy", "balanced_accuracy", "macro_f1",
-    or "log_loss" (minimised: the out-of-fold log-loss of each candidate's calibrated
-    probabilities; flynn tune --metric); `class_weight` (None, "balanced" or {label: weight}, as
-    FlyNNClassifier's) is given to every candidate and to the refitted model.
+         n_jobs=None, scoring="accuracy", class_weight=None, missing="mean"):
+    """Searches FlyNN's hyper-parameters for (X, y) by stratified cross-validation.
 
-    Returns a TuneSearch (best_params_, best_score_, cv_results_, temperature_,
-    best_estimator_)."""
+    The search ``flynn tune`` runs: successive halving over the paper's space (m in
+    [2d, 2048d], s in [2, d/2], rho in [8, 256], gamma in {0, 0.1, ..., 0.8}, densify on or
+    off) and the variants, then the calibration of the probability temperature on
+    out-of-fold scores.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features) or DataFrame
+        The rows, as FlyNNClassifier.fit takes them: a DataFrame may hold text columns
+        (one-hot encoded) and missing values; ``best_estimator_`` then predicts DataFrames
+        with the same columns. A scipy.sparse matrix is refused (the search needs dense
+        rows).
+    y : array-like of shape (n_samples,)
+        Their labels.
+    budget : int, default 60
+        Full-data-equivalent evaluations.
+    cv : int, default 5
+        Stratified folds.
+    seed : int, default 0
+        Seed of the folds and the design: the search is deterministic given it and
+        ``fly_seed``.
+    fly_seed : int, optional
+        Seed of the lifting matrix; flynn's default when None.
+    time_limit : float, optional
+        Seconds that bound the whole call, refit included, as ``flynn tune --time-limit``:
+        the search stops early and the steps after it (extensions, calibration) are left out
+        when they would not fit (``skipped_``).
+    refit : bool, default True
+        Fit ``best_estimator_`` on all rows.
+    n_jobs : int, optional
+        Threads; never changes results.
+    scoring : {"accuracy", "balanced_accuracy", "macro_f1", "log_loss"}, default "accuracy"
+        What the search maximises ("log_loss" is minimised: the out-of-fold log-loss of
+        each candidate's calibrated probabilities; ``flynn tune --metric``).
+    class_weight : None, "balanced" or dict, optional
+        Given to every candidate and to the refitted model, as FlyNNClassifier's.
+    missing : {"mean", "zero", "error"}, default "mean"
+        How missing values are filled, as FlyNNClassifier's.
+
+    Returns
+    -------
+    TuneSearch
+    """
     if not hasattr(_flynn, "tune"):
-        raise RuntimeError("this flynn module was built without the experiments layer "
+        raise RuntimeError("this flynn module was built without the evaluation layer "
                            "(FLYNN_PYTHON_TUNE=0); reinstall with it to use flynn.tune")
-    template = FlyNNClassifier(n_jobs=n_jobs)
-    X, y = template._check_Xy(X, y, reset=True)
+    template = FlyNNClassifier(n_jobs=n_jobs, missing=missing)
+    # The rows as fit sees them: DataFrames and missing values through the table encoder.
+    X, y, schema = template._training_rows(X, y, reset=True, label_name=template._label_name_of(y))
+    if not isinstance(X, np.ndarray):
+        raise ValueError("flynn.tune needs dense rows (a scipy.sparse X is not supported)")
     classes, ids = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError("tune needs at least two classes, but y has only one class")
@@ -119,5 +168,9 @@ def tune(X, y, budget=60, cv=5, *, seed=0, fly_seed=None, time_limit=None, refit
                       _class_weight_text(class_weight) or "none")
     search = TuneSearch(raw, int(cv))
     if refit:
-        search.best_estimator_ = FlyNNClassifier._from_model(raw["model"], n_jobs, classes=classes)
+        model = raw["model"]
+        if schema is not None and not schema.empty:
+            model.table_schema = schema  # as fit stores it: the columns, categories, fill values
+        search.best_estimator_ = FlyNNClassifier._from_model(model, n_jobs, classes=classes)
+        search.best_estimator_.missing = missing
     return search

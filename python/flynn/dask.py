@@ -12,18 +12,18 @@ y.compute())`` returns: the same model file bytes (table schema included), for a
 partitioning. It runs up to three passes over the partitions, each task on the worker that
 holds the partition:
 
-1. when ``classes`` is not given, the variant standardises features (the default variant
-   does) or missing="mean" (the default): each partition's sorted unique labels, the
-   exact sums of its non-missing cells (flynn's ImputationSums as 32-bit limbs) and the
-   exact per-feature sums of its rows (FeatureSums limbs), reduced in a tree (union;
-   element-wise uint64 sums) into the classes, the fill values and the feature statistics;
-1b. under missing="mean" with a standardising variant, only the partitions that had
-   missing cells: the feature sums of their rows filled with the global means (central
-   training computes the statistics on the filled rows), added to the others';
-2. each partition, its missing cells filled, is counted by a model of the same
-   configuration, classes and statistics, and the count tables are summed in a tree in
-   the model's own count type (uint32, a clear error naming the class and unit if one
-   would overflow).
+* pass 1, when ``classes`` is not given, the variant standardises features (the default
+  variant does) or missing="mean" (the default): each partition's sorted unique labels,
+  the exact sums of its non-missing cells (flynn's ImputationSums as 32-bit limbs) and the
+  exact per-feature sums of its rows (FeatureSums limbs), reduced in a tree (union;
+  element-wise uint64 sums) into the classes, the fill values and the feature statistics;
+* pass 1b, under missing="mean" with a standardising variant, only the partitions that
+  had missing cells: the feature sums of their rows filled with the global means (central
+  training computes the statistics on the filled rows), added to the others';
+* pass 2: each partition, its missing cells filled, is counted by a model of the same
+  configuration, classes and statistics, and the count tables are summed in a tree in the
+  model's own count type (uint32, a clear error naming the class and unit if one would
+  overflow).
 
 Only labels, sums and count tables (classes × m integers) leave the workers; the rows
 never do. Persist X (``X = X.persist()``) when computing it is costly, since the passes
@@ -33,7 +33,7 @@ read it.
 bytes (one copy per worker) and run ``map_blocks``/``map_partitions``; the results equal
 the central ``clf.predict``/``clf.predict_proba`` row for row.
 
-Decisions (docs/python.md, "Scale-out with Dask"):
+Decisions (the Python guide, "Scale-out with Dask"):
 
 * Input: X a 2-D Dask array, or a Dask DataFrame of numeric columns; y a 1-D Dask array
   or Dask Series with one label per row, partitioned like X (same number of partitions,
@@ -46,7 +46,7 @@ Decisions (docs/python.md, "Scale-out with Dask"):
 * Table schema: a DataFrame's string column names (``feature_names_in_``), y's name (or
   ``label_name``) and, under missing="mean", the fill values are stored in the model file
   as FlyNNClassifier.fit stores them; the schema is decided by the classifier's own
-  training path (FlyNNClassifier._training_rows on one probe row) and completed with the
+  training path (FlyNNClassifier._training_rows on one sample row) and completed with the
   reduced imputation sums (io::completed_schema, as a federation completes its tables).
   Dask arrays are positional (a schema only for fill values, as fit on an array with NaN).
 * Chunks split along columns are rechunked to whole rows (each row is hashed whole);
@@ -329,7 +329,7 @@ def _task_threads(n_jobs):
 def _training_schema(clf, columns, n_features, label_name):
     """The table schema clf.fit learns for a table of these columns (names, label name),
     before its fill values, decided by the classifier's own training path (its name checks
-    and the table encoder) on one probe row: every cell missing under missing="mean" and
+    and the table encoder) on one sample row: every cell missing under missing="mean" and
     "zero", so that an unnamed table keeps its schema for completed_schema to decide, zeros
     under "error". Sets clf's n_features_in_ and feature_names_in_ as fit does. An empty
     schema or None when fit would store none."""
@@ -343,16 +343,32 @@ def _training_schema(clf, columns, n_features, label_name):
 
 
 def fit(X, y, classes=None, *, split_every=None, **params):
-    """A FlyNNClassifier(**params) trained on the rows of a Dask array or DataFrame X with
-    labels y (a Dask array or Series partitioned like X, or a column name of X): counted
-    partition by partition on the workers and summed exactly, so its model file bytes equal
-    those of ``FlyNNClassifier(**params).fit(X.compute(), y.compute())`` (with ``classes``:
-    of ``partial_fit(X, y, classes=classes)`` on a new estimator).
+    """A FlyNNClassifier trained on a Dask array or DataFrame where it lives.
 
-    ``params`` are FlyNNClassifier's (m, s, rho, gamma, seed, preprocess, variant, n_jobs,
-    missing, label_name). ``split_every`` (default 8): partial results summed per node of
-    the reduction trees. Computes with Dask's current scheduler (a distributed Client when
-    one is active). See the module documentation for the input rules."""
+    Each partition is counted on its worker and the counts are summed exactly, so the model
+    file bytes equal those of ``FlyNNClassifier(**params).fit(X.compute(), y.compute())``
+    (with ``classes``: of ``partial_fit(X, y, classes=classes)`` on a new estimator).
+    Computes with Dask's current scheduler (a distributed Client when one is active); the
+    module documentation gives the input rules.
+
+    Parameters
+    ----------
+    X : dask.array.Array or dask.dataframe.DataFrame
+        The rows: a 2-D array, or a DataFrame of numeric columns.
+    y : dask.array.Array, dask.dataframe.Series or str
+        The labels, partitioned like X, or the name of a column of X.
+    classes : array-like, optional
+        The model's classes (their sorted unique values); a label outside them is an error.
+    split_every : int, default 8
+        Partial results summed per node of the reduction trees.
+    **params
+        FlyNNClassifier's parameters (m, s, rho, gamma, seed, preprocess, variant, n_jobs,
+        missing, label_name, ...).
+
+    Returns
+    -------
+    FlyNNClassifier
+    """
     dask = _import_dask()
     template = FlyNNClassifier(**params)  # unknown parameters fail here, before any work
     _check_missing(template.missing)
@@ -482,13 +498,39 @@ def _apply(clf, X, method):
 
 
 def predict(clf, X):
-    """The predicted class of every row of a Dask array (a lazy 1-D Dask array) or Dask
-    DataFrame (a lazy Dask Series named "prediction", with X's index): clf.predict on each
-    partition, on the workers. Rows with NaN or the wrong width raise as clf.predict does."""
+    """The predicted class of every row, computed on the workers.
+
+    Parameters
+    ----------
+    clf : FlyNNClassifier
+        A fitted classifier; shipped to each worker once, as its model file bytes.
+    X : dask.array.Array or dask.dataframe.DataFrame
+        The rows.
+
+    Returns
+    -------
+    dask.array.Array or dask.dataframe.Series
+        A lazy 1-D Dask array, or for a DataFrame a lazy Series named "prediction" with X's
+        index: ``clf.predict`` of each partition. Rows with NaN or the wrong width raise as
+        ``clf.predict`` does.
+    """
     return _apply(clf, X, "predict")
 
 
 def predict_proba(clf, X):
-    """clf.predict_proba on every row of a Dask array (a lazy n × classes Dask array) or
-    Dask DataFrame (a lazy Dask DataFrame with one column per class, X's index)."""
+    """``clf.predict_proba`` of every row, computed on the workers.
+
+    Parameters
+    ----------
+    clf : FlyNNClassifier
+        A fitted classifier.
+    X : dask.array.Array or dask.dataframe.DataFrame
+        The rows.
+
+    Returns
+    -------
+    dask.array.Array or dask.dataframe.DataFrame
+        A lazy n × classes Dask array, or for a DataFrame a lazy DataFrame with one column
+        per class and X's index.
+    """
     return _apply(clf, X, "predict_proba")

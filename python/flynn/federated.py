@@ -26,11 +26,28 @@ __all__ = ["simulate", "PartyCounts", "DpRelease", "aggregate", "FederationError
 
 
 def aggregate(parts, n_jobs=None):
-    """The federation's model from every party's PartyCounts (their exact sum: the model
-    trained on all rows, checked as the C++ federation checks it: row totals, every count
-    within its class's rows, rows × rho ones per class) or DpRelease (their sum, marked as a
-    DP release with the budget). Raises FederationError when the parties' configurations,
-    classes or counts disagree. The same as FlyNNClassifier.from_counts."""
+    """The federation's model from every party's counts; the same as
+    ``FlyNNClassifier.from_counts``.
+
+    Parameters
+    ----------
+    parts : iterable of PartyCounts or DpRelease
+        Every party's PartyCounts (their exact sum is the model trained on all rows, checked
+        as the C++ federation checks it: row totals, every count within its class's rows,
+        rows × rho ones per class) or DpRelease (their sum, marked as a DP release with the
+        budget).
+    n_jobs : int, optional
+        Threads for prediction.
+
+    Returns
+    -------
+    FlyNNClassifier
+
+    Raises
+    ------
+    FederationError
+        When the parties' configurations, classes or counts disagree.
+    """
     return FlyNNClassifier.from_counts(parts, n_jobs=n_jobs)
 
 
@@ -66,33 +83,53 @@ _NOT_AGREED_SETTINGS = ("auto", "missing", "label_name")
 
 def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, n_jobs=None,
              **settings):
-    """Simulates FlyNNFL on (X, y): the rows are split among ``parties`` parties
-    ("iid", "by-class", "dirichlet:ALPHA" or "sizes:W1,W2,..."; deterministic given
-    split_seed), each party trains on its own thread with the agreed hyper-parameters and
-    the parties aggregate their counts (with dp_epsilon and dp_T: differentially private
-    releases of T entries per party, total budget dp_epsilon). Exactly the protocol of
-    ``flynn federated simulate``.
+    """Simulates FlyNNFL on (X, y), exactly the protocol of ``flynn federated simulate``.
 
-    The hyper-parameter keywords are the rows of the library's table of settings, as
-    ``fit_file``'s and the CLI's flags are (m, expansion_factor, s, connection_sparsity, rho,
-    wta_ratio, wta_nnz, gamma, seed, preprocess, variant, class_weight (as
-    FlyNNClassifier's: a dict {label: weight} too), filter_scoring; None = the default).
-    ``auto`` is not one: the parties agree on settings before a row is counted, so choose
-    with ``FlyNNClassifier(auto=True)`` on rows you hold and pass its ``config_``. The DP keywords are the CLI's --dp-* flags (listed below,
-    from the library's table; docs/federated.md); as there, dp_epsilon and dp_T go
-    together, and the others need them. feature_stats = (centres, scales), one value per
-    feature, are public standardisation statistics (--feature-stats): the parties then
-    exchange no statistic of their rows, which a standardising ``variant`` needs under DP
-    (without DP and without a variant, the default variant applies; with DP and no
-    variant, the paper's).
+    The rows are split among ``parties`` parties, each party trains on its own thread with
+    the agreed hyper-parameters, and the parties aggregate their counts (with dp_epsilon and
+    dp_T: differentially private releases of T entries per party, total budget dp_epsilon).
 
-    Returns the aggregated, fitted FlyNNClassifier; its ``federation_report_`` dict gives
-    the rows of each party, the seed, and with DP the privacy accounting (Theorem 6) and
-    every DP setting used (``["privacy"]["settings"]``). Without DP the model equals
-    ``FlyNNClassifier(...).fit(X, y)`` for any split (with feature_stats: the central
-    model trained with the same statistics).
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The rows of every party together.
+    y : array-like of shape (n_samples,)
+        Their labels.
+    parties : int, default 2
+        The number of parties τ.
+    split : str, default "iid"
+        How the rows are dealt: "iid", "by-class", "dirichlet:ALPHA" or
+        "sizes:W1,W2,..." (deterministic given ``split_seed``).
+    split_seed : int, default 0
+        Seed of the split.
+    feature_stats : (centres, scales), optional
+        Public standardisation statistics, one value per feature (``--feature-stats``):
+        the parties then exchange no statistic of their rows, which a standardising
+        ``variant`` needs under DP (without DP and without a variant, the default variant
+        applies; with DP and no variant, the paper's).
+    n_jobs : int, optional
+        Threads in all; never changes results.
+    **settings
+        The hyper-parameters, by the names of the library's table of settings, as
+        ``fit_file``'s keywords and the CLI's flags (m, expansion_factor, s,
+        connection_sparsity, rho, wta_ratio, wta_nnz, gamma, seed, preprocess, variant,
+        class_weight (a dict {label: weight} too), filter_scoring, pairs,
+        paper_half_min_columns, value_transform; None = the default), and the DP settings
+        (below). ``auto`` is not one: the parties agree on settings before a row is
+        counted, so choose with ``FlyNNClassifier(auto=True)`` on rows you hold and pass its
+        ``config_``.
 
-    DP keywords:
+    Returns
+    -------
+    FlyNNClassifier
+        The aggregated, fitted model; its ``federation_report_`` dict gives the rows of
+        each party, the seed, and with DP the privacy accounting (Theorem 6) and every DP
+        setting used (``["privacy"]["settings"]``). Without DP the model equals
+        ``FlyNNClassifier(...).fit(X, y)`` for any split (with feature_stats: the central
+        model trained with the same statistics).
+
+    Other Parameters
+    ----------------
 """
     for name in _NOT_AGREED_SETTINGS:
         if name in settings:
@@ -117,5 +154,12 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
     return clf
 
 
-simulate.__doc__ += "".join(f"\n    {row['name']} ({row['kind']}): {row['help']}."
+def _rst_text(text):
+    """Help text as reStructuredText reads it literally (a '*' would start emphasis)."""
+    return text.replace("*", "\\*")
+
+
+# The DP keywords' documentation, from the same table: as the CLI's --dp-* flags, dp_epsilon
+# and dp_T go together, and the others need them.
+simulate.__doc__ += "".join(f"    {row['name']} : {row['kind']}\n        {_rst_text(row['help'])}.\n"
                             for row in _DP_FIELDS)

@@ -17,6 +17,7 @@
 #include "sparse_rows.hpp"
 #include "table_bindings.hpp"
 #ifdef FLYNN_PYTHON_WITH_TUNE
+#include "report_bindings.hpp"
 #include "tune_bindings.hpp"
 #endif
 
@@ -90,7 +91,7 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
 
-  // predict_proba's temperature for a model without one (docs/evaluation.md).
+  // predict_proba's temperature for a model without one (docs/guide/probabilities.md).
   m.attr("default_temperature") = Defaults::temperature;
 
   m.def("hyper_param_names", &python::hyper_param_names,
@@ -154,5 +155,6 @@ PYBIND11_MODULE(_flynn, m) {
   python::bind_dask(dask);
 #ifdef FLYNN_PYTHON_WITH_TUNE
   python::bind_tune(m);
+  python::bind_report(m);
 #endif
 }

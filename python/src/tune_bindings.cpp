@@ -1,5 +1,6 @@
 #include "tune_bindings.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,34 +35,37 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row");
   const LabelSet classes(std::move(labels));
-  experiments::TuneOptions options;
+  eval::TuneOptions options;
   options.search.budget = budget;
   options.search.seed = search_seed;
   options.search.fly_seed = fly_seed;
   options.search.time_limit_seconds = time_limit;
+  // The whole call, refit included, within the limit (as `flynn tune --time-limit`).
+  options.deadline = eval::Deadline(std::chrono::steady_clock::now(), time_limit);
+  options.fits_after = refit ? 1.0 : 0.0;
   options.search.threads = threads;
-  options.search.metric = experiments::parse_cv_metric(metric);
+  options.search.metric = eval::parse_cv_metric(metric);
   options.search.class_weight = ClassWeight::parse(class_weight);
   options.search.class_weight.check_classes(classes.names());
   options.keep_default_unless_beaten = true;  // as `flynn tune`: never less than the defaults
   options.try_pairs = true;                   // and the chosen configuration with pairs
   options.try_value_transform = true;         // and with its values transformed (before pairs)
-  std::optional<experiments::TuneResult> result;
+  std::optional<eval::TuneResult> result;
   std::optional<FlyNN> model;
   {
     py::gil_scoped_release nogil;
     const Dataset data = labelled_dataset(rows, y.data(), classes);
     const std::vector<std::uint32_t> fold_of_row =
-        experiments::stratified_folds(data.labels, classes.size(), folds, fold_seed);
-    result.emplace(experiments::tune_flynn(data, fold_of_row, folds, options));
+        eval::stratified_folds(data.labels, classes.size(), folds, fold_seed);
+    result.emplace(eval::tune_flynn(data, fold_of_row, folds, options));
     if (refit) {
-      model.emplace(experiments::train_tuned_model(data, classes, *result, threads));
+      model.emplace(eval::train_tuned_model(data, classes, *result, threads));
       model->set_temperature(result->temperature());
     }
   }
-  const experiments::SearchResult& s = result->search;
+  const eval::SearchResult& s = result->search;
   py::list trace;
-  for (const experiments::SearchEvaluation& e : s.trace) {
+  for (const eval::SearchEvaluation& e : s.trace) {
     py::dict t;
     t["candidate"] = e.candidate;
     t["rung"] = e.rung;
@@ -82,39 +86,40 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["kept_default"] = result->kept_default;
   out["chose_pairs"] = result->pairs.taken;
   out["chose_value_transform"] = result->transform.taken;
-  const experiments::CvResult& cv = result->cv;
+  const eval::CvResult& cv = result->cv;
   out["best_fold_accuracy"] = cv.fold_accuracy;
   out["best_mean"] = cv.mean;
   // The metric the search maximised, per fold and as its mean (TuneSearch.best_score_).
   out["scoring"] = metric;
   out["best_score"] = cv.metric(options.search.metric);
   switch (options.search.metric) {
-    case experiments::CvMetric::Accuracy:
+    case eval::CvMetric::Accuracy:
       out["best_fold_scores"] = cv.fold_accuracy;
       break;
-    case experiments::CvMetric::BalancedAccuracy:
+    case eval::CvMetric::BalancedAccuracy:
       out["best_fold_scores"] = cv.fold_balanced_accuracy;
       break;
-    case experiments::CvMetric::MacroF1:
+    case eval::CvMetric::MacroF1:
       out["best_fold_scores"] = cv.fold_macro_f1;
       break;
-    case experiments::CvMetric::LogLoss: {  // scored as scikit-learn's neg_log_loss: higher is better
+    case eval::CvMetric::LogLoss: {  // scored as scikit-learn's neg_log_loss: higher is better
       std::vector<double> neg(cv.fold_log_loss.size());
       for (std::size_t f = 0; f < neg.size(); ++f) neg[f] = -cv.fold_log_loss[f];
       out["best_fold_scores"] = neg;
       break;
     }
   }
-  if (options.search.metric == experiments::CvMetric::LogLoss) out["best_log_loss"] = cv.log_loss;
+  if (options.search.metric == eval::CvMetric::LogLoss) out["best_log_loss"] = cv.log_loss;
   out["best_balanced_accuracy"] = cv.balanced_accuracy;
   out["best_macro_f1"] = cv.macro_f1;
   out["full_evaluations"] = s.full_evaluations;
   out["cost"] = s.cost;
   out["time_limited"] = s.time_limited;
+  out["skipped"] = result->skipped;
   out["seconds"] = result->seconds;
   out["temperature"] = result->temperature();
   if (result->calibration) {
-    const experiments::CalibrationReport& c = *result->calibration;
+    const eval::CalibrationReport& c = *result->calibration;
     py::dict cal;
     cal["temperature"] = c.fit.temperature;
     cal["out_of_fold_log_loss"] = c.fit.log_loss;
@@ -144,17 +149,17 @@ py::dict auto_config(const py::array& X, const LabelIds& y, std::vector<std::str
   if (y.ndim() != 1 || static_cast<std::size_t>(y.shape(0)) != rows.n_rows())
     throw std::invalid_argument("expected one class id per row");
   const LabelSet classes(std::move(labels));
-  std::optional<experiments::AutoChoice> choice;
+  std::optional<eval::AutoChoice> choice;
   {
     py::gil_scoped_release nogil;
     const Dataset data = labelled_dataset(rows, y.data(), classes);
-    experiments::AutoOptions options;
+    eval::AutoOptions options;
     options.threads = threads;
-    options.metric = experiments::auto_metric(hyper);
-    choice.emplace(experiments::choose_auto_config(data, hyper, options));
+    options.metric = eval::auto_metric(hyper);
+    choice.emplace(eval::choose_auto_config(data, hyper, options));
   }
   py::dict out;
-  out["hyper"] = experiments::hyper_params_of(choice->config);
+  out["hyper"] = eval::hyper_params_of(choice->config);
   out["chosen"] = choice->candidates[choice->chosen].name;
   out["gamma"] = choice->config.gamma;
   out["rows"] = choice->rows;
@@ -164,10 +169,10 @@ py::dict auto_config(const py::array& X, const LabelIds& y, std::vector<std::str
   py::dict cv;
   for (std::size_t c = 0; c < choice->cv.size(); ++c) {
     std::vector<double> per_gamma;
-    for (const experiments::CvResult& r : choice->cv[c]) per_gamma.push_back(r.metric(choice->metric));
+    for (const eval::CvResult& r : choice->cv[c]) per_gamma.push_back(r.metric(choice->metric));
     cv[py::str(choice->candidates[c].name)] = per_gamma;
   }
-  out["metric"] = experiments::cv_metric_name(choice->metric);
+  out["metric"] = eval::cv_metric_name(choice->metric);
   out["cv"] = cv;
   out["gammas"] = choice->gammas;
   return out;

@@ -1,7 +1,7 @@
 #pragma once
-// flynn._flynn.tune: the experiments layer's hyper-parameter search (tune_flynn, the one
+// flynn._flynn.tune: the evaluation layer's hyper-parameter search (tune_flynn, the one
 // `flynn tune` runs), for the Python function flynn.tune. Present only when the module is
-// built with the experiments layer (FLYNN_PYTHON_WITH_TUNE).
+// built with the evaluation layer (FLYNN_PYTHON_WITH_TUNE).
 #include <pybind11/pybind11.h>
 
 namespace flynn::python {

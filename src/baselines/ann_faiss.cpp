@@ -16,7 +16,7 @@
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::unique_ptr<AnnIndex> make_faiss_index(const std::string& factory) {
   return std::make_unique<FaissIndex>(factory);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

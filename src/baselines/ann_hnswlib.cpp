@@ -18,7 +18,7 @@
 #include "flynn/detail/parallel.hpp"
 #endif
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 #if FLYNN_HAVE_HNSWLIB
 
@@ -136,4 +136,4 @@ std::unique_ptr<AnnIndex> make_hnswlib_index(std::uint32_t, std::uint32_t) {
 
 #endif
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

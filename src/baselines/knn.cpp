@@ -17,7 +17,7 @@
 // declare here rather than include <omp.h>, so flynn itself needs no OpenMP compiler flag.
 extern "C" void omp_set_num_threads(int);
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 // FAISS runs its own OpenMP threads and calls a BLAS that may run its own (OpenBLAS's
 // pthread build does): both are bounded.
@@ -179,4 +179,4 @@ std::string blas_description() {
   return lib;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

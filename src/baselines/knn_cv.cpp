@@ -11,7 +11,7 @@
 #include "flynn/metrics.hpp"
 #include "flynn/eval/calibration.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 std::vector<std::uint32_t> default_knn_grid() { return {1, 2, 4, 8, 16, 32, 64}; }
 
@@ -37,9 +37,9 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
   Neighbours out_of_fold;
   out_of_fold.k = k_max;
   out_of_fold.ids.assign(data.n_rows * std::size_t{k_max}, -1);
-  const std::vector<FoldRows> folds = fold_rows(fold_of_row, k_folds);
+  const std::vector<eval::FoldRows> folds = eval::fold_rows(fold_of_row, k_folds);
   for (std::uint32_t f = 0; f < k_folds; ++f) {
-    const FoldRows& fr = folds[f];
+    const eval::FoldRows& fr = folds[f];
     if (fr.test.empty() || fr.train.empty()) continue;
     const Dataset train = data.subset(fr.train);
     const Dataset test = data.subset(fr.test);
@@ -61,7 +61,7 @@ KnnCvResult cross_validate_knn(const Dataset& data, const std::vector<std::uint3
   r.k_values = grid;
   r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < grid.size(); ++g) {
-    r.per_k.push_back(summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
+    r.per_k.push_back(eval::summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
     if (r.per_k[g].mean > r.per_k[r.best].mean) r.best = g;
   }
   // A fold whose training set is smaller than k leaves −1 ids, which the fractions skip.
@@ -84,9 +84,9 @@ TunedKnnComparison compare_tuned_knn(const Dataset& data, const std::vector<std:
   TunedKnnComparison c;
   c.cv = cross_validate_tuned_knn(data, fold_of_row, k_folds, k_values, threads);
   const std::vector<double>& votes = c.cv.best().best_vote_fractions;
-  c.log_loss = log_loss(votes, data.classes.size(), data.labels);
-  c.ece = expected_calibration_error(votes, data.classes.size(), data.labels);
+  c.log_loss = eval::log_loss(votes, data.classes.size(), data.labels);
+  c.ece = eval::expected_calibration_error(votes, data.classes.size(), data.labels);
   return c;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

@@ -1,4 +1,4 @@
-// The tuned kNN beside `flynn eval` and `flynn tune` (knn_report.hpp's FoldComparison
+// The tuned kNN beside `flynn eval` and `flynn tune` (knn_report.hpp's eval::FoldComparison
 // makers); FAISS builds only, like knn_cv.cpp which they run.
 #include <string>
 
@@ -6,7 +6,7 @@
 
 #include "flynn/baselines/knn_report.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 namespace {
 
@@ -17,7 +17,7 @@ const char* scaling_text(const KnnCvResult& r) {
 double best_mean(const KnnCvResult& r) { return r.per_k[r.best].mean; }
 
 // kNN tuned for `metric` instead of accuracy: the best (scaling, k) of both sweeps by it.
-nlohmann::json tuned_for(const TunedKnnCvResult& knn, CvMetric metric) {
+nlohmann::json tuned_for(const TunedKnnCvResult& knn, eval::CvMetric metric) {
   const KnnCvResult* best = &knn.l2;
   std::size_t best_k = 0;
   for (const KnnCvResult* r : {&knn.l2, &knn.standardized})
@@ -28,7 +28,7 @@ nlohmann::json tuned_for(const TunedKnnCvResult& knn, CvMetric metric) {
       }
   return {{"scaling", knn_scaling_name(best->scaling)},
           {"best_k", best->k_values[best_k]},
-          {cv_metric_name(metric), best->per_k[best_k].metric(metric)}};
+          {eval::cv_metric_name(metric), best->per_k[best_k].metric(metric)}};
 }
 
 std::string tuned_for_text(const nlohmann::json& balanced, const nlohmann::json& f1) {
@@ -40,7 +40,7 @@ std::string tuned_for_text(const nlohmann::json& balanced, const nlohmann::json&
 
 }  // namespace
 
-FoldComparison tuned_knn_cross_validation() {
+eval::FoldComparison tuned_knn_cross_validation() {
   return [](const Dataset& data, const std::vector<std::uint32_t>& folds, std::uint32_t k_folds, int threads) {
     const TunedKnnCvResult knn = cross_validate_tuned_knn(data, folds, k_folds, default_knn_grid(), threads);
     const auto by_k = [](const KnnCvResult& r) {
@@ -49,15 +49,15 @@ FoldComparison tuned_knn_cross_validation() {
       for (std::size_t i = 0; i < r.k_values.size(); ++i) k["accuracy_by_k"][std::to_string(r.k_values[i])] = r.per_k[i].mean;
       return k;
     };
-    Report out;
+    eval::Report out;
     out.json = {{"knn", by_k(knn.l2)},
                 {"knn_standardized", by_k(knn.standardized)},
                 {"knn_tuned",
                  {{"scaling", knn_scaling_name(knn.best().scaling)},
                   {"best_k", knn.best().k_values[knn.best().best]},
                   {"accuracy_mean", best_mean(knn.best())}}},
-                {"knn_tuned_balanced_accuracy", tuned_for(knn, CvMetric::BalancedAccuracy)},
-                {"knn_tuned_macro_f1", tuned_for(knn, CvMetric::MacroF1)}};
+                {"knn_tuned_balanced_accuracy", tuned_for(knn, eval::CvMetric::BalancedAccuracy)},
+                {"knn_tuned_macro_f1", tuned_for(knn, eval::CvMetric::MacroF1)}};
     for (const KnnCvResult* r : {&knn.l2, &knn.standardized})
       out.text += fmt::format("exact kNN ({}), best k = {} of {{1,2,4,...,64}}: {:.4f} ± {:.4f}{}\n", scaling_text(*r),
                               r->k_values[r->best], best_mean(*r), r->per_k[r->best].sd,
@@ -67,14 +67,14 @@ FoldComparison tuned_knn_cross_validation() {
   };
 }
 
-FoldComparison tuned_knn_comparison() {
+eval::FoldComparison tuned_knn_comparison() {
   return [](const Dataset& data, const std::vector<std::uint32_t>& folds, std::uint32_t k_folds, int threads) {
     const TunedKnnComparison c = compare_tuned_knn(data, folds, k_folds, default_knn_grid(), threads);
     const KnnCvResult& b = c.cv.best();
-    Report out;
+    eval::Report out;
     out.json = {{"knn", to_json(c)}};
-    out.json["knn"]["tuned_balanced_accuracy"] = tuned_for(c.cv, CvMetric::BalancedAccuracy);
-    out.json["knn"]["tuned_macro_f1"] = tuned_for(c.cv, CvMetric::MacroF1);
+    out.json["knn"]["tuned_balanced_accuracy"] = tuned_for(c.cv, eval::CvMetric::BalancedAccuracy);
+    out.json["knn"]["tuned_macro_f1"] = tuned_for(c.cv, eval::CvMetric::MacroF1);
     out.text = fmt::format("tuned kNN on the same folds: {:.4f} ({}, k = {}); L2 rows {:.4f}, standardised {:.4f}\n",
                            best_mean(b), scaling_text(b), b.k_values[b.best], best_mean(c.cv.l2),
                            best_mean(c.cv.standardized));
@@ -84,4 +84,4 @@ FoldComparison tuned_knn_comparison() {
   };
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

@@ -1,6 +1,6 @@
 #include "flynn/baselines/knn_report.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 nlohmann::json best_k_json(const KnnCvResult& r) {
   return {{"best_k", r.k_values[r.best]},
@@ -21,4 +21,4 @@ nlohmann::json to_json(const TunedKnnComparison& c) {
           {"vote_fraction_ece", c.ece}};
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

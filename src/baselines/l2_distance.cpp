@@ -9,7 +9,7 @@
 #include "baselines/l2_distance.hpp"
 
 HWY_BEFORE_NAMESPACE();
-namespace flynn::experiments::detail {
+namespace flynn::baselines::detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
@@ -42,11 +42,11 @@ float L2Squared(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, std::s
 }
 
 }  // namespace HWY_NAMESPACE
-}  // namespace flynn::experiments::detail
+}  // namespace flynn::baselines::detail
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-namespace flynn::experiments::detail {
+namespace flynn::baselines::detail {
 
 HWY_EXPORT(L2Squared);
 
@@ -54,5 +54,5 @@ float l2_squared(const float* a, const float* b, std::size_t n) {
   return HWY_DYNAMIC_DISPATCH(L2Squared)(a, b, n);
 }
 
-}  // namespace flynn::experiments::detail
+}  // namespace flynn::baselines::detail
 #endif  // HWY_ONCE

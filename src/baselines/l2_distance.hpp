@@ -4,9 +4,9 @@
 // whose own kernels are chosen when it is compiled (SSE only in a portable build).
 #include <cstddef>
 
-namespace flynn::experiments::detail {
+namespace flynn::baselines::detail {
 
 /// Σ (a[j] − b[j])² over j < n, in float.
 float l2_squared(const float* a, const float* b, std::size_t n);
 
-}  // namespace flynn::experiments::detail
+}  // namespace flynn::baselines::detail

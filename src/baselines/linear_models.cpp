@@ -11,7 +11,7 @@
 #include "flynn/error.hpp"
 #include "flynn/random.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 Standardizer::Standardizer(const Dataset& data, const std::vector<std::size_t>& rows) {
   const std::size_t d = data.n_features;
@@ -188,11 +188,11 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
   const std::uint64_t tag = mlp ? kMlpStreamTag : kLogisticStreamTag;
   const std::uint32_t hidden = mlp ? std::max<std::uint32_t>(1, options.hidden) : 0;
 
-  // Out-of-fold predictions per learning rate (every metric of summarize_predictions).
+  // Out-of-fold predictions per learning rate (every metric of eval::summarize_predictions).
   std::vector<std::vector<std::uint32_t>> predicted(learning_rates.size(), std::vector<std::uint32_t>(data.n_rows, 0));
-  const std::vector<FoldRows> folds = fold_rows(fold_of_row, k_folds);
+  const std::vector<eval::FoldRows> folds = eval::fold_rows(fold_of_row, k_folds);
   for (std::uint32_t f = 0; f < k_folds; ++f) {
-    const FoldRows& fr = folds[f];
+    const eval::FoldRows& fr = folds[f];
     if (fr.train.empty() || fr.test.empty()) continue;
     const Standardizer st(data, fr.train);
     const std::vector<float> xtr = st.transform(data, fr.train), xte = st.transform(data, fr.test);
@@ -210,10 +210,10 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
   r.learning_rates = learning_rates;
   r.seconds = detail::seconds_since(start);
   for (std::size_t g = 0; g < learning_rates.size(); ++g) {
-    r.per_rate.push_back(summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
+    r.per_rate.push_back(eval::summarize_predictions(data.labels, predicted[g], fold_of_row, k_folds, L, r.seconds));
     if (r.per_rate[g].mean > r.per_rate[r.best].mean) r.best = g;
   }
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

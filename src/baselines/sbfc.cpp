@@ -15,7 +15,7 @@
 #include "flynn/detail/parallel.hpp"
 #include "flynn/random.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 namespace {
 
@@ -222,7 +222,7 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
         SbfcPoint p;
         p.m = kept[next_point].first;
         p.expansion_factor = kept[next_point].second;
-        p.cv = summarize_predictions(data.labels, predicted, fold_of_row, k_folds, L, 0.0);
+        p.cv = eval::summarize_predictions(data.labels, predicted, fold_of_row, k_folds, L, 0.0);
         result.grid.push_back(std::move(p));
         ++next_point;
       }
@@ -237,4 +237,4 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
   return result;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

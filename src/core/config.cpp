@@ -127,8 +127,8 @@ const NamedVariant kNamedVariants[] = {
 
 // zsign-q+paper: half the units hash the standardised row (exact training statistics,
 // signed lifting rows, fixed-point quantisation into the integer kernels), half the raw row
-// the paper's way. Chosen on the selection half of the OpenML sets only (docs/defaults.md,
-// scripts/variants_study.py): zsign-q beat the paper's method (median gap to tuned kNN
+// the paper's way. Chosen on the selection half of the OpenML sets only (docs/design/defaults.md;
+// research/variants/variants_study.py): zsign-q beat the paper's method (median gap to tuned kNN
 // 1.65 vs 3.67 points); the paper half at the same m and ρ added 0.35 points of mean
 // accuracy over zsign-q on the same sets (13 better, 14 worse, madelon +6.5) and keeps
 // what standardising columns destroys (rows whose signal is their shape).
@@ -136,7 +136,7 @@ Variant Defaults::variant() { return Variant{true, true, 0, 16, true}; }
 
 // anchor (8 anchor units per standardised feature) for d ≤ 16: chosen on the selection data
 // of issue 20 only: k random columns of each OpenML selection-half set and generated
-// Gaussian mixtures of 10–30 classes in 2–16 dimensions. The fifth round (docs/defaults.md)
+// Gaussian mixtures of 10–30 classes in 2–16 dimensions. A later study (research/defaults/history.md)
 // set the bound at 10 under absolute scores (k = 12 favoured zsign-q+paper then); under
 // relative scores the ninth round measured anchors ahead at k = 12 and 16 (median gap 1.03
 // vs 2.35 points), and with their m, ρ and γ rules at 0.70 vs 2.35. Bounds 24 and 32 gained

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "flynn/error.hpp"
+#include "flynn/io/load_notes.hpp"
 
 namespace flynn {
 
@@ -323,6 +324,29 @@ void Dataset::require_trainable() const {
     throw Error(src + ": all " + std::to_string(n_rows) + " rows have the class " +
                 quote(classes.name(which)) + "; training needs at least two classes");
   }
+  const std::string warning = label_column_warning(src, schema.label_name, {sizes.begin(), sizes.end()});
+  if (!warning.empty()) io::send_warning(warning);
+}
+
+std::string label_column_warning(const std::string& source, const std::string& column,
+                                 const std::vector<std::uint64_t>& rows_per_class) {
+  std::uint64_t n = 0, classes = 0, single = 0;
+  for (std::uint64_t c : rows_per_class) {
+    n += c;
+    classes += c > 0;
+    single += c == 1;
+  }
+  std::string why;
+  if (n >= 10 && 2 * classes > n) {
+    why = std::to_string(classes) + " classes for " + std::to_string(n) + " rows: most rows have a class of their own";
+  } else if (single >= 10 && 4 * single >= classes) {
+    why = std::to_string(classes) + " classes, " + std::to_string(single) + " of them with a single row";
+  } else {
+    return "";
+  }
+  const std::string name = column.empty() ? std::string("the label column") : "the label column " + quote(column);
+  return source + ": " + name + " has " + why +
+         ". Is it the class? Choose the label column with --label-col (by name or number).";
 }
 
 }  // namespace flynn

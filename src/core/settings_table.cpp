@@ -52,31 +52,32 @@ std::string class_weight_text(const ClassWeight& w) { return w.text(); }
 
 std::vector<HyperParamField> make_hyper_param_fields() {
   std::vector<HyperParamField> f;
-  f.push_back(unsigned_field<&HyperParams::m>("m", "--m", "FlyHash dimension m (output units)"));
+  f.push_back(unsigned_field<&HyperParams::m>("m", "--m", "FlyHash dimension m (output units; default 512*d within [4096, 131072] above 16 features, 256*d for anchor units and absolute scoring)"));
   f.push_back(real_field<&HyperParams::expansion_factor>(
       "expansion_factor", "--expansion-factor", "m as a multiple of d: m = floor(factor*d)"));
-  f.push_back(unsigned_field<&HyperParams::s>("s", "--s", "Ones per row of the lifting matrix (s <= d)"));
+  f.push_back(unsigned_field<&HyperParams::s>("s", "--s", "Ones per row of the lifting matrix (s <= d; default max(2, floor(0.3*d)), at most 64; max(8, 2d) for anchor units)"));
   f.push_back(real_field<&HyperParams::connection_sparsity>(
       "connection_sparsity", "--connection-sparsity",
       "s as a fraction of d: s = max(2, floor(sparsity*d))"));
-  f.push_back(unsigned_field<&HyperParams::rho>("rho", "--rho", "Winners per hash rho (rho < m)"));
+  f.push_back(unsigned_field<&HyperParams::rho>("rho", "--rho", "Winners per hash rho (rho < m; default max(128, floor(m/(2d))) above 16 features, 128 for anchor units)"));
   f.push_back(real_field<&HyperParams::wta_ratio>("wta_ratio", "--wta-ratio",
                                                   "rho as a fraction of m: max(2, floor(ratio*m))"));
   f.push_back(unsigned_field<&HyperParams::wta_nnz>("wta_nnz", "--wta-nnz",
                                                     "rho given as the reference's wta_nnz"));
   f.push_back(real_field<&HyperParams::gamma>("gamma", "--gamma",
-                                              "Filter decay gamma in [0,1); 0 = binary filters"));
+                                              "Filter decay gamma in [0,1); 0 = binary filters (default 0.8, 0.5 for anchor units)"));
   f.push_back(unsigned_field<&HyperParams::seed>(
       "seed", "--seed", fmt::format("Seed of the lifting matrix (default {})", Defaults::seed)));
   f.push_back(choice_field<&HyperParams::preprocess, &parse_preprocess, &preprocess_name>(
       "preprocess", "--preprocess", "Row preprocessing: normalize (default), densify, none"));
   f.push_back(choice_field<&HyperParams::variant, &parse_variant, &variant_name>(
       "variant", "--variant",
-      std::string("Method variant: ") + variant_names() + " (docs/defaults.md; paper = the paper's exact method)"));
+      std::string("Method variant: ") + variant_names() +
+          " (default zsign-q+paper above 16 features, anchor up to 16; paper = the paper's exact method)"));
   f.push_back(choice_field<&HyperParams::class_weight, &ClassWeight::parse, &class_weight_text>(
       "class_weight", "--class-weight",
       "Class weights when scoring: none (default), balanced (w = n/(L*n_class), for imbalanced "
-      "classes) or NAME=W,... (docs/defaults.md, \"Imbalanced classes\")"));
+      "classes) or NAME=W,..."));
   f.push_back(choice_field<&HyperParams::filter_scoring, &parse_filter_scoring, &filter_scoring_name>(
       "filter_scoring", "--filter-scoring",
       "How filter values become class scores: relative (default; each class's values "
@@ -85,21 +86,19 @@ std::vector<HyperParamField> make_hyper_param_fields() {
   f.push_back(unsigned_field<&HyperParams::pairs>(
       "pairs", "--pairs",
       fmt::format("Second-order filters: also count pairs of winners, each paired with the next PAIRS "
-                  "(0 = off, the default; at most {}; the model grows {}x; docs/defaults.md, \"Twelfth round\")",
+                  "(0 = off, the default; at most {}; the model grows {}x)",
                   Defaults::max_pairs, 1 + Defaults::pair_cells_per_unit)));
   f.push_back(unsigned_field<&HyperParams::paper_half_min_columns>(
       "paper_half_min_columns", "--paper-half-min-columns",
       fmt::format("A paper-half variant's second half hashes the raw row only when the training statistics "
                   "spread the rows' energy over at least this many columns, else the row as the first half does "
-                  "(default {} for zsign-q+paper above {} features, else 0 = always the raw row; "
-                  "docs/defaults.md, \"Thirteenth round\")",
+                  "(default {} for zsign-q+paper above {} features, else 0 = always the raw row)",
                   Defaults::paper_half_min_columns, Defaults::low_dim_max)));
   f.push_back(choice_field<&HyperParams::value_transform, &parse_value_transform, &value_transform_name>(
       "value_transform", "--value-transform",
       "Transform each feature value before a standardising variant reads it: none (default), "
       "sqrt or log1p (sign(v)*log(1+|v|)), which compress the large end of skewed columns "
-      "such as pixels or counts; a paper half still hashes the raw row (docs/defaults.md, "
-      "\"Fifteenth round\")"));
+      "such as pixels or counts; a paper half still hashes the raw row"));
   return f;
 }
 

@@ -12,7 +12,7 @@
 #include "flynn/eval/fly_cv.hpp"
 #include "flynn/settings_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -60,7 +60,7 @@ std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32
     add(name + " m×4", h);
   };
   with_larger_m(given, "default");
-  // The rule's configuration with second-order filters (docs/defaults.md, "Twelfth round").
+  // The rule's configuration with second-order filters (docs/design/defaults.md, "Options that are not defaults").
   if (!given.pairs) {
     HyperParams h = given;
     h.pairs = Defaults::tune_pairs;
@@ -69,7 +69,7 @@ std::vector<AutoCandidate> auto_candidates(const HyperParams& given, std::uint32
     } catch (const Error&) {  // too few units or winners for pairs: not a candidate
     }
   }
-  // … and with its values transformed where it standardises (docs/defaults.md, "Fifteenth round").
+  // … and with its values transformed where it standardises (docs/design/defaults.md, "Options that are not defaults").
   if (!given.value_transform && rule.variant.standardize) {
     HyperParams h = given;
     h.value_transform = Defaults::tune_value_transform;
@@ -179,4 +179,4 @@ HyperParams hyper_params_of(const FlyConfig& c) {
   return h;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

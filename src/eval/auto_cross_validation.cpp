@@ -10,7 +10,7 @@
 #include "flynn/eval/auto_config.hpp"
 #include "flynn/eval/fly_cv.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
                                  const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
@@ -50,4 +50,4 @@ AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
   return res;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

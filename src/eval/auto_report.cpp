@@ -4,7 +4,7 @@
 
 #include "flynn/eval/study_io.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -73,4 +73,4 @@ std::string auto_cv_text(const AutoCvResult& r) {
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -7,8 +7,9 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/eval/reliability.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -70,23 +71,9 @@ double log_loss(const std::vector<double>& proba, std::size_t L, const std::vect
 double expected_calibration_error(const std::vector<double>& proba, std::size_t L,
                                   const std::vector<std::uint32_t>& labels, std::size_t bins) {
   check_rows(proba, L, labels, "ECE");
-  if (bins == 0) throw Error("ECE: needs at least one bin");
-  std::vector<double> confidence(bins, 0.0), correct(bins, 0.0);
-  std::vector<std::size_t> count(bins, 0);
-  for (std::size_t r = 0; r < labels.size(); ++r) {
-    const double* p = proba.data() + r * L;
-    const std::size_t top = static_cast<std::size_t>(std::max_element(p, p + L) - p);
-    // Bin (b/B, (b+1)/B]: ceil(conf·B) − 1, with 0 going to the first bin.
-    const double scaled = std::ceil(p[top] * static_cast<double>(bins)) - 1.0;
-    const auto b = static_cast<std::size_t>(std::clamp(scaled, 0.0, static_cast<double>(bins - 1)));
-    confidence[b] += p[top];
-    correct[b] += top == labels[r] ? 1.0 : 0.0;
-    ++count[b];
-  }
-  double ece = 0.0;
-  for (std::size_t b = 0; b < bins; ++b)
-    if (count[b] > 0) ece += std::abs(correct[b] - confidence[b]);  // n_b·|acc_b − conf_b|
-  return ece / static_cast<double>(labels.size());
+  ConfidenceBins binned(bins);
+  for (std::size_t r = 0; r < labels.size(); ++r) binned.add(proba.data() + r * L, L, labels[r]);
+  return binned.ece();
 }
 
 std::vector<double> class_priors(const std::vector<std::uint32_t>& labels, std::size_t L) {
@@ -226,4 +213,4 @@ CalibrationReport calibrate_out_of_fold(const std::vector<double>& scores, std::
   return rep;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -11,9 +11,11 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/evaluation_report.hpp"
 #include "flynn/eval/fly_cv.hpp"
+#include "flynn/eval/out_of_fold_report.hpp"
+#include "flynn/eval/report_files.hpp"
 #include "flynn/eval/study_io.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
   using R = CrossValidateFileRequest;
@@ -32,11 +34,34 @@ const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
        "Cross-validate train --auto: in each fold the configuration is chosen among a few candidates "
        "by CV on that fold's training rows alone",
        &R::auto_config},
-      {"--auto-study", "With --auto: score every candidate on the outer folds (scripts/auto_study.py)", &R::auto_study, {},
+      {"--report",
+       "Write a classification report of the out-of-fold answers into this folder: confusion matrix, "
+       "per-class precision/recall/F1, reliability diagram, ROC and precision-recall curves for two classes "
+       "(report.html, report.json, PNG figures; docs/guide/reports.md)",
+       &R::report},
+      {"--auto-study", "With --auto: score every candidate on the outer folds (research/auto/auto_study.py)", &R::auto_study, {},
        false, {}, {}, true},
   };
   return fields;
 }
+
+namespace {
+
+// The report of the out-of-fold answers (a model `flynn train` makes has the default
+// temperature), with what was cross-validated.
+ClassificationReport cv_report(const CrossValidateFileRequest& o, const Dataset& data, const FlyConfig& config,
+                               const std::vector<double>& scores, const std::vector<std::uint32_t>& folds) {
+  ClassificationReport r = out_of_fold_report(data, config, scores, folds, o.folds, Defaults::temperature,
+                                              fmt::format("flynn eval: {}", o.data));
+  r.facts = {{"data", o.data},
+             {"features", data.n_features},
+             {"folds", o.folds},
+             {"fold seed", o.fold_seed},
+             {"configuration", config.describe()}};
+  return r;
+}
+
+}  // namespace
 
 Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidateFileRun& how) {
   if (o.knn && !how.knn)
@@ -49,6 +74,9 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   const auto folds = stratified_folds(data.labels, data.classes.size(), o.folds, o.fold_seed);
   if (o.auto_study && !o.auto_config) throw Error("--auto-study goes with --auto");
   if (o.auto_config && o.calibration) throw Error("--calibration cannot be combined with --auto");
+  if (o.auto_config && !o.report.empty())
+    throw Error("--report cannot be combined with --auto (each fold chooses its own configuration)");
+  if (!o.report.empty()) check_report_folder(o.report);
   std::optional<AutoCvResult> nested;
   if (o.auto_config) {
     AutoOptions auto_options;
@@ -59,13 +87,13 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
   const CvResult r = nested ? nested->cv : cross_validate_flynn(data, config, folds, o.folds, how.threads, how.progress);
   std::optional<Report> knn;
   if (o.knn) knn = how.knn(data, folds, o.folds, how.threads);
-  // The temperature fitted on out-of-fold scores of the same folds.
+  // Out-of-fold scores of the same folds, for the calibration and the report.
+  std::vector<double> scores;
+  if (o.calibration || !o.report.empty()) scores = FlyCvEvaluator(data, folds, o.folds).out_of_fold_scores(config, how.threads);
   std::optional<CalibrationReport> cal;
-  if (o.calibration) {
-    const FlyCvEvaluator ev(data, folds, o.folds);
-    cal = calibrate_out_of_fold(ev.out_of_fold_scores(config, how.threads), data.classes.size(), config.rho,
-                                data.labels, folds, o.folds, class_weights_of_rows(config, data.classes, data.labels));
-  }
+  if (o.calibration)
+    cal = calibrate_out_of_fold(scores, data.classes.size(), config.rho, data.labels, folds, o.folds,
+                                class_weights_of_rows(config, data.classes, data.labels));
 
   Report out;
   out.json = {{"command", "eval"},
@@ -100,7 +128,8 @@ Report cross_validate_file(const CrossValidateFileRequest& o, const CrossValidat
                           r.macro_f1);
   if (cal) out.text += calibration_text(*cal);
   if (knn) out.text += knn->text;
+  if (!o.report.empty()) attach_report(out, cv_report(o, data, config, scores, folds), o.report);
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -17,7 +17,7 @@
 #include "flynn/eval/fly_cv.hpp"
 #include "flynn/random.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 std::vector<std::uint32_t> stratified_folds(const std::vector<std::uint32_t>& labels,
                                             std::size_t n_classes, std::uint32_t k,
@@ -212,4 +212,4 @@ std::vector<std::size_t> stratified_subsample(const Dataset& data, double q, std
   return keep;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

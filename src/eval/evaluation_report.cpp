@@ -7,7 +7,7 @@
 
 #include "flynn/config.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, int threads, ProgressFn progress) {
   io::FilePredictionOptions options;
@@ -91,4 +91,4 @@ std::vector<Variant> parse_variant_list(const std::string& comma_separated) {
   return variants;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -5,7 +5,7 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/model_file.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 using namespace flynn::federated;
 
@@ -234,4 +234,4 @@ std::string joined_party_text(const JoinOutcome& p) {
                          io::model_checksum(run.model_file), human_bytes(run.model_file.size()));
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

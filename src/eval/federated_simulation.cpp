@@ -14,7 +14,7 @@
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/metrics.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 using namespace flynn::federated;
 
@@ -133,11 +133,11 @@ nlohmann::json privacy_account_json(const std::optional<PrivacyAccount>& a, cons
                                 "(selection + noise) per pick"}};
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval
 
 // ---- `flynn federated simulate`: its flags and the run on files
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<SimulationRequest>& simulation_option_fields() {
   using R = SimulationRequest;
@@ -187,4 +187,4 @@ SimulationOfFiles simulate_files(const SimulationRequest& r, const federated::Pa
   return {std::move(result), std::move(j), std::move(text)};
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -17,7 +17,7 @@
 #include "flynn/pair_codes.hpp"
 #include "flynn/scoring.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 // Test rows per scoring task: large enough to amortise the shared task counter.
@@ -320,4 +320,4 @@ std::vector<CvResult> FlyCvEvaluator::evaluate_per_fold(
   return results_per_gamma(config, predicted, kept, G, threads, detail::seconds_since(start));
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

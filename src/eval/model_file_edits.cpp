@@ -10,7 +10,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/train_file.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace {
 
@@ -111,4 +111,4 @@ Report merge_model_files(const MergeRequest& o, const ModelEditRun& how) {
   return save_and_report(merged, o.out, {{"command", "merge"}, {"models", o.models}});
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

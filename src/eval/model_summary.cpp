@@ -9,7 +9,7 @@
 #include "flynn/model_footprint.hpp"
 #include "flynn/simd.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_input_bytes,
                                     const io::ModelMemoryLimit& memory) {
@@ -26,7 +26,7 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
     const std::uint32_t* c = counts.of_class(l);
     // The units first, then (with pairs) the pair cells after them, so a user sees how full
     // the pair block is (puma32H: every cell; fullness alone does not predict a loss,
-    // docs/defaults.md, "Thirteenth round").
+    // docs/design/defaults.md, "The paper half").
     const auto count_range = [&](std::uint64_t begin, std::uint64_t end) {
       std::uint64_t nonzero = 0, max = 0;
       for (std::uint64_t i = begin; i < end; ++i) {
@@ -162,4 +162,4 @@ Report machine_kernels_report() {
           simd::kernel_report_text(r)};
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -5,13 +5,13 @@
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/federated/public_schema.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<PublicSchemaRequest>& public_schema_fields() {
   using R = PublicSchemaRequest;
   static const OptionTable<R> fields = {
       {"--data", "A public sample of the table (CSV, ARFF, ...): its columns and categories", &R::data, {}, true},
-      {"--out", "The schema file to write (JSON; see docs/federated.md)", &R::out, {}, true},
+      {"--out", "The schema file to write (JSON; see docs/guide/federated.md)", &R::out, {}, true},
       {"--fill-means", "Also store the sample's feature means as the values that fill missing cells", &R::fill_means},
       {"--quiet", "Print nothing", &R::quiet},
   };
@@ -53,4 +53,4 @@ Report write_public_schema_file(const PublicSchemaRequest& o, io::LoadOptions lo
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

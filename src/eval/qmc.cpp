@@ -8,7 +8,7 @@
 #include "flynn/error.hpp"
 #include "flynn/random.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 std::vector<std::uint32_t> halton_bases(std::size_t dims) {
   static constexpr std::uint32_t kPrimes[16] = {2, 3, 5, 7, 11, 13, 17, 19,
@@ -50,4 +50,4 @@ std::vector<double> ScrambledHalton::point(std::uint64_t index) const {
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

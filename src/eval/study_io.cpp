@@ -17,7 +17,7 @@
 #include "flynn/io/loaders.hpp"
 #include "flynn/settings_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 namespace fs = std::filesystem;
 
@@ -61,7 +61,7 @@ double cpu_seconds() {
 
 StudyClock::StudyClock() : start_(std::chrono::steady_clock::now()) {
   load_before = load_average();
-  cpu_before_ = experiments::cpu_seconds();
+  cpu_before_ = eval::cpu_seconds();
 }
 
 double StudyClock::elapsed() const {
@@ -71,7 +71,7 @@ double StudyClock::elapsed() const {
 void StudyClock::stop() {
   seconds = elapsed();
   load_after = load_average();
-  cpu_seconds = experiments::cpu_seconds() - cpu_before_;
+  cpu_seconds = eval::cpu_seconds() - cpu_before_;
 }
 
 std::string human_bytes(std::uint64_t b) {
@@ -102,4 +102,4 @@ std::string machine_description() {
   return fmt::format("{} core{} ({})", cores, cores == 1 ? "" : "s", model);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -18,7 +18,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<TrainFileRequest>& train_file_fields() {
   using R = TrainFileRequest;
@@ -121,4 +121,4 @@ Report train_and_save(const TrainFileRequest& o, io::FileTrainingOptions trainin
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

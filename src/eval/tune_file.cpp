@@ -13,12 +13,14 @@
 #include "flynn/error.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/evaluation_report.hpp"
+#include "flynn/eval/out_of_fold_report.hpp"
+#include "flynn/eval/report_files.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/eval/tune.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/row_stream.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 const OptionTable<TuneFileRequest>& tune_file_fields() {
   using R = TuneFileRequest;
@@ -29,8 +31,9 @@ const OptionTable<TuneFileRequest>& tune_file_fields() {
       {"--folds", "Stratified CV folds (default 10)", &R::folds, {}, false, 2, 1000000},
       {"--fold-seed", "Seed of the fold assignment (default 0)", &R::fold_seed},
       {"--time-limit",
-       "Stop starting new search evaluations after this many seconds (default: none); the best so far is "
-       "still evaluated on all rows and trained",
+       "Finish the whole command within about this many seconds (default: none): the search stops early and "
+       "later optional steps (extra candidates, calibration, --knn) are left out, as the output says, so that "
+       "the chosen model is still evaluated on all rows, trained and saved in time",
        &R::time_limit, {}, false, 0.0},
       {"--test", "Optional test file: accuracy, log-loss and ECE of the saved model", &R::test},
       {"--knn", "Also report tuned kNN (L2-normalised and standardised, k in {1,...,64}) on the same folds",
@@ -51,6 +54,11 @@ const OptionTable<TuneFileRequest>& tune_file_fields() {
        &R::class_weight},
       {"--search-seed", "Seed of the search design and subsamples (default 0)", &R::search_seed},
       {"--labels", "Label list L1,L2,... fixing class ids (default: sorted labels of the data)", &R::labels},
+      {"--report",
+       "Write a classification report of the chosen configuration's out-of-fold answers into this folder: "
+       "confusion matrix, per-class precision/recall/F1, reliability diagram, ROC and precision-recall curves for "
+       "two classes (report.html, report.json, PNG figures; docs/guide/reports.md)",
+       &R::report},
   };
   return fields;
 }
@@ -69,12 +77,51 @@ std::string test_line(const nlohmann::json& t) {
   return line + "\n";
 }
 
+// Trainings on all rows that follow the tuning within its deadline: the model, and the
+// test file judged (about its share of the data's bytes).
+double fits_after_tuning(const TuneFileRequest& o) {
+  if (o.test.empty()) return 1.0;
+  std::error_code e1, e2;
+  const auto data_bytes = std::filesystem::file_size(o.data, e1), test_bytes = std::filesystem::file_size(o.test, e2);
+  if (e1 || e2 || data_bytes == 0) return 2.0;
+  return 1.0 + static_cast<double>(test_bytes) / static_cast<double>(data_bytes);
+}
+
+// The phases the time limit left out, for the JSON and the text.
+void add_skipped(Report& out, const TuneFileRequest& o, const TuneResult& r) {
+  if (r.skipped.empty()) return;
+  out.json["skipped"] = r.skipped;
+  std::string names;
+  for (const std::string& s : r.skipped) names += (names.empty() ? "" : ", ") + s;
+  out.text += fmt::format("left out to finish within the {:g} s time limit: {}{}\n", o.time_limit, names,
+                          r.calibration ? "" : " (the probabilities keep the default temperature)");
+}
+
+// The report of the chosen configuration's out-of-fold answers at the saved temperature,
+// written and named in `j`; returns the line of text that says so.
+std::string add_tune_report(nlohmann::json& j, const TuneFileRequest& o, const Dataset& data, const TuneResult& r,
+                            const std::vector<std::uint32_t>& folds) {
+  ClassificationReport rep = out_of_fold_report(data, r.config, r.out_of_fold_scores, folds, o.folds,
+                                                r.temperature(), fmt::format("flynn tune: {}", o.data));
+  rep.facts = {{"data", o.data},          {"model", o.model},
+               {"folds", o.folds},        {"fold seed", o.fold_seed},
+               {"configuration", r.config.describe()}, {"temperature", r.temperature()}};
+  if (r.calibration)
+    rep.facts["temperature fitted on"] = "these out-of-fold scores (the calibration line of flynn tune's output "
+                                         "gives cross-fitted figures)";
+  Report written;
+  attach_report(written, rep, o.report);
+  j["report"] = written.json["report"];
+  return written.text;
+}
+
 }  // namespace
 
 Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   const auto t0 = std::chrono::steady_clock::now();
   if (o.knn && !how.knn)
     throw Error("--knn needs the FAISS kNN baseline: this flynn was built with -DFLYNN_WITH_FAISS=OFF");
+  if (!o.report.empty()) check_report_folder(o.report);
   const Dataset data = io::load_dataset(o.data, how.load);
   if (!data.has_labels) throw Error(fmt::format("{}: tuning needs a label column", o.data));
   data.require_trainable();
@@ -102,6 +149,9 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   to.search.seed = o.search_seed;
   to.search.threads = how.threads;
   to.search.time_limit_seconds = o.time_limit;
+  to.deadline = Deadline(t0, o.time_limit);  // the whole command's
+  to.fits_after = fits_after_tuning(o);
+  to.keep_out_of_fold_scores = !o.report.empty();
   // A search over a space the user narrowed (--variants) stays in it; otherwise the
   // defaults' own configuration is a candidate too (TuneOptions).
   to.keep_default_unless_beaten = o.variants.empty();
@@ -166,6 +216,7 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (r.calibration) j["calibration"] = to_json(*r.calibration);
   if (knn) j.update(knn->json);
   if (test) j["test"] = to_json(evaluate_test_file(*test, model, how.threads));
+  const std::string report_line = o.report.empty() ? "" : add_tune_report(j, o, data, r, folds);
   j["seconds"] = detail::seconds_since(t0);
 
   std::string& text = out.text;
@@ -201,8 +252,10 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   if (knn) text += knn->text;
   text += fmt::format("model: {} ({}), trained on all {} rows\n", o.model, human_bytes(model_bytes), data.n_rows);
   if (j.contains("test")) text += test_line(j["test"]);
+  text += report_line;
+  add_skipped(out, o, r);
   text += fmt::format("total {:.1f} s\n", j["seconds"].get<double>());
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -4,8 +4,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -21,6 +19,7 @@
 
 #include "flynn/error.hpp"
 #include "core/io/byte_codec.hpp"
+#include "federated/openssl_util.hpp"
 
 namespace flynn::federated {
 
@@ -100,11 +99,10 @@ std::string records_fingerprint(const Dataset& data) {
   if (data.has_labels && data.labels.size() != data.n_rows)
     throw Error(fmt::format("{}: {} labels for {} rows", data.source, data.labels.size(), data.n_rows));
   const std::size_t d = data.n_features;
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx) throw Error("OpenSSL SHA-256 failed");
+  ossl::Sha256 sha;
   // One row: u32 label length, the label's bytes, then d little-endian float32 patterns.
   std::vector<unsigned char> buf;
-  std::vector<std::array<unsigned char, 32>> rows(data.n_rows);
+  std::vector<std::string> rows(data.n_rows);
   for (std::size_t r = 0; r < data.n_rows; ++r) {
     const std::string_view label = data.has_labels ? std::string_view(data.classes.name(data.labels[r]))
                                                    : std::string_view();
@@ -123,11 +121,7 @@ std::string records_fingerprint(const Dataset& data) {
       if (bits == 0x80000000u) bits = 0;         // -0 as +0 (the loaders store +0 already)
       put32(bits);
     }
-    unsigned int len = 0;
-    if (EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-        EVP_DigestUpdate(ctx.get(), buf.data(), buf.size()) != 1 ||
-        EVP_DigestFinal_ex(ctx.get(), rows[r].data(), &len) != 1 || len != 32)
-      throw Error("OpenSSL SHA-256 failed");
+    rows[r] = sha.update(std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size())).finish();
   }
   // A multiset: sorted, so that the order of the rows does not matter.
   std::sort(rows.begin(), rows.end());
@@ -135,38 +129,21 @@ std::string records_fingerprint(const Dataset& data) {
   head.str("flynn records 1");
   head.u64(d);
   head.u64(data.n_rows);
-  unsigned char md[32];
-  unsigned int len = 0;
-  if (EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), head.data().data(), head.data().size()) != 1 ||
-      (!rows.empty() && EVP_DigestUpdate(ctx.get(), rows.data(), rows.size() * 32) != 1) ||
-      EVP_DigestFinal_ex(ctx.get(), md, &len) != 1)
-    throw Error("OpenSSL SHA-256 failed");
-  std::string key = kRecordsKeyPrefix;
-  for (unsigned int i = 0; i < len; ++i) key += fmt::format("{:02x}", md[i]);
-  return key;
+  sha.update(head.data());
+  for (const std::string& row : rows) sha.update(row);
+  return kRecordsKeyPrefix + ossl::hex(sha.finish());
 }
 
 std::string file_fingerprint(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(fmt::format("cannot read {} to fingerprint it", path));
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
-    EVP_MD_CTX_free(ctx);
-    throw Error("OpenSSL SHA-256 failed");
-  }
+  ossl::Sha256 sha;
   std::vector<char> buf(1 << 20);
   while (f) {
     f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    if (f.gcount() > 0) EVP_DigestUpdate(ctx, buf.data(), static_cast<std::size_t>(f.gcount()));
+    if (f.gcount() > 0) sha.update(std::string_view(buf.data(), static_cast<std::size_t>(f.gcount())));
   }
-  unsigned char md[32];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, md, &len);
-  EVP_MD_CTX_free(ctx);
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) hex += fmt::format("{:02x}", md[i]);
-  return hex;
+  return ossl::hex(sha.finish());
 }
 
 BudgetLedger::BudgetLedger(std::string path, std::string fingerprint, double budget,

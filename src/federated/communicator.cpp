@@ -13,29 +13,33 @@ namespace flynn::federated {
 
 // ---- accounting, shared by every backend -------------------------------------------
 
-void Communicator::broadcast(std::string& bytes, int root) {
+void Communicator::broadcast(std::string& bytes, int root, std::string_view purpose) {
   if (root < 0 || root >= size())
     throw Error(fmt::format("broadcast: root {} is not a party (0..{})", root, size() - 1));
+  purpose_ = purpose;
   do_broadcast(bytes, root);
   ++traffic_.collectives;
   (rank() == root ? traffic_.bytes_sent : traffic_.bytes_received) += bytes.size();
 }
 
-void Communicator::allreduce_sum(std::span<std::uint32_t> values) {
+void Communicator::allreduce_sum(std::span<std::uint32_t> values, std::string_view purpose) {
+  purpose_ = purpose;
   do_allreduce(values);
   ++traffic_.collectives;
   traffic_.bytes_sent += values.size_bytes();
   traffic_.bytes_received += values.size_bytes();
 }
 
-void Communicator::allreduce_sum(std::span<std::uint64_t> values) {
+void Communicator::allreduce_sum(std::span<std::uint64_t> values, std::string_view purpose) {
+  purpose_ = purpose;
   do_allreduce(values);
   ++traffic_.collectives;
   traffic_.bytes_sent += values.size_bytes();
   traffic_.bytes_received += values.size_bytes();
 }
 
-std::vector<std::string> Communicator::allgather(std::string_view mine) {
+std::vector<std::string> Communicator::allgather(std::string_view mine, std::string_view purpose) {
+  purpose_ = purpose;
   std::vector<std::string> all = do_allgather(mine);
   ++traffic_.collectives;
   traffic_.bytes_sent += mine.size();

@@ -25,7 +25,7 @@ std::vector<DpParamField> make_fields() {
        nullptr},
       {"dp_exponent", "--dp-exponent", "dp-exponent",
        "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "
-       "docs/federated.md",
+       "docs/guide/federated.md",
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_exponent_name(p.exponent))); },
        [](DpParams& p, const SettingValue& v) {
@@ -34,7 +34,7 @@ std::vector<DpParamField> make_fields() {
        nullptr},
       {"dp_unit", "--dp-unit", "dp-unit",
        "How epsilon is split: 'paper' (each party spends epsilon/parties, default) or 'record' (each "
-       "record lives at one party: parallel composition, each party spends epsilon); see docs/federated.md",
+       "record lives at one party: parallel composition, each party spends epsilon); see docs/guide/federated.md",
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_unit_name(p.unit))); },
        [](DpParams& p, const SettingValue& v) { p.unit = parse_dp_unit(setting_as<std::string>(v, "dp_unit")); },
@@ -42,7 +42,7 @@ std::vector<DpParamField> make_fields() {
       {"dp_postprocess", "--dp-postprocess", "dp-postprocess",
        "Post-processing of the aggregated release (free under DP): 'noise-units' (default: the measured "
        "best), 'none' (the paper's model), 'threshold', 'class-balance', 'noise-units+class-balance'; see "
-       "docs/federated.md",
+       "docs/guide/federated.md",
        SettingKind::Choice, false,
        [](const DpParams& p) { return SettingValue(std::string(dp_postprocess_name(p.postprocess))); },
        [](DpParams& p, const SettingValue& v) {

@@ -33,7 +33,10 @@ const OptionTable<ServeRequest>& serve_option_fields() {
        [](R& r) -> auto& { return r.coordinator.crl; }},
       {"--secure-aggregation", "on (default): parties mask their counts so the coordinator learns only sums; off",
        &R::secure_aggregation},
-      {"--max-message-mb", "Largest gRPC message in MiB (default 512)", &R::max_message_mb},
+      {"--max-message-mb",
+       "The transport's cap on one gRPC message in MiB (default 512); contributions are held to less (a sum to "
+       "its first contribution's size)",
+       &R::max_message_mb},
       {"--labels", "The federation's full label list L1,L2,...", &R::labels, "", true},
       {"--model", "Also write the federation's model here (sent by rank 0)", &R::model},
       {"--missing",
@@ -76,14 +79,19 @@ const OptionTable<JoinRequest>& join_option_fields() {
       {"--data", "This party's rows (labelled)", &R::data, "", true},
       {"--model", "Where to write the federation's model", &R::model, "", true},
       {"--deadline",
-       "Longest wait for any answer of the coordinator, and for it to accept any one message, seconds (default "
-       "600)",
+       "Longest wait for the coordinator, seconds (default 600): connecting and the TLS handshake, any answer, "
+       "taking any one message; giving up then takes at most 2 s more",
        [](R& r) -> auto& { return r.join.deadline_seconds; }},
       {"--server-name", "Name to check the coordinator's certificate against (default: the host of --server)",
        [](R& r) -> auto& { return r.join.server_name; }},
-      {"--crl", "Certificate revocation list of the CA (PEM): a revoked coordinator is refused",
+      {"--crl",
+       "Certificate revocation list of the CA (PEM): a revoked coordinator, or a revoked party in the welcome, is "
+       "refused",
        [](R& r) -> auto& { return r.join.crl; }},
-      {"--max-message-mb", "Largest gRPC message in MiB (default 512)", &R::max_message_mb},
+      {"--max-message-mb",
+       "The transport's cap on one gRPC message in MiB (default 512); this party accepts only what the agreed "
+       "configuration implies",
+       &R::max_message_mb},
       {"--min-parties",
        "Refuse a federation of fewer parties, this one included (default 3: with 2, each party learns the other's "
        "counts from the sum)",
@@ -142,8 +150,10 @@ JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
   }
   settings.progress = party.progress;
   try {
-    PartyRun run = run_party_from_files(*comm, files, settings, error);
-    comm->finish(run.model_file);
+    // The model is committed only after the coordinator's Done (finish): an Abort at the
+    // end, or anything else, leaves no file behind.
+    PartyRun run = run_party_from_files(*comm, files, settings, error,
+                                        [&comm](const PartyRun& r) { comm->finish(r.model_file); });
     JoinOutcome out{std::move(run)};
     out.server = jo.server;
     out.rank = comm->rank();

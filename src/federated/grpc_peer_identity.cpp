@@ -8,8 +8,7 @@
 
 namespace flynn::federated {
 
-void check_coordinator_identity(const grpc::ClientContext& context, const std::string& ca_path,
-                                const std::string& crl_path) {
+void check_coordinator_identity(const grpc::ClientContext& context, const RevocationList* crl) {
   std::string pem;
   if (const auto auth = context.auth_context()) {
     const auto pems = auth->FindPropertyValues("x509_pem_cert");
@@ -19,7 +18,7 @@ void check_coordinator_identity(const grpc::ClientContext& context, const std::s
     throw FederationError("the coordinator presented no certificate that this party could check");
   try {
     check_extended_key_usage(pem, TlsRole::Server, "the coordinator");
-    if (!crl_path.empty()) RevocationList::load(crl_path, ca_path).check(pem, "the coordinator");
+    if (crl) crl->check(pem, "the coordinator");
   } catch (const Error& e) {
     throw FederationError(fmt::format("{}: refusing to take part", e.what()));
   }

@@ -5,13 +5,14 @@
 
 #include <string>
 
+#include "flynn/federated/peer_certificate.hpp"
+
 namespace flynn::federated {
 
 /// Throws FederationError unless the coordinator's TLS certificate, as the handshake of
-/// `context`'s call verified it, carries serverAuth extended key usage and (with a
-/// `crl_path`) is not revoked by that CRL of the CA `ca_path`. Call it once the call has a
-/// connection (after the first message arrived): before that the call has no peer.
-void check_coordinator_identity(const grpc::ClientContext& context, const std::string& ca_path,
-                                const std::string& crl_path);
+/// `context`'s call verified it, carries serverAuth extended key usage and (with a `crl`)
+/// is not revoked by it. Call it once the call has a connection (after the first message
+/// arrived): before that the call has no peer.
+void check_coordinator_identity(const grpc::ClientContext& context, const RevocationList* crl);
 
 }  // namespace flynn::federated

@@ -112,7 +112,7 @@ class MpiParty final : public Communicator {
 
 }  // namespace
 
-MpiSession::MpiSession() {
+MpiRuntime::MpiRuntime() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) throw Error("MPI is already initialised in this process");
@@ -120,20 +120,20 @@ MpiSession::MpiSession() {
   check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "Init_thread");
 }
 
-MpiSession::~MpiSession() {
+MpiRuntime::~MpiRuntime() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
 
-std::unique_ptr<Communicator> MpiSession::world() { return std::make_unique<MpiParty>(); }
+std::unique_ptr<Communicator> MpiRuntime::world() { return std::make_unique<MpiParty>(); }
 
-void MpiSession::abort_all(int code) {
+void MpiRuntime::abort_all(int code) {
   MPI_Abort(MPI_COMM_WORLD, code);
   std::abort();  // MPI_Abort does not return; this keeps [[noreturn]] honest
 }
 
-std::string MpiSession::library_version() {
+std::string MpiRuntime::library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;
   MPI_Get_library_version(text, &len);
@@ -145,8 +145,8 @@ std::string MpiSession::library_version() {
 bool run_on_mpi_world(const std::function<void(Communicator&)>& party) {
   bool failed = false;
   {
-    MpiSession session;
-    std::unique_ptr<Communicator> comm = session.world();
+    MpiRuntime runtime;
+    std::unique_ptr<Communicator> comm = runtime.world();
     try {
       party(*comm);
     } catch (const FederationError& e) {
@@ -163,7 +163,7 @@ bool run_on_mpi_world(const std::function<void(Communicator&)>& party) {
       if (comm->size() > 1) {
         std::fprintf(stderr, "flynn: error: rank %d: %s (aborting every rank)\n", comm->rank(), e.what());
         std::fflush(stderr);
-        MpiSession::abort_all(1);
+        MpiRuntime::abort_all(1);
       }
       throw;
     }

@@ -17,7 +17,9 @@
 #include "flynn/io/table_columns.hpp"
 #include "flynn/settings_table.hpp"
 #include "core/io/byte_codec.hpp"
+#include "federated/openssl_util.hpp"
 #include "federated/party_messages.hpp"
+#include "federated/relayed_text.hpp"
 
 namespace flynn::federated {
 
@@ -25,6 +27,8 @@ namespace {
 
 using detail::Hello;
 using detail::decode_hello;
+using detail::decode_report;
+using detail::encode_report;
 using detail::decode_release;
 using detail::encode_hello;
 using detail::encode_release;
@@ -33,10 +37,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string shorten(const std::string& s, std::size_t max = 120) {
-  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
 }
 
 // The label check FlyNN::count would do, done before the agreement so that an unknown
@@ -83,39 +83,6 @@ constexpr const char* kRowsPrivateReason =
 std::uint64_t draw_seed() {
   SecureRng rng;
   return rng.next_u64();
-}
-
-// ---- reports ------------------------------------------------------------------------------
-
-// The report block's first byte: which of its fields carry the party's values.
-constexpr std::uint8_t kReportHasRows = 1, kReportHasTimings = 2;
-
-void put_traffic(io::ByteWriter& w, const Traffic& t) {
-  w.u64(t.bytes_sent);
-  w.u64(t.bytes_received);
-  w.u64(t.collectives);
-}
-
-Traffic get_traffic(io::ByteReader& r) {
-  Traffic t;
-  t.bytes_sent = r.u64();
-  t.bytes_received = r.u64();
-  t.collectives = r.u64();
-  return t;
-}
-
-void put_timings(io::ByteWriter& w, const PartyTimings& t) {
-  for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize,
-                   t.training, t.total, t.compute_cpu})
-    w.f64(v);
-}
-
-PartyTimings get_timings(io::ByteReader& r) {
-  PartyTimings t;
-  for (double* v : {&t.agree, &t.setup, &t.local, &t.privatize, &t.wait, &t.aggregate,
-                    &t.finalize, &t.training, &t.total, &t.compute_cpu})
-    *v = r.f64();
-  return t;
 }
 
 }  // namespace
@@ -229,16 +196,18 @@ std::vector<std::pair<std::string, std::string>> fingerprint(const FlyConfig& c,
 void agree_on_status(Communicator& comm, const std::string& local_error,
                      const std::string& stage) {
   io::ByteWriter w;
-  w.str(local_error);
-  const std::vector<std::string> all = comm.allgather(w.data());
+  w.str(detail::bounded_reason(local_error));
+  const std::vector<std::string> all = comm.allgather(w.data(), stage);
   std::string failures;
   for (int p = 0; p < static_cast<int>(all.size()); ++p) {
     io::ByteReader r = message_reader(all[p], p, "status");
     const std::string err = r.str();
     r.done();
-    if (!err.empty()) failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, err);
+    // Another process's words: marked as its own, escaped and cut (relayed_text.hpp).
+    if (!err.empty())
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", relayed_from(fmt::format("party {}", p), err));
   }
-  if (!failures.empty()) throw FederationError(fmt::format("{} failed on {}", stage, failures));
+  if (!failures.empty()) throw FederationError(fmt::format("{} failed: {}", stage, failures));
 }
 
 namespace {
@@ -305,7 +274,7 @@ FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
     throw Error(
         "the data has text (categorical) columns: under DP their categories must come from "
         "public knowledge, not the rows, so give every party the same public schema with "
-        "--schema FILE (`flynn schema` writes one from a public sample; docs/federated.md, "
+        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
         "\"Public schema under DP\")");
   }
   // Under DP the default variant is the paper's: standardising variants' statistics are
@@ -378,11 +347,11 @@ Hello make_hello(PartyState& st, std::string& local_detail) {
     }
   } catch (const QuotesRows& e) {
     mine = Hello{};
-    mine.error = st.rows_private() ? kRowsPrivateReason : e.what();
+    mine.error = st.rows_private() ? kRowsPrivateReason : detail::bounded_reason(e.what());
     if (st.rows_private()) local_detail = e.what();
   } catch (const std::exception& e) {
     mine = Hello{};
-    mine.error = e.what();
+    mine.error = detail::bounded_reason(e.what());
   }
   return mine;
 }
@@ -393,7 +362,8 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
   std::string failures;
   for (std::size_t p = 0; p < hellos.size(); ++p)
     if (!hellos[p].error.empty())
-      failures += fmt::format("{}party {}: {}", failures.empty() ? "" : "; ", p, hellos[p].error);
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ",
+                              relayed_from(fmt::format("party {}", p), hellos[p].error));
   if (!failures.empty())
     throw FederationError(fmt::format("the federation cannot start: {}", failures), local_detail);
   const Hello& lead = hellos[0];
@@ -416,7 +386,7 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
             throw FederationError(fmt::format(
                 "party {} is refused: its {} differs from party 0's ({} vs {}); every party must "
                 "use the same hyper-parameters, seed, preprocessing, label list and flynn version",
-                p, field, shorten(b, 60), shorten(a, 60)));
+                p, inert_text(field, 60), inert_text(b, 60), inert_text(a, 60)));
         }
       throw FederationError(fmt::format(
           "party {} is refused: its fingerprint lists party 0's fields in another order (another "
@@ -429,16 +399,53 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
   }
 }
 
-// Phase 1: the hello all-gather. Returns the hellos (every party passed).
+// The digest of the configuration every party agreed on: the fingerprint every party
+// showed (equal at every party: checked) and party 0's seed. Masks are bound to it, so
+// that parties of different configurations never share a pad (secure_aggregation.hpp).
+std::string configuration_digest(const Hello& lead) {
+  io::ByteWriter w;
+  w.bytes("flynn federated configuration v1");
+  w.u8(0);
+  w.u32(kProtocolVersion);
+  w.u32(static_cast<std::uint32_t>(lead.fingerprint.size()));
+  for (const auto& [field, value] : lead.fingerprint) {
+    w.str(field);
+    w.str(value);
+  }
+  w.u8(lead.seed_given ? 1 : 0);
+  w.u64(lead.seed);
+  return ossl::sha256(w.data());
+}
+
+// Every all-reduce the agreed configuration implies, in protocol order: the transport
+// refuses any other (and bounds what it accepts by them).
+std::vector<SumShape> planned_sums(const PartyState& st) {
+  const std::size_t classes = st.labels.size(), cells = std::size_t(st.config.cells()) * classes;
+  const std::uint32_t d = st.config.input_dim;
+  std::vector<SumShape> sums;
+  if (!st.dp && st.secure) sums.push_back({std::string(purpose::kRowTotals), 8, classes});
+  if (means_pending(*st.input.data, st.settings.missing, st.dp))
+    sums.push_back({std::string(purpose::kImputationSums), 8, ImputationSums(d).to_limbs().size()});
+  if (!st.settings.feature_stats && st.config.variant.standardize)
+    sums.push_back({std::string(purpose::kFeatureSums), 8,
+                    FeatureSums(d, st.config.value_transform).to_limbs().size()});
+  if (!st.dp) sums.push_back({std::string(purpose::kCounts), 4, cells});
+  else if (st.secure) sums.push_back({std::string(purpose::kDpRelease), 8, cells});
+  return sums;
+}
+
+// Phase 1: the hello all-gather. Returns the hellos (every party passed). Only then, with
+// every fingerprint equal to this party's own, may anything be summed (on_agreement).
 std::vector<Hello> agree_on_config(PartyState& st) {
   std::string local_detail;  // this party's reason when the others get a redacted one
   const Hello mine = make_hello(st, local_detail);
-  const std::vector<std::string> blocks = st.comm.allgather(encode_hello(mine));
+  const std::vector<std::string> blocks = st.comm.allgather(encode_hello(mine), purpose::kAgreement);
   std::vector<Hello> hellos;
   for (int p = 0; p < st.tau; ++p) hellos.push_back(decode_hello(blocks[p], p));
   check_hellos(hellos, local_detail);
   st.config.seed = hellos[0].seed;
   st.seed_given = hellos[0].seed_given;
+  st.comm.on_agreement(configuration_digest(hellos[0]), planned_sums(st));
   return hellos;
 }
 
@@ -451,7 +458,7 @@ void sum_row_totals(PartyState& st, const std::vector<Hello>& hellos) {
   if (!st.dp && st.secure) {
     // Every party passed the agreement, so every party makes this call.
     st.totals = st.local_rows;
-    st.comm.allreduce_sum(std::span<std::uint64_t>(st.totals));
+    st.comm.allreduce_sum(std::span<std::uint64_t>(st.totals), purpose::kRowTotals);
     check_row_totals(st.totals, labels, true);
   } else if (!st.dp) {
     for (int p = 0; p < st.tau; ++p) {
@@ -479,7 +486,7 @@ void agree_on_statistics(PartyState& st) {
                                                                 : data.schema;
   if (means_pending(data, settings.missing, st.dp)) {
     std::vector<std::uint64_t> limbs = ImputationSums::of(data).to_limbs();
-    st.comm.allreduce_sum(std::span<std::uint64_t>(limbs));
+    st.comm.allreduce_sum(std::span<std::uint64_t>(limbs), purpose::kImputationSums);
     const ImputationSums total = ImputationSums::from_limbs(limbs, st.config.input_dim);
     if (has_missing(data)) {
       st.filled = data;
@@ -494,7 +501,7 @@ void agree_on_statistics(PartyState& st) {
     st.stats = *settings.feature_stats;  // public: nothing of the rows is exchanged
   } else if (st.config.variant.standardize) {
     std::vector<std::uint64_t> limbs = FeatureSums::of(*st.rows, st.config.value_transform).to_limbs();
-    st.comm.allreduce_sum(limbs);
+    st.comm.allreduce_sum(limbs, purpose::kFeatureSums);
     st.stats = FeatureSums::from_limbs(limbs, st.config.input_dim, st.config.value_transform).stats();
   }
 }
@@ -539,7 +546,7 @@ void sum_releases_masked(PartyState& st, ClassCounts& aggregated) {
   const std::size_t cells = std::size_t(st.config.cells()) * st.labels.size();
   std::vector<std::uint64_t> dense(cells, 0);
   for (const DpEntry& e : st.release) dense[e.index] = e.value;
-  st.comm.allreduce_sum(std::span<std::uint64_t>(dense));
+  st.comm.allreduce_sum(std::span<std::uint64_t>(dense), purpose::kDpRelease);
   std::vector<std::uint32_t>& values = aggregated.values();
   for (std::size_t i = 0; i < cells; ++i) {
     if (dense[i] > std::numeric_limits<std::uint32_t>::max())
@@ -557,13 +564,13 @@ ClassCounts aggregate_counts(PartyState& st) {
   ClassCounts aggregated(st.labels.size(), st.config.cells());
   if (!st.dp) {
     std::vector<std::uint32_t>& values = st.counts.values();
-    st.comm.allreduce_sum(values);
+    st.comm.allreduce_sum(values, purpose::kCounts);
     aggregated.values() = std::move(values);
     aggregated.rows_per_class() = st.totals;
   } else if (st.secure) {
     sum_releases_masked(st, aggregated);
   } else {
-    const std::vector<std::string> all = st.comm.allgather(encode_release(st.release));
+    const std::vector<std::string> all = st.comm.allgather(encode_release(st.release), purpose::kDpRelease);
     std::vector<std::vector<DpEntry>> releases;
     for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.settings.dp->T));
     try {
@@ -620,10 +627,11 @@ PartyResult train_party(Communicator& comm, const PartyInput& input,
   // The aggregation all-reduce's size is known now: let the transport prepare it (e.g.
   // precompute masks) while this party counts.
   if (!st.dp || st.secure)
-    comm.expect_allreduce(std::size_t(st.config.cells()) * st.labels.size(), st.dp ? 8 : 4);
+    comm.expect_allreduce(std::size_t(st.config.cells()) * st.labels.size(), st.dp ? 8 : 4,
+                          st.dp ? purpose::kDpRelease : purpose::kCounts, 1);  // after the status
   const std::string local_error = count_locally(st);
   auto t = Clock::now();
-  agree_on_status(comm, local_error, "local training");
+  agree_on_status(comm, local_error, std::string(purpose::kTrainingStatus));
   st.times.wait = since(t);
   st.control = comm.traffic();
 
@@ -646,40 +654,30 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
   // its length tells nothing either.
   const bool withhold = result.model.provenance().differentially_private ||
                         comm.secure_aggregation();
-  io::ByteWriter w;
-  w.u8(withhold ? 0 : kReportHasRows | kReportHasTimings);
-  w.u64(withhold ? 0 : result.rows);
-  put_timings(w, withhold ? PartyTimings{} : result.timings);
-  put_traffic(w, result.control_traffic);
-  put_traffic(w, result.aggregate_traffic);
-  w.u32(io::model_checksum(model_file));
-  w.u64(model_file.size());
-  const std::vector<std::string> all = comm.allgather(w.data());
-  std::vector<PartyReport> reports;
-  for (int p = 0; p < static_cast<int>(all.size()); ++p) {
-    io::ByteReader r = message_reader(all[p], p, "report");
-    PartyReport rep;
-    rep.rank = p;
-    const std::uint8_t flags = r.u8();
-    if (flags & ~(kReportHasRows | kReportHasTimings)) r.fail("");
-    const std::uint64_t rows = r.u64();
-    if (flags & kReportHasRows) rep.rows = rows;
-    const PartyTimings timings = get_timings(r);
-    if (flags & kReportHasTimings) rep.timings = timings;
-    rep.control_traffic = get_traffic(r);
-    rep.aggregate_traffic = get_traffic(r);
-    rep.model_crc32 = r.u32();
-    rep.model_bytes = r.u64();
-    r.done();
-    reports.push_back(rep);
+  PartyReport mine;
+  mine.rank = comm.rank();
+  if (!withhold) {
+    mine.rows = result.rows;
+    mine.timings = result.timings;
   }
+  mine.control_traffic = result.control_traffic;
+  mine.aggregate_traffic = result.aggregate_traffic;
+  mine.model_crc32 = io::model_checksum(model_file);
+  mine.model_bytes = model_file.size();
+  mine.model_sha256 = ossl::sha256(model_file);
+  // Over gRPC the report block is signed by its party: the digest in it is what that party
+  // signed it would write.
+  const std::vector<std::string> all = comm.allgather(encode_report(mine), purpose::kReport);
+  std::vector<PartyReport> reports;
+  for (int p = 0; p < static_cast<int>(all.size()); ++p) reports.push_back(decode_report(all[p], p));
   for (const PartyReport& rep : reports) {
-    if (rep.model_crc32 != reports[0].model_crc32 || rep.model_bytes != reports[0].model_bytes)
+    if (rep.model_sha256 != mine.model_sha256 || rep.model_crc32 != mine.model_crc32 ||
+        rep.model_bytes != mine.model_bytes)
       throw FederationError(fmt::format(
-          "parties hold different models: party 0 crc32 {:08x} ({} bytes), party {} crc32 "
-          "{:08x} ({} bytes)",
-          reports[0].model_crc32, reports[0].model_bytes, rep.rank, rep.model_crc32,
-          rep.model_bytes));
+          "parties hold different models: this party (party {}) sha256 {} (crc32 {:08x}, {} bytes), party {} "
+          "sha256 {} (crc32 {:08x}, {} bytes)",
+          mine.rank, ossl::hex(mine.model_sha256), mine.model_crc32, mine.model_bytes, rep.rank,
+          ossl::hex(rep.model_sha256), rep.model_crc32, rep.model_bytes));
   }
   return reports;
 }

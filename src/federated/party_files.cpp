@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "flynn/error.hpp"
 #include "flynn/federated/budget_ledger.hpp"
 #include "flynn/io/feature_stats_file.hpp"
+#include "federated/safety_switches.hpp"
 
 namespace flynn::federated {
 
@@ -48,7 +50,7 @@ Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
 }
 
 PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
-                              std::string local_error) {
+                              std::string local_error, const std::function<void(const PartyRun&)>& await_end) {
   std::unique_ptr<Dataset> data;
   std::unique_ptr<BudgetLedger> ledger;
   if (local_error.empty()) {
@@ -84,15 +86,24 @@ PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, Feder
   input.error = local_error;
   PartyRun run{train_party(comm, input, settings), {}, {}, {}};
   run.reports = compare_models(comm, run.result, run.model_file);
+  // Every party holds the model whose digest every party signed (compare_models). It is
+  // staged beside its target, the parties agree that every one could, and it is put in
+  // place only when `await_end` returns (over gRPC: the coordinator's Done); on any
+  // failure the staged file is removed, so nothing is left behind.
+  std::optional<io::StagedFile> staged;
   std::string write_error;
   if (!files.model.empty()) {
     try {
-      io::write_file_atomic(files.model, run.model_file);
+      staged.emplace(files.model, run.model_file);
+      // A test's control only: written at once, as before protocol 3.
+      if (!safety_check_on(SafetyCheck::CommitAfterDone)) staged->commit();
     } catch (const std::exception& e) {
       write_error = e.what();
     }
   }
-  agree_on_status(comm, write_error, "writing the model");
+  agree_on_status(comm, write_error, std::string(purpose::kWriting));
+  if (await_end) await_end(run);
+  if (staged) staged->commit();
   if (ledger) run.ledger_spent = ledger->spent();
   return run;
 }

@@ -1,5 +1,6 @@
 #include "federated/party_messages.hpp"
 
+#include <bit>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -8,8 +9,88 @@ namespace flynn::federated::detail {
 
 namespace {
 constexpr char kHelloMagic[8] = {'F', 'L', 'Y', 'N', 'N', 'F', 'E', 'D'};
+
+// The report block's first byte: which of its fields carry the party's values.
+constexpr std::uint8_t kReportHasRows = 1, kReportHasTimings = 2;
+
+void put_traffic(io::ByteWriter& w, const Traffic& t) {
+  w.u64(t.bytes_sent);
+  w.u64(t.bytes_received);
+  w.u64(t.collectives);
+}
+
+Traffic get_traffic(io::ByteReader& r) {
+  Traffic t;
+  t.bytes_sent = r.u64();
+  t.bytes_received = r.u64();
+  t.collectives = r.u64();
+  return t;
+}
+
+void put_timings(io::ByteWriter& w, const PartyTimings& t) {
+  for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize,
+                   t.training, t.total, t.compute_cpu})
+    w.f64(v);
+}
+
+// Whether every timing is +0.0, as a withheld block writes them.
+bool zero_bits(const PartyTimings& t) {
+  for (double v : {t.agree, t.setup, t.local, t.privatize, t.wait, t.aggregate, t.finalize, t.training, t.total,
+                   t.compute_cpu})
+    if (std::bit_cast<std::uint64_t>(v) != 0) return false;
+  return true;
+}
+
+PartyTimings get_timings(io::ByteReader& r) {
+  PartyTimings t;
+  for (double* v : {&t.agree, &t.setup, &t.local, &t.privatize, &t.wait, &t.aggregate,
+                    &t.finalize, &t.training, &t.total, &t.compute_cpu})
+    *v = r.f64();
+  return t;
+}
+
 }  // namespace
 
+// The report block: flags, rows, timings (zeros where withheld), traffic, the model's
+// CRC-32, size and SHA-256. Fixed size whatever is withheld.
+std::string encode_report(const PartyReport& rep) {
+  io::ByteWriter w;
+  w.u8((rep.rows ? kReportHasRows : 0) | (rep.timings ? kReportHasTimings : 0));
+  w.u64(rep.rows.value_or(0));
+  put_timings(w, rep.timings.value_or(PartyTimings{}));
+  put_traffic(w, rep.control_traffic);
+  put_traffic(w, rep.aggregate_traffic);
+  w.u32(rep.model_crc32);
+  w.u64(rep.model_bytes);
+  w.bytes(rep.model_sha256);
+  return std::move(w.data());
+}
+
+PartyReport decode_report(std::string_view block, int party) {
+  io::ByteReader r = message_reader(block, party, "report");
+  PartyReport rep;
+  rep.rank = party;
+  const std::uint8_t flags = r.u8();
+  if (flags & ~(kReportHasRows | kReportHasTimings)) r.fail("");
+  const std::uint64_t rows = r.u64();
+  if (flags & kReportHasRows) rep.rows = rows;
+  else if (rows != 0) r.fail("");  // a withheld field is zeros: nothing rides in it
+  const PartyTimings timings = get_timings(r);
+  if (flags & kReportHasTimings) rep.timings = timings;
+  else if (!zero_bits(timings)) r.fail("");
+  rep.control_traffic = get_traffic(r);
+  rep.aggregate_traffic = get_traffic(r);
+  rep.model_crc32 = r.u32();
+  rep.model_bytes = r.u64();
+  rep.model_sha256 = std::string(r.bytes(32));
+  r.done();
+  return rep;
+}
+
+std::string bounded_reason(std::string_view reason) {
+  if (reason.size() <= kMaxReasonBytes) return std::string(reason);
+  return std::string(reason.substr(0, kMaxReasonBytes)) + fmt::format("… ({} more bytes)", reason.size() - kMaxReasonBytes);
+}
 
 io::ByteReader message_reader(std::string_view bytes, int party, const char* what) {
   return io::ByteReader(bytes, [party, what](const std::string&) {

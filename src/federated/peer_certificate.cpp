@@ -14,47 +14,18 @@
 
 #include <fmt/format.h>
 
+#include "federated/openssl_util.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
 
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using Cert = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using Crl = std::unique_ptr<X509_CRL, Deleter<X509_CRL, X509_CRL_free>>;
-using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-using Big = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
-
-void free_openssl_string(char* p) { OPENSSL_free(p); }
-using OsslString = std::unique_ptr<char, Deleter<char, free_openssl_string>>;
-
-Bio memory(const std::string& pem) {
-  return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-}
-
-// The first certificate of `pem`, or null.
-Cert first_certificate(const std::string& pem) {
-  Bio bio = memory(pem);
-  Cert c(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
-  ERR_clear_error();
-  return c;
-}
-
-std::vector<Cert> all_certificates(const std::string& pem) {
-  Bio bio = memory(pem);
-  std::vector<Cert> out;
-  while (X509* c = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) out.emplace_back(c);
-  ERR_clear_error();  // the end of the PEM data is reported as an error
-  return out;
-}
+using ossl::Bio;
+using ossl::Cert;
 
 Cert parse(const std::string& pem, const std::string& who) {
-  Cert c = first_certificate(pem);
+  Cert c = ossl::first_certificate(pem);
   if (!c) throw Error(fmt::format("{}: the certificate is not a PEM X.509 certificate", who));
   return c;
 }
@@ -69,9 +40,9 @@ std::string der(X509* c) {
 }
 
 std::string serial_hex(X509* c) {
-  Big bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(c), nullptr));
+  ossl::Big bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(c), nullptr));
   if (!bn) return "?";
-  OsslString hex(BN_bn2hex(bn.get()));
+  ossl::OsslString hex(BN_bn2hex(bn.get()));
   return hex ? std::string(hex.get()) : std::string("?");
 }
 
@@ -117,11 +88,11 @@ bool same_certificate(const std::string& a_pem, const std::string& b_pem) {
 }
 
 void check_certificate_pem(const std::string& pem) {
-  if (!first_certificate(pem)) throw Error("it is not a PEM X.509 certificate");
+  if (!ossl::first_certificate(pem)) throw Error("it is not a PEM X.509 certificate");
 }
 
 struct RevocationList::Impl {
-  Crl crl;
+  ossl::Crl crl;
   std::string source;
 };
 
@@ -130,13 +101,13 @@ RevocationList::RevocationList(const std::string& crl_pem, const std::string& ca
   impl_->source = std::move(source);
   const std::string& src = impl_->source;
   {
-    Bio bio = memory(crl_pem);
+    Bio bio = ossl::memory(crl_pem);
     impl_->crl.reset(PEM_read_bio_X509_CRL(bio.get(), nullptr, nullptr, nullptr));
     ERR_clear_error();
   }
   X509_CRL* crl = impl_->crl.get();
   if (!crl) throw Error(fmt::format("the CRL {} is not a PEM certificate revocation list", src));
-  const std::vector<Cert> cas = all_certificates(ca_pem);
+  const std::vector<Cert> cas = ossl::read_certificates(ca_pem);
   if (cas.empty()) throw Error("the CA certificate is unreadable");
   // Issued and signed by the federation's CA: a CRL from elsewhere revokes nothing here,
   // and an unsigned one could be forged to hide a revocation.
@@ -144,7 +115,7 @@ RevocationList::RevocationList(const std::string& crl_pem, const std::string& ca
   for (const Cert& ca : cas) {
     if (X509_NAME_cmp(X509_CRL_get_issuer(crl), X509_get_subject_name(ca.get())) != 0) continue;
     issuer_known = true;
-    Key key(X509_get_pubkey(ca.get()));
+    ossl::Key key(X509_get_pubkey(ca.get()));
     if (key && X509_CRL_verify(crl, key.get()) == 1) signed_by_ca = true;
     ERR_clear_error();
   }

@@ -1,9 +1,8 @@
 #include "flynn/federated/public_schema.hpp"
 
-#include <openssl/evp.h>
-
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "flynn/imputation.hpp"
 #include "flynn/io/table_columns.hpp"
 #include "core/io/byte_codec.hpp"
+#include "federated/openssl_util.hpp"
 
 namespace flynn::federated {
 
@@ -77,7 +77,10 @@ TableColumn parse_column(const json& c, std::size_t k, const std::string& source
 
 }  // namespace
 
-PublicSchema parse_public_schema(std::string_view text, const std::string& source) {
+namespace {
+
+// The document's object after its "format" and "version" (checked).
+json schema_document(std::string_view text, const std::string& source) {
   json doc;
   try {
     doc = json::parse(text);
@@ -91,9 +94,25 @@ PublicSchema parse_public_schema(std::string_view text, const std::string& sourc
   if (!doc.contains("version") || doc["version"] != kFormatVersion)
     throw Error(fmt::format("{}: schema file version {}; this flynn reads version {}", source,
                             doc.contains("version") ? doc["version"].dump() : "(none)", kFormatVersion));
+  return doc;
+}
+
+std::vector<float> fill_values(const json& value, const std::string& source) {
+  if (!value.is_array()) throw Error(fmt::format("{}: \"fill\" must be a list of numbers", source));
+  std::vector<float> fill;
+  for (std::size_t j = 0; j < value.size(); ++j) {
+    if (!value[j].is_number()) throw Error(fmt::format("{}: fill value {} is not a number", source, j + 1));
+    const double v = value[j].get<double>();
+    if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
+      throw Error(fmt::format("{}: fill value {} is not a finite float", source, j + 1));
+    fill.push_back(static_cast<float>(v));
+  }
+  return fill;
+}
+
+// The keys after "format" and "version"; `features` gets "features" when given.
+PublicSchema schema_keys(const json& doc, const std::string& source, std::optional<std::size_t>& features) {
   PublicSchema s;
-  bool has_features = false;
-  std::size_t features = 0;
   for (const auto& [key, value] : doc.items()) {
     if (key == "format" || key == "version") continue;
     if (key == "columns") {
@@ -104,35 +123,22 @@ PublicSchema parse_public_schema(std::string_view text, const std::string& sourc
     } else if (key == "id") {
       s.table.id_name = text_at(value, "\"id\"", source);
     } else if (key == "fill") {
-      if (!value.is_array()) throw Error(fmt::format("{}: \"fill\" must be a list of numbers", source));
-      for (std::size_t j = 0; j < value.size(); ++j) {
-        if (!value[j].is_number())
-          throw Error(fmt::format("{}: fill value {} is not a number", source, j + 1));
-        const double v = value[j].get<double>();
-        if (!std::isfinite(v) || std::fabs(v) > std::numeric_limits<float>::max())
-          throw Error(fmt::format("{}: fill value {} is not a finite float", source, j + 1));
-        s.table.fill.push_back(static_cast<float>(v));
-      }
+      s.table.fill = fill_values(value, source);
     } else if (key == "features") {
       if (!value.is_number_unsigned() || value.get<std::uint64_t>() < 1 ||
           value.get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max())
         throw Error(fmt::format("{}: \"features\" must be a whole number in [1, 2^32 - 1]", source));
-      has_features = true;
       features = value.get<std::size_t>();
     } else {
       throw Error(fmt::format("{}: unknown key \"{}\" (expected \"columns\", \"label\", \"id\", "
                               "\"fill\", \"features\")", source, key));
     }
   }
-  TableSchema& t = s.table;
-  if (t.columns.empty()) {
-    if (!has_features)
-      throw Error(fmt::format("{}: give the table's \"columns\", or \"features\" (d) for positional data", source));
-    if (!t.label_name.empty() || !t.id_name.empty() || !t.fill.empty())
-      throw Error(fmt::format("{}: \"label\", \"id\" and \"fill\" need \"columns\"", source));
-    s.features = features;
-    return s;
-  }
+  return s;
+}
+
+// A table's columns: all named or none, distinct names, label and id apart from them.
+void check_column_names(TableSchema& t, const std::string& source) {
   std::size_t named = 0;
   for (const TableColumn& c : t.columns) named += !c.name.empty();
   if (named != 0 && named != t.columns.size())
@@ -152,9 +158,26 @@ PublicSchema parse_public_schema(std::string_view text, const std::string& sourc
     throw Error(fmt::format("{}: \"label\" and \"id\" name columns of a named table; these columns "
                             "have no names (the label is found by position, or --label-col)", source));
   }
+}
+
+}  // namespace
+
+PublicSchema parse_public_schema(std::string_view text, const std::string& source) {
+  std::optional<std::size_t> features;
+  PublicSchema s = schema_keys(schema_document(text, source), source, features);
+  TableSchema& t = s.table;
+  if (t.columns.empty()) {
+    if (!features)
+      throw Error(fmt::format("{}: give the table's \"columns\", or \"features\" (d) for positional data", source));
+    if (!t.label_name.empty() || !t.id_name.empty() || !t.fill.empty())
+      throw Error(fmt::format("{}: \"label\", \"id\" and \"fill\" need \"columns\"", source));
+    s.features = *features;
+    return s;
+  }
+  check_column_names(t, source);
   s.features = t.n_features();
-  if (has_features && features != s.features)
-    throw Error(fmt::format("{}: \"features\" is {}, but the columns make {} features", source, features,
+  if (features && *features != s.features)
+    throw Error(fmt::format("{}: \"features\" is {}, but the columns make {} features", source, *features,
                             s.features));
   if (s.features > std::numeric_limits<std::uint32_t>::max())
     throw Error(fmt::format("{}: {} features is more than 2^32 - 1", source, s.features));
@@ -226,13 +249,7 @@ std::string public_schema_digest(const PublicSchema& s) {
   }
   w.u64(t.fill.size());
   for (float v : t.fill) w.f32(v);
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(w.data().data(), w.data().size(), md, &len, EVP_sha256(), nullptr) != 1)
-    throw Error("OpenSSL SHA-256 failed");
-  std::string hex;
-  for (unsigned int i = 0; i < 12; ++i) hex += fmt::format("{:02x}", md[i]);
-  return fmt::format("d={}, sha256={}", s.features, hex);
+  return fmt::format("d={}, sha256={}", s.features, ossl::hex(ossl::sha256(w.data()).substr(0, 12)));
 }
 
 io::LoadOptions public_schema_load_options(io::LoadOptions options, const PublicSchema& schema) {

@@ -6,10 +6,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <memory>
 
 #include <fmt/format.h>
 
+#include "core/io/byte_codec.hpp"
+#include "federated/openssl_util.hpp"
 #include "flynn/error.hpp"
 
 namespace flynn::federated {
@@ -18,28 +19,14 @@ namespace {
 
 EVP_PKEY* pkey(void* p) { return static_cast<EVP_PKEY*>(p); }
 
-struct PkeyCtxFree {
-  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
-};
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct CipherCtxFree {
-  void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
-};
-
 [[noreturn]] void fail(const char* what) {
   throw Error(fmt::format("secure aggregation: OpenSSL {} failed", what));
-}
-
-void put_u32(std::string& s, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
 }  // namespace
 
 X25519KeyPair::X25519KeyPair() {
-  std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, nullptr));
+  ossl::KeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_X25519, nullptr));
   EVP_PKEY* k = nullptr;
   if (!ctx || EVP_PKEY_keygen_init(ctx.get()) <= 0 || EVP_PKEY_keygen(ctx.get(), &k) <= 0)
     fail("X25519 key generation");
@@ -57,11 +44,11 @@ std::string X25519KeyPair::shared_secret(std::string_view peer_public_key) const
   if (peer_public_key.size() != kX25519KeyBytes)
     throw Error(fmt::format("secure aggregation: a peer's public key has {} bytes, not {}",
                             peer_public_key.size(), kX25519KeyBytes));
-  std::unique_ptr<EVP_PKEY, PkeyFree> peer(EVP_PKEY_new_raw_public_key(
+  ossl::Key peer(EVP_PKEY_new_raw_public_key(
       EVP_PKEY_X25519, nullptr, reinterpret_cast<const unsigned char*>(peer_public_key.data()),
       peer_public_key.size()));
   if (!peer) throw Error("secure aggregation: a peer's public key is not an X25519 key");
-  std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(EVP_PKEY_CTX_new(pkey(key_), nullptr));
+  ossl::KeyCtx ctx(EVP_PKEY_CTX_new(pkey(key_), nullptr));
   std::string secret(kX25519KeyBytes, '\0');
   std::size_t len = secret.size();
   // OpenSSL refuses low-order peer points here (an all-zero shared secret).
@@ -74,7 +61,7 @@ std::string X25519KeyPair::shared_secret(std::string_view peer_public_key) const
 
 std::string hkdf_sha256(std::string_view ikm, std::string_view salt, std::string_view info,
                         std::size_t length) {
-  std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr));
+  ossl::KeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, nullptr));
   std::string out(length, '\0');
   std::size_t len = length;
   const auto u = [](std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); };
@@ -99,7 +86,7 @@ void chacha20_into(std::string_view key, std::uint64_t nonce, unsigned char* out
   // OpenSSL's 16-byte ChaCha20 IV: 32-bit little-endian block counter, then the nonce.
   unsigned char iv[16] = {0};
   for (int i = 0; i < 8; ++i) iv[4 + i] = static_cast<unsigned char>((nonce >> (8 * i)) & 0xff);
-  std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree> ctx(EVP_CIPHER_CTX_new());
+  ossl::CipherCtx ctx(EVP_CIPHER_CTX_new());
   if (!ctx || EVP_EncryptInit_ex(ctx.get(), EVP_chacha20(), nullptr,
                                  reinterpret_cast<const unsigned char*>(key.data()), iv) <= 0)
     fail("ChaCha20 init");
@@ -120,9 +107,22 @@ std::string chacha20_keystream(std::string_view key, std::uint64_t nonce, std::s
   return out;
 }
 
+std::string encode(const SumLabel& label) {
+  io::ByteWriter w;
+  w.bytes("flynn masked sum v2");
+  w.u8(0);
+  w.str(label.federation_id);
+  w.str(label.configuration);
+  w.u64(label.seq);
+  w.u32(label.word_bytes);
+  w.u64(label.values);
+  w.str(label.purpose);
+  return std::move(w.data());
+}
+
 PairwiseMasker::PairwiseMasker(int rank, const X25519KeyPair& mine,
                                const std::vector<std::string>& public_keys,
-                               std::string_view session_id)
+                               std::string_view federation_id)
     : rank_(rank), keys_(public_keys.size()) {
   const int n = static_cast<int>(public_keys.size());
   if (rank < 0 || rank >= n)
@@ -133,21 +133,24 @@ PairwiseMasker::PairwiseMasker(int rank, const X25519KeyPair& mine,
     if (j == rank) continue;
     if (public_keys[j] == mine.public_key())
       throw Error(fmt::format("secure aggregation: party {} announced this party's public key", j));
-    std::string info = "flynn secure aggregation v1";
-    put_u32(info, static_cast<std::uint32_t>(std::min(rank, j)));
-    put_u32(info, static_cast<std::uint32_t>(std::max(rank, j)));
-    keys_[j] = hkdf_sha256(mine.shared_secret(public_keys[j]), session_id, info, 32);
+    io::ByteWriter info;
+    info.bytes("flynn secure aggregation v2");
+    info.u32(static_cast<std::uint32_t>(std::min(rank, j)));
+    info.u32(static_cast<std::uint32_t>(std::max(rank, j)));
+    keys_[j] = hkdf_sha256(mine.shared_secret(public_keys[j]), federation_id, info.data(), 32);
   }
 }
 
 template <class T>
-void PairwiseMasker::apply(std::span<T> values, std::uint64_t round) const {
+void PairwiseMasker::apply(std::span<T> values, std::string_view label) const {
   const std::size_t bytes = values.size() * sizeof(T);
   std::vector<T> mask(values.size());
+  const std::string info = std::string("flynn secure aggregation pad v2") + '\0' + std::string(label);
   for (int j = 0; j < parties(); ++j) {
     if (j == rank_) continue;
     std::fill(mask.begin(), mask.end(), T{0});
-    chacha20_into(keys_[j], round, reinterpret_cast<unsigned char*>(mask.data()), bytes);
+    // One key per pair and sum: a pad is never reused for another vector.
+    chacha20_into(hkdf_sha256(keys_[j], "", info, 32), 0, reinterpret_cast<unsigned char*>(mask.data()), bytes);
     // Little-endian words on every platform, so that mixed-endian parties agree.
     if constexpr (std::endian::native == std::endian::big)
       for (T& v : mask) {
@@ -162,11 +165,11 @@ void PairwiseMasker::apply(std::span<T> values, std::uint64_t round) const {
   }
 }
 
-void PairwiseMasker::mask(std::span<std::uint32_t> values, std::uint64_t round) const {
-  apply(values, round);
+void PairwiseMasker::mask(std::span<std::uint32_t> values, std::string_view label) const {
+  apply(values, label);
 }
-void PairwiseMasker::mask(std::span<std::uint64_t> values, std::uint64_t round) const {
-  apply(values, round);
+void PairwiseMasker::mask(std::span<std::uint64_t> values, std::string_view label) const {
+  apply(values, label);
 }
 
 }  // namespace flynn::federated

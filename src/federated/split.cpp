@@ -112,6 +112,64 @@ std::string SplitSpec::describe() const {
   return "?";
 }
 
+namespace {
+
+// by-class: whole classes per party; with τ > L class l is dealt among parties l, l + L, …
+void split_by_class(const std::vector<std::vector<std::size_t>>& by_class, std::uint64_t seed,
+                    std::vector<std::vector<std::size_t>>& out) {
+  const std::size_t tau = out.size(), n_classes = by_class.size();
+  for (std::size_t l = 0; l < n_classes; ++l) {
+    if (tau <= n_classes) {
+      auto& dst = out[l % tau];
+      dst.insert(dst.end(), by_class[l].begin(), by_class[l].end());
+      continue;
+    }
+    std::vector<std::size_t> holders;
+    for (std::size_t t = l; t < tau; t += n_classes) holders.push_back(t);
+    SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 1 + l);
+    std::vector<std::size_t> rows = by_class[l];
+    flynn::shuffle(rows, rng);
+    std::vector<std::vector<std::size_t>> part(holders.size());
+    deal_by_weights(rows, std::vector<double>(holders.size(), 1.0), part);
+    for (std::size_t h = 0; h < holders.size(); ++h)
+      out[holders[h]].insert(out[holders[h]].end(), part[h].begin(), part[h].end());
+  }
+}
+
+// dirichlet:α: per class, party shares ~ Dirichlet(α), cut at round(n_l · cumulative share).
+void split_dirichlet(const std::vector<std::vector<std::size_t>>& by_class, double alpha, std::uint64_t seed,
+                     std::vector<std::vector<std::size_t>>& out) {
+  if (!(alpha > 0)) throw Error("split: Dirichlet alpha must be positive");
+  const std::size_t tau = out.size();
+  for (std::size_t l = 0; l < by_class.size(); ++l) {
+    SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 1 + l);
+    std::vector<double> p(tau);
+    double total = 0;
+    for (auto& v : p) total += (v = gamma_variate(alpha, rng));
+    // All-zero draws (tiny α underflowing): the class goes to one uniformly chosen party.
+    if (!(total > 0)) {
+      std::fill(p.begin(), p.end(), 0.0);
+      p[rng.uniform_below(tau)] = 1.0;
+    }
+    std::vector<std::size_t> rows = by_class[l];
+    flynn::shuffle(rows, rng);
+    // Cut at round(n_l · cumulative proportion): sizes add up exactly.
+    double cumulative = 0;
+    std::size_t start = 0;
+    const double sum = std::accumulate(p.begin(), p.end(), 0.0);
+    for (std::size_t t = 0; t < tau; ++t) {
+      cumulative += p[t];
+      const std::size_t end =
+          t + 1 == tau ? rows.size()
+                       : std::min(rows.size(), static_cast<std::size_t>(std::llround(cumulative / sum * rows.size())));
+      for (std::size_t i = start; i < std::max(start, end); ++i) out[t].push_back(rows[i]);
+      start = std::max(start, end);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t>& labels,
                                                  std::size_t n_classes, int parties,
                                                  const SplitSpec& spec, std::uint64_t seed) {
@@ -125,7 +183,6 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
   }
   std::vector<std::size_t> all(labels.size());
   std::iota(all.begin(), all.end(), std::size_t{0});
-
   switch (spec.kind) {
     case SplitSpec::Kind::Iid: {
       SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 0);
@@ -133,56 +190,8 @@ std::vector<std::vector<std::size_t>> split_rows(const std::vector<std::uint32_t
       deal_by_weights(all, std::vector<double>(tau, 1.0), out);
       break;
     }
-    case SplitSpec::Kind::ByClass: {
-      for (std::size_t l = 0; l < n_classes; ++l) {
-        if (tau <= n_classes) {
-          auto& dst = out[l % tau];
-          dst.insert(dst.end(), by_class[l].begin(), by_class[l].end());
-          continue;
-        }
-        // τ > L: class l is shared by parties l, l + L, l + 2L, …
-        std::vector<std::size_t> holders;
-        for (std::size_t t = l; t < tau; t += n_classes) holders.push_back(t);
-        SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 1 + l);
-        std::vector<std::size_t> rows = by_class[l];
-        flynn::shuffle(rows, rng);
-        std::vector<std::vector<std::size_t>> part(holders.size());
-        deal_by_weights(rows, std::vector<double>(holders.size(), 1.0), part);
-        for (std::size_t h = 0; h < holders.size(); ++h)
-          out[holders[h]].insert(out[holders[h]].end(), part[h].begin(), part[h].end());
-      }
-      break;
-    }
-    case SplitSpec::Kind::Dirichlet: {
-      if (!(spec.alpha > 0)) throw Error("split: Dirichlet alpha must be positive");
-      for (std::size_t l = 0; l < n_classes; ++l) {
-        SeededRng rng = SeededRng::keyed(seed, RngStream::Split, 1 + l);
-        std::vector<double> p(tau);
-        double total = 0;
-        for (auto& v : p) total += (v = gamma_variate(spec.alpha, rng));
-        // All-zero draws (tiny α underflowing): the class goes to one uniformly chosen party.
-        if (!(total > 0)) {
-          std::fill(p.begin(), p.end(), 0.0);
-          p[rng.uniform_below(tau)] = 1.0;
-        }
-        std::vector<std::size_t> rows = by_class[l];
-        flynn::shuffle(rows, rng);
-        // Cut at round(n_l · cumulative proportion): sizes add up exactly.
-        double cumulative = 0;
-        std::size_t start = 0;
-        const double sum = std::accumulate(p.begin(), p.end(), 0.0);
-        for (std::size_t t = 0; t < tau; ++t) {
-          cumulative += p[t];
-          const std::size_t end =
-              t + 1 == tau ? rows.size()
-                           : std::min(rows.size(), static_cast<std::size_t>(std::llround(
-                                                       cumulative / sum * rows.size())));
-          for (std::size_t i = start; i < std::max(start, end); ++i) out[t].push_back(rows[i]);
-          start = std::max(start, end);
-        }
-      }
-      break;
-    }
+    case SplitSpec::Kind::ByClass: split_by_class(by_class, seed, out); break;
+    case SplitSpec::Kind::Dirichlet: split_dirichlet(by_class, spec.alpha, seed, out); break;
     case SplitSpec::Kind::Sizes: {
       if (spec.weights.size() != tau)
         throw Error(fmt::format("split: {} weights given for {} parties", spec.weights.size(), tau));

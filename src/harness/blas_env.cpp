@@ -10,8 +10,9 @@
 
 #include "flynn/harness/blas_env.hpp"
 #include "flynn/simd.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -71,4 +72,4 @@ void prepare_bench(int argc, char** argv) {
   select_openblas_core(argv, pinned);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

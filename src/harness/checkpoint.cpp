@@ -13,8 +13,9 @@
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -99,4 +100,4 @@ BatchOutcome run_checkpointed(const Checkpoint& checkpoint, const std::vector<Ba
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -4,8 +4,9 @@
 
 #include "flynn/error.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 using io::Format;
 using io::LoadOptions;
@@ -37,4 +38,4 @@ HyperParams fashion_mnist_paper_params() {
   return paper;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

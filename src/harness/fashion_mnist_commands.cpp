@@ -17,8 +17,9 @@
 #include "flynn/harness/speed_benchmark.hpp"
 #include "flynn/simd.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -174,7 +175,7 @@ Report run_bench_command(const BenchRequest& o, int threads, const std::function
   if (o.peers && o.file_path) throw Error("--peers and --file-path are separate benchmarks: give one");
   if (!o.simd.empty()) simd::pin_target(o.simd);
   Report r = run_chosen_bench(o, threads, log);
-  const Report kernels = machine_kernels_report();
+  const Report kernels = eval::machine_kernels_report();
   r.json["kernels"] = kernels.json;
   r.text += "\n" + kernels.text;
   return r;
@@ -210,4 +211,4 @@ Report run_chosen_bench(const BenchRequest& o, int threads, const std::function<
 
 }  // namespace
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

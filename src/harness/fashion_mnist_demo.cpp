@@ -12,8 +12,9 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/metrics.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -117,4 +118,4 @@ std::string to_text(const std::vector<DemoResult>& results, const std::string& o
   return text;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

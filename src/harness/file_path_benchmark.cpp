@@ -18,8 +18,9 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/io/train_file.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -174,4 +175,4 @@ std::string to_text(const FilePathBenchmarkReport& rep) {
   return t;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -9,8 +9,9 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -144,4 +145,4 @@ std::vector<ManifestEntry> select_entries(const Manifest& manifest, const std::s
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

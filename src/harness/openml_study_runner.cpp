@@ -14,8 +14,9 @@
 #include "flynn/harness/report.hpp"
 #include "flynn/eval/study_io.hpp"
 #include "flynn/io/loaders.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -150,4 +151,4 @@ OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& o) {
   return result;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -16,8 +16,9 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/metrics.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -145,7 +146,7 @@ const std::vector<FlySetting>& peer_fly_settings() {
   // Beyond the defaults and the paper's setting: the defaults with less work per query
   // (a prediction costs m·s additions per row): fewer lifting ones s, and a smaller m;
   // and the quantised standardised hash alone (no paper half), with m and s chosen on a
-  // validation split of Fashion-MNIST's training rows (docs/performance.md, "Less work
+  // validation split of Fashion-MNIST's training rows (docs/guide/performance.md, "Less work
   // per query").
   static const std::vector<FlySetting> settings = [] {
     const HyperParams defaults;
@@ -310,4 +311,4 @@ std::string to_text(const PeerBenchmarkReport& rep) {
   return t;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

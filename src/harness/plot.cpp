@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/harness/layers.hpp"
 
 #ifndef FLYNN_PLOT_SCRIPT_DIR
 #define FLYNN_PLOT_SCRIPT_DIR ""
@@ -23,7 +24,7 @@
 #define FLYNN_PLOT_INSTALL_RELDIR ""
 #endif
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -126,4 +127,4 @@ void run_plot_script(const std::string& script, const std::vector<std::string>& 
     throw Error(fmt::format("plotting with {} {} failed: {}", plot_python(), script, r.stderr_text));
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

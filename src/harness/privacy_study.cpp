@@ -13,8 +13,9 @@
 #include "flynn/federated/split.hpp"
 #include "flynn/random.hpp"
 #include "flynn/scoring.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 using namespace flynn::federated;  // the studies drive the federated layer
 
@@ -139,4 +140,4 @@ std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& tes
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -22,8 +22,9 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/harness/synthetic.hpp"
 #include "flynn/random.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -487,7 +488,7 @@ trial, what a rerun resumes from).{vplot} {pnote}
                                             "γ = 0.8 (chance: 1/26 = 0.0385).\n"
                                           : ""),
       fmt::arg("variants",
-               compare ? "Variants (docs/federated.md): privacy unit `paper` (ε' = ε/τ, the paper's Theorem 6) "
+               compare ? "Variants (docs/guide/federated.md): privacy unit `paper` (ε' = ε/τ, the paper's Theorem 6) "
                          "or `record` (each record at one party: ε' = ε, parallel composition), and a "
                          "post-processing of the aggregated release (`none` is the paper's model); every "
                          "post-processing of one unit scores the same noisy release."
@@ -558,4 +559,4 @@ PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& o) {
   return write_artifacts(o, plan, summarize(plan, outcome), clock, log);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

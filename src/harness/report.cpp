@@ -13,8 +13,9 @@
 #include "flynn/error.hpp"
 #include "flynn/harness/plot.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -282,4 +283,4 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
   return md.str();
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

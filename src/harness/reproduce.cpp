@@ -11,8 +11,9 @@
 #include "flynn/harness/report.hpp"
 #include "flynn/eval/search.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -136,11 +137,11 @@ std::string scaling_summary_text(const ScalingStudyResult& r, const std::string&
          r.table_markdown;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness
 
 // ---- The study commands: option tables and runs (what the CLI binds and calls)
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -290,10 +291,10 @@ const OptionTable<PrivacyStudyRequest>& privacy_study_fields() {
         [](R& r) -> auto& { return r.study.fashion_dir; }},
        {"--no-fashion", "Only the synthetic part", &R::no_fashion},
        {"--multiclass",
-        "Add a 26-class Letter-shaped synthetic group (the below-chance setting of docs/federated.md; not in the "
+        "Add a 26-class Letter-shaped synthetic group (the below-chance setting of docs/guide/federated.md; not in the "
         "paper's study)",
         [](R& r) -> auto& { return r.study.multiclass; }},
-       {"--dp-exponent", "paper (default) or reference, see docs/federated.md", &R::exponent},
+       {"--dp-exponent", "paper (default) or reference, see docs/guide/federated.md", &R::exponent},
        {"--dp-unit",
         "Privacy units to compare, comma-separated: paper (default: epsilon/parties each), record (epsilon each, "
         "parallel composition)",
@@ -322,4 +323,4 @@ StudyOutcome PrivacyStudyRequest::run(const StudyRun& how) const {
   return outcome(r, privacy_summary_text(r, so.out));
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -5,8 +5,9 @@
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 using namespace flynn::federated;  // the studies drive the federated layer
 
@@ -51,4 +52,4 @@ ScalingRun scaling_run(const Dataset& train, const HyperParams& hyper, const Lab
   return run;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -25,8 +25,9 @@
 #include "flynn/io/loaders.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/metrics.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -508,4 +509,4 @@ ScalingStudyResult run_scaling_study(const ScalingStudyOptions& o) {
   return write_artifacts(o, plan, results, summarize(o, plan, results), clock, log);
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -14,8 +14,9 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/detail/simd.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 Timing summarize_timing(std::vector<double> runs) {
   Timing t;
@@ -209,4 +210,4 @@ std::string to_text(const SpeedBenchmarkReport& r, const SpeedBenchmarkOptions& 
   return text;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

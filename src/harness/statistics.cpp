@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -227,4 +228,4 @@ MeanSe mean_se(const std::vector<double>& v) {
   return r;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

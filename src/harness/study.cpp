@@ -15,8 +15,9 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/baselines/knn_cv.hpp"
 #include "flynn/eval/tune.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 using nlohmann::json;
 
@@ -294,4 +295,4 @@ DatasetStudy study_from_json(const json& j) {
   }
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -15,8 +15,9 @@
 #include "flynn/detail/parallel.hpp"
 #include "flynn/error.hpp"
 #include "flynn/harness/checkpoint.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -183,4 +184,4 @@ nlohmann::json failures_json(const std::vector<std::pair<std::string, std::strin
   return rows;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

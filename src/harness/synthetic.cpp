@@ -11,8 +11,9 @@
 #include "flynn/error.hpp"
 #include "flynn/fly_hasher.hpp"
 #include "flynn/random.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace {
 
@@ -215,4 +216,4 @@ Dataset make_binary_classification(const BinarySpec& spec, std::uint64_t seed,
   return out;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -8,8 +8,9 @@
 #include "flynn/harness/report.hpp"
 #include "flynn/harness/synthetic.hpp"
 #include "flynn/io/atomic_file.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 std::string SyntheticConfig::key() const {
   return binary ? fmt::format("binary-d{}-n{}-b{}", d, n, b) : fmt::format("dense-d{}-n{}", d, n);
@@ -158,4 +159,4 @@ std::string synthetic_report_markdown(const std::vector<SyntheticConfig>& config
   return md.str();
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

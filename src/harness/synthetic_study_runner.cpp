@@ -11,8 +11,9 @@
 #include "flynn/baselines/knn.hpp"
 #include "flynn/harness/report.hpp"
 #include "flynn/eval/study_io.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 namespace fs = std::filesystem;
 
@@ -138,4 +139,4 @@ SyntheticStudyResult run_synthetic_study(const SyntheticStudyOptions& o) {
   return result;
 }
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

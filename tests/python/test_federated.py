@@ -240,7 +240,7 @@ def test_no_import_cycle_between_the_classifier_and_federated():
 
 def test_the_paper_half_rule_federates_from_the_pooled_statistics():
     """The default variant's second half hashes the raw row only when the rows' energy spreads
-    over 16 columns (docs/defaults.md, "Thirteenth round"): with one loud column, held by
+    over 16 columns (docs/design/defaults.md, "The paper half"): with one loud column, held by
     one party only, the federation standardises it as central training does."""
     rng = np.random.default_rng(11)
     y = np.arange(150) % 3

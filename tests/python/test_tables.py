@@ -303,7 +303,7 @@ def test_tags_tell_the_truth():
     assert flynn.FlyNNClassifier(missing="zero")._get_tags()["allow_nan"]
     assert not flynn.FlyNNClassifier(missing="error")._get_tags()["allow_nan"]
     # Text categories are DataFrame columns, not the integer codes scikit-learn's
-    # "categorical" X_type stands for (docs/python.md, "Tables").
+    # "categorical" X_type stands for (docs/guide/python.md, "Tables").
     assert flynn.FlyNNClassifier()._get_tags()["X_types"] == ["2darray"]
 
 

@@ -1,4 +1,4 @@
-"""flynn.tune: the experiments layer's search from Python."""
+"""flynn.tune: the evaluation layer's search from Python."""
 import numpy as np
 import pytest
 
@@ -93,3 +93,34 @@ def test_tune_is_deterministic_and_validates(search, digits):
         flynn.tune(X[:20], np.zeros(20), budget=1, cv=2)
     with pytest.raises(ValueError, match="budget"):
         flynn.tune(X, y, budget=0, cv=3)
+
+
+def test_tune_takes_a_dataframe_as_fit_does():
+    """Text columns (one-hot) and missing values, as FlyNNClassifier.fit takes them."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 180
+    colour = rng.choice(["red", "green", "blue"], n)
+    x = rng.normal(size=n) + (colour == "red") * 2.0
+    df = pd.DataFrame({"x": x, "colour": colour, "z": rng.normal(size=n)})
+    df.loc[::10, "x"] = np.nan
+    df.loc[::13, "colour"] = None
+    y = np.where(colour == "red", "a", "b")
+    search = flynn.tune(df, y, budget=2, cv=3, seed=0)
+    est = search.best_estimator_
+    assert list(est.feature_names_in_) == ["x", "colour", "z"]
+    plain = flynn.FlyNNClassifier(**search.best_params_).fit(df, y)
+    np.testing.assert_array_equal(est.predict(df), plain.predict(df))
+    assert (est.predict(df) == y).mean() > 0.8
+    with pytest.raises(ValueError):
+        flynn.tune(df, y, budget=2, cv=3, missing="error")
+
+
+def test_time_limit_bounds_the_whole_call(digits):
+    import time
+    X, y = digits
+    t0 = time.monotonic()
+    search = flynn.tune(X, y, budget=2000, cv=3, time_limit=3)
+    assert time.monotonic() - t0 < 3 + 4
+    assert search.time_limited_
+    assert hasattr(search, "best_estimator_")

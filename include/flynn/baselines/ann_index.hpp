@@ -10,7 +10,7 @@
 
 #include "flynn/baselines/knn.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 /// An index of L2-normalised rows answering k-nearest-neighbour queries (squared L2).
 class AnnIndex {
@@ -52,4 +52,4 @@ bool have_hnswlib();
 /// build without hnswlib.
 std::unique_ptr<AnnIndex> make_hnswlib_index(std::uint32_t m_links, std::uint32_t ef_construction);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

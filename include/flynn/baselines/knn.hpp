@@ -10,7 +10,7 @@
 
 #include "flynn/dataset.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 /// Neighbour lists of a batch of queries: for query q, ids[q·k + j] is its j-th nearest
 /// training row (ascending distance).
@@ -85,4 +85,4 @@ void l2_normalize_rows(const float* in, std::size_t n, std::size_t d, float* out
 /// type when it is OpenBLAS, e.g. "libopenblas.so.0 (Haswell)".
 std::string blas_description();
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

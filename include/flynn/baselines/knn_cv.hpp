@@ -10,7 +10,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/baselines/knn.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 /// k ∈ {1, 2, 4, …, 64}: the paper's grid for kNNC (1NNC is its k = 1).
 std::vector<std::uint32_t> default_knn_grid();
@@ -18,7 +18,7 @@ std::vector<std::uint32_t> default_knn_grid();
 /// Cross-validated accuracy of kNN for every k of a grid.
 struct KnnCvResult {
   std::vector<std::uint32_t> k_values;  ///< the grid, ascending
-  std::vector<CvResult> per_k;          ///< per_k[i] for k_values[i]
+  std::vector<eval::CvResult> per_k;          ///< per_k[i] for k_values[i]
   std::size_t best = 0;                 ///< index of the best mean accuracy (smallest k on ties)
   double seconds = 0.0;                 ///< wall time of the whole sweep
   KnnScaling scaling = KnnScaling::L2Normalize;  ///< how rows were scaled
@@ -63,11 +63,11 @@ struct TunedKnnComparison {
   double ece = 0.0;       ///< expected calibration error of the same
 };
 
-/// cross_validate_tuned_knn, then log_loss and expected_calibration_error (calibration.hpp)
+/// cross_validate_tuned_knn, then eval::log_loss and eval::expected_calibration_error (calibration.hpp)
 /// of the better scaling's vote fractions. Throws like cross_validate_knn.
 TunedKnnComparison compare_tuned_knn(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                                      std::uint32_t k_folds,
                                      const std::vector<std::uint32_t>& k_values = default_knn_grid(),
                                      int threads = 0);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

@@ -6,7 +6,7 @@
 #include "flynn/baselines/knn_cv.hpp"
 #include "flynn/eval/report.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 /// One kNN's best k: {"best_k", "accuracy_mean", "accuracy_sd"}.
 nlohmann::json best_k_json(const KnnCvResult& r);
@@ -20,9 +20,9 @@ nlohmann::json to_json(const TunedKnnComparison& c);
 /// `flynn eval --knn`: exact kNN on L2-normalised rows and on standardised features, k tuned
 /// over default_knn_grid() on the folds given; JSON keys "knn" (L2, as before standardised
 /// kNN existed), "knn_standardized" (each with accuracy_by_k) and "knn_tuned" (the better).
-FoldComparison tuned_knn_cross_validation();
+eval::FoldComparison tuned_knn_cross_validation();
 
 /// `flynn tune --knn`: compare_tuned_knn on the folds given; JSON key "knn" (to_json above).
-FoldComparison tuned_knn_comparison();
+eval::FoldComparison tuned_knn_comparison();
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

@@ -24,7 +24,7 @@
 #include "flynn/dataset.hpp"
 #include "flynn/eval/cross_validation.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 inline constexpr std::uint64_t kLogisticStreamTag = 2ULL << 60;
 inline constexpr std::uint64_t kMlpStreamTag = 3ULL << 60;
@@ -82,7 +82,7 @@ class OneEpochNet {
 /// CV accuracy of one model family for every learning rate.
 struct SgdCvResult {
   std::vector<double> learning_rates;
-  std::vector<CvResult> per_rate;
+  std::vector<eval::CvResult> per_rate;
   std::size_t best = 0;  ///< best mean accuracy (first on ties)
   double seconds = 0.0;
 };
@@ -93,4 +93,4 @@ SgdCvResult cross_validate_one_epoch(const Dataset& data, const std::vector<std:
                                      std::uint32_t k_folds, bool mlp, const SgdOptions& options = {},
                                      const std::vector<double>& learning_rates = default_learning_rates());
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

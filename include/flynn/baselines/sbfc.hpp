@@ -24,7 +24,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::baselines {
 
 /// Index tag of SBFC's projection rows within RngStream::Baseline.
 inline constexpr std::uint64_t kSbfcStreamTag = 1ULL << 60;
@@ -88,7 +88,7 @@ struct SbfcOptions {
 struct SbfcPoint {
   double expansion_factor = 0.0;
   std::uint32_t m = 0;
-  CvResult cv;
+  eval::CvResult cv;
 };
 
 struct SbfcCvResult {
@@ -107,4 +107,4 @@ SbfcCvResult cross_validate_sbfc(const Dataset& data, const std::vector<std::uin
                                  std::uint32_t k_folds, const SbfcOptions& options = {},
                                  const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::baselines

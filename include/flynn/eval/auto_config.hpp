@@ -6,7 +6,7 @@
 // Why: the default rule (config.hpp, Defaults) was chosen on the OpenML selection half; on
 // some kinds of data (one-hot tables, many classes in few dimensions) another variant or γ
 // is far better, and `flynn tune`'s search finds it, but on small sets a search over many
-// points picks noise (docs/defaults.md, "Probe: a small search on rows it never saw"). So
+// points picks noise (docs/design/defaults.md, "The automatic choice"). So
 // the candidates are few and fixed, the rule's own configuration is one of them, and it is
 // replaced only by a clear winner.
 //
@@ -25,7 +25,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// One configuration the automatic choice considers.
 struct AutoCandidate {
@@ -52,7 +52,7 @@ struct AutoOptions {
   std::size_t max_rows = 20000;
   /// Another candidate replaces the default only when its CV metric is higher by more than
   /// auto_margin(rows read): half a binomial standard error of an accuracy near 0.5, at
-  /// least min_margin (chosen on the selection groups, docs/defaults.md, "Seventh round").
+  /// least min_margin (chosen on the selection groups, docs/design/defaults.md, "The automatic choice").
   double margin_standard_errors = 0.5;
   double min_margin = 0.005;
   /// What the CV judges by (auto_metric: balanced accuracy when classes are weighted).
@@ -101,9 +101,9 @@ AutoChoice choose_auto_config(const Dataset& data, const HyperParams& given, con
 /// configuration can be trained by the operations that take HyperParams.
 HyperParams hyper_params_of(const FlyConfig& config);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Nested cross-validation of the automatic choice (`flynn eval --auto`): for each outer
 /// fold, choose_auto_config on that fold's training rows alone, and the chosen (candidate,
@@ -111,7 +111,7 @@ namespace flynn::experiments {
 /// folds is kept too (one CV per candidate on all rows with the outer folds, which gives
 /// exactly the fold-by-fold scores of training on each fold's training rows), for the
 /// chosen candidates, or with score_every_candidate for all of them, so that a study can
-/// judge other rules on the same runs (scripts/auto_study.py).
+/// judge other rules on the same runs (research/auto/auto_study.py).
 struct AutoCvResult {
   CvResult cv;                               ///< the nested scores, per outer fold
   std::vector<AutoChoice> choices;           ///< the choice made in each outer fold
@@ -128,4 +128,4 @@ AutoCvResult cross_validate_auto(const Dataset& data, const HyperParams& given,
                                  const AutoOptions& options, bool score_every_candidate = false,
                                  const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

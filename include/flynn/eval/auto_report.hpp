@@ -7,7 +7,7 @@
 
 #include "flynn/eval/auto_config.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// {"chosen", "gamma", "rows", "margin", "gammas", "metric", "cv": {candidate name: [its CV metric per γ]},
 ///  "default_metric", "chosen_metric", "seconds"}
@@ -22,4 +22,4 @@ nlohmann::json auto_cv_json(const AutoCvResult& result);
 /// One line per outer fold: the candidate and γ it chose.
 std::string auto_cv_text(const AutoCvResult& result);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -28,7 +28,7 @@
 #include "flynn/dataset.hpp"
 #include "flynn/scoring.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Probability floor used by log_loss: log(1e-15) ≈ −34.5 bounds the loss of one row when a
 /// model puts (numerically) zero mass on the true class.
@@ -127,4 +127,4 @@ OutOfFoldLogLoss out_of_fold_log_loss(const std::vector<double>& scores, std::si
 std::vector<double> class_weights_of_rows(const FlyConfig& config, const LabelSet& classes,
                                           const std::vector<std::uint32_t>& labels);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -11,7 +11,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to cross-validate, as given (the configuration comes with the run: its flags are
 /// the hyper-parameter table's, settings_table.hpp).
@@ -24,12 +24,15 @@ struct CrossValidateFileRequest {
   /// Nested CV of `flynn train --auto` (auto_config.hpp: cross_validate_auto).
   bool auto_config = false;
   /// Hidden: with --auto, every candidate is also scored on the outer folds, not only the
-  /// chosen ones (scripts/auto_study.py replays other rules on them).
+  /// chosen ones (research/auto/auto_study.py replays other rules on them).
   bool auto_study = false;
+  /// A folder for the classification report of the out-of-fold answers (report_files.hpp);
+  /// empty: none.
+  std::string report;
 };
 
 /// The flags of CrossValidateFileRequest: --data, --folds, --fold-seed, --calibration, --knn,
-/// --auto (hidden: --auto-study).
+/// --auto, --report (hidden: --auto-study).
 const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields();
 
 /// How the request is run.
@@ -44,7 +47,7 @@ struct CrossValidateFileRun {
 
 /// Cross-validates and reports: {"command": "eval", rows, features, classes, folds,
 /// fold_seed, config, accuracy_mean, accuracy_sd, fold_accuracy, seconds, calibration?,
-/// the baseline's keys?} and the same as text. Throws flynn::Error on bad data or settings.
+/// the baseline's keys?, report?} and the same as text. Throws flynn::Error on bad data or settings.
 Report cross_validate_file(const CrossValidateFileRequest& request, const CrossValidateFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

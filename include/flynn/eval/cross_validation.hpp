@@ -11,7 +11,7 @@
 #include "flynn/dataset.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Fold id in [0, k) for every row. Within each class the rows are shuffled (Fisher–Yates
 /// with SeededRng stream (seed, Folds, 0)) and dealt to folds round-robin, the deal
@@ -85,7 +85,7 @@ CvResult summarize_predictions(const std::vector<std::uint32_t>& truth, const st
 
 /// FlyNN's k-fold CV accuracy for one configuration. Every row is hashed once; because
 /// counts add up, fold f's training counts are total − counts(fold f), exactly the counts
-/// fitting on the other folds would give. (Runs experiments::FlyCvEvaluator, which does this in
+/// fitting on the other folds would give. (Runs eval::FlyCvEvaluator, which does this in
 /// O(L·m) memory.)
 CvResult cross_validate_flynn(const Dataset& data, const FlyConfig& config,
                               const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
@@ -100,4 +100,4 @@ std::vector<CvResult> cross_validate_flynn_gammas(const Dataset& data, const Fly
                                                   std::uint32_t k, int threads = 0,
                                                   const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

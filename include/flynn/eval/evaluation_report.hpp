@@ -17,7 +17,7 @@
 #include "flynn/io/row_stream.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// A trained model judged on a test file.
 struct TestFileEvaluation {
@@ -54,4 +54,4 @@ nlohmann::json to_json(const SearchResult& s, const SearchOptions& o);
 /// The comma-separated variant names of `flynn tune --variants` (parse_variant each).
 std::vector<Variant> parse_variant_list(const std::string& comma_separated);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

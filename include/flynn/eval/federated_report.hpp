@@ -16,7 +16,7 @@
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/party_files.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// One line per party: rows, local/wait/aggregation/training seconds, traffic, model CRC.
 /// `rows` gives the parties' rows when known (simulation), else the reports' own.
@@ -63,4 +63,4 @@ std::string trained_party_text(const federated::PartyRun& run, const TrainedPart
 nlohmann::json joined_party_json(const federated::JoinOutcome& joined);
 std::string joined_party_text(const federated::JoinOutcome& joined);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -19,7 +19,7 @@
 #include "flynn/io/loaders.hpp"
 #include "flynn/option_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// The rows of `all` split into (train, test) by a stratified 80/20 hold-out: fold 0 of
 /// stratified_folds(·, 5, seed) is the test part.
@@ -95,4 +95,4 @@ nlohmann::json party_reports_json(const std::vector<federated::PartyReport>& rep
 nlohmann::json privacy_account_json(const std::optional<federated::PrivacyAccount>& account,
                                     const std::optional<federated::DpParams>& dp);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

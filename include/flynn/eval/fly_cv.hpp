@@ -21,7 +21,7 @@
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Bytes the evaluation of `config` on n rows with L classes holds at its peak: the
 /// lifting matrix (m·s uint32), the count table (L·m uint32), the winners (n·ρ uint32)
@@ -59,6 +59,11 @@ class FlyCvEvaluator {
   std::vector<double> out_of_fold_scores(const FlyConfig& config, int threads = 0,
                                          const ProgressFn& progress = {}) const;
 
+  /// Whether `config` takes the per-fold path: standardising variants (statistics from each
+  /// fold's training rows, so every row is hashed once per fold) and second-order filters
+  /// (whose two blocks FilterScorer scores).
+  static bool per_fold(const FlyConfig& config) { return config.variant.standardize || config.pairs != 0; }
+
   const Dataset& data() const { return data_; }
   const std::vector<std::uint32_t>& folds() const { return fold_of_row_; }
   std::uint32_t k() const { return k_; }
@@ -87,10 +92,6 @@ class FlyCvEvaluator {
   // The class weights of fold f's model (config.class_weight from the fold's training
   // rows per class, as the model trained on them would have); empty for none.
   std::vector<double> fold_weights(const FlyConfig& config, std::uint32_t fold) const;
-  // Whether `config` takes the per-fold path (for_each_fold_counts): standardising
-  // variants (statistics from each fold's training rows) and second-order filters (whose
-  // two blocks FilterScorer scores).
-  static bool per_fold(const FlyConfig& config) { return config.variant.standardize || config.pairs != 0; }
   // For each fold f: the codes of every row (FlyConfig::codes_per_row() per row: winners,
   // then pair cells), hashed with f's training statistics (exact FeatureSums of the other
   // folds) for standardising variants, else once; counts the other folds' rows, and calls
@@ -116,4 +117,4 @@ class FlyCvEvaluator {
   std::vector<std::vector<std::size_t>> test_rows_;  // rows of each fold
 };
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

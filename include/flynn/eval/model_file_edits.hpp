@@ -13,7 +13,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// update and forget, as given.
 struct ModelEditRequest {
@@ -52,4 +52,4 @@ Report update_model_file(const ModelEditRequest& request, const ModelEditRun& ho
 Report forget_model_file(const ModelEditRequest& request, const ModelEditRun& how);
 Report merge_model_files(const MergeRequest& request, const ModelEditRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

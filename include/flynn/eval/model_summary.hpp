@@ -10,7 +10,7 @@
 #include "flynn/eval/report.hpp"
 #include "flynn/io/model_file.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// A model file's summary: `flynn info --json`, and `flynn info`'s text (one line per
 /// aspect, then one per class).
@@ -36,4 +36,4 @@ Report paper_half_report(const FlyConfig& config, const FeatureStats& stats);
 /// and `flynn bench` report it.
 Report machine_kernels_report();
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -15,7 +15,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to predict, as given.
 struct PredictFileRequest {
@@ -23,10 +23,13 @@ struct PredictFileRequest {
   std::uint64_t tie_seed = 0;
   std::size_t chunk_rows = io::ChunkLimits{}.max_rows;
   bool proba = false;
+  /// A folder for the classification report of the rows with labels (report_files.hpp);
+  /// empty: none. Needs a label column.
+  std::string report;
 };
 
 /// The flags of PredictFileRequest: --model, --data, --out, --proba, --tie-break,
-/// --tie-seed, hidden --chunk-rows.
+/// --tie-seed, --report, hidden --chunk-rows.
 const OptionTable<PredictFileRequest>& predict_file_fields();
 
 /// How the request is run.
@@ -43,9 +46,10 @@ struct PredictFileRun {
 };
 
 /// Predicts and reports: {"command": "predict", model, data, rows, seconds, accuracy,
-/// correct, rows_with_unknown_label?, out? | predictions (+ ids)} and one summary line.
+/// correct, rows_with_unknown_label?, out? | predictions (+ ids), report?} and one summary
+/// line (and one naming the report).
 /// With request.out the CSV is written there atomically (never over an input); else to
 /// how.csv. Throws flynn::Error on a bad model, data or option, and when a write fails.
 Report predict_and_write(const PredictFileRequest& request, const PredictFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -9,7 +9,7 @@
 #include "flynn/io/loaders.hpp"
 #include "flynn/option_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to write, as given.
 struct PublicSchemaRequest {
@@ -27,4 +27,4 @@ const OptionTable<PublicSchemaRequest>& public_schema_fields();
 /// description of the columns. Throws flynn::Error on bad data.
 Report write_public_schema_file(const PublicSchemaRequest& request, io::LoadOptions load);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// The first `dims` primes (2, 3, 5, 7, …) used as Halton bases; dims ≤ 16.
 std::vector<std::uint32_t> halton_bases(std::size_t dims);
@@ -33,4 +33,4 @@ class ScrambledHalton {
   std::vector<std::vector<std::vector<std::uint32_t>>> perm_; // [dim][digit] → permutation
 };
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -13,7 +13,7 @@ namespace flynn {
 struct Dataset;
 }
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 struct Report {
   nlohmann::json json;  ///< the --json form
@@ -26,4 +26,4 @@ struct Report {
 using FoldComparison = std::function<Report(const Dataset& data, const std::vector<std::uint32_t>& fold_of_row,
                                             std::uint32_t k_folds, int threads)>;
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -8,7 +8,7 @@
 // because γ only changes filter values. The search therefore samples the 4 hashing
 // dimensions and treats γ as an inner grid: {0, 0.1, 0.2, …, 0.8}.
 //
-// Designs (see docs/evaluation.md for the measurements that chose the default):
+// Designs (research/tuning/search_design.md has the measurements that chose the default):
 //   * Halton — `budget` points of a scrambled Halton sequence (quasi-random, even cover);
 //   * Random — `budget` independent uniform points (the reference's random starts);
 //   * HaltonHalving — successive halving over training-set size: N0 Halton points are
@@ -40,9 +40,10 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/eval/cross_validation.hpp"
+#include "flynn/eval/time_budget.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 enum class SearchDesign { Halton, Random, HaltonHalving };
 
@@ -82,7 +83,7 @@ struct SearchGuard {
 };
 
 struct SearchOptions {
-  SearchDesign design = SearchDesign::HaltonHalving;  ///< measured best (docs/evaluation.md)
+  SearchDesign design = SearchDesign::HaltonHalving;  ///< measured best (research/tuning/search_design.md)
   std::uint32_t budget = 60;        ///< evaluations (full-data equivalents for HaltonHalving)
   SearchSpace space;
   SearchGuard guard;
@@ -99,13 +100,23 @@ struct SearchOptions {
   CvMetric metric = CvMetric::Accuracy;
   /// The class weight of every evaluated configuration (the model's, class_weight.hpp).
   ClassWeight class_weight;
-  /// Wall-clock limit in seconds (0 = none). Once it has passed, no further candidate is
-  /// started on a subsample rung; the best candidate evaluated so far goes straight to the
-  /// full-data rung, which then stops after its first evaluation. So at least one
-  /// full-data evaluation always happens, and the overrun is at most one subsample
-  /// evaluation plus one full-data evaluation. Not part of a study's fingerprint: studies
-  /// run without it.
+  /// Wall-clock limit in seconds (0 = none). A candidate is started only when its predicted
+  /// time (from the seconds per work unit of the evaluations so far, time_budget.hpp), the
+  /// full-data evaluation of the best candidate so far and `reserve_full_evaluations` more
+  /// of it fit before the limit. Otherwise no further candidate is started on a subsample
+  /// rung, the best candidate so far goes straight to the full-data rung, and that rung
+  /// stops after its first evaluation; at least one full-data evaluation always happens.
+  /// Not part of a study's fingerprint: studies run without it.
   double time_limit_seconds = 0.0;
+  /// Configurations evaluated first on the first rung, as candidates beside the design's
+  /// points (each γ of the grid scored, and ranked with the points): `flynn tune` under a time
+  /// limit passes the defaults' own configuration, so that it competes from the start
+  /// (SearchEvaluation::candidate numbers them first). Empty by default.
+  std::vector<FlyConfig> first_candidates;
+  /// With a time limit: time kept free at its end for what follows the search, in
+  /// full-data evaluations of the best candidate (`flynn tune` keeps its calibration and
+  /// the training of the model).
+  double reserve_full_evaluations = 0.0;
 };
 
 /// Design dimensions of a space: 4 (m, s, ρ, densify), plus 1 when it has several variants.
@@ -124,7 +135,7 @@ std::string apply_search_guard(FlyConfig& config, std::size_t n_rows, std::size_
 
 /// One evaluated configuration.
 struct SearchEvaluation {
-  std::size_t candidate = 0;          ///< index of the design point
+  std::size_t candidate = 0;          ///< index of the design point (after first_candidates)
   std::uint32_t rung = 0;             ///< successive-halving rung (0 for one-rung designs)
   std::size_t rows = 0;               ///< rows it was evaluated on
   std::uint32_t requested_m = 0;      ///< m before the guard
@@ -146,6 +157,7 @@ struct SearchResult {
   double seconds = 0.0;
   bool time_limited = false;            ///< the time limit cut the search short
   std::size_t planned_evaluations = 0;  ///< evaluations the budget planned (all rungs)
+  WorkRate rate;                        ///< seconds per work unit of its evaluations
 };
 
 /// Runs the search on `data` with the shared folds (the full-data rung uses exactly these
@@ -156,4 +168,4 @@ SearchResult search_flynn(const Dataset& data, const std::vector<std::uint32_t>&
                           std::uint32_t k_folds, const SearchOptions& options,
                           const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

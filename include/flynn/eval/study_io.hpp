@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the studies and the CLI: summary statistics, the machine a
 // report states (cores, load, process CPU time: the one home of core counting and of the
-// process's CPU time in the experiments layer; a thread's CPU time is
+// process's CPU time in the evaluation layer; a thread's CPU time is
 // flynn/detail/cpu_time.hpp's), and formatting of sizes and configurations.
 #include <chrono>
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// Mean and sample standard deviation (sd = 0 for fewer than two values).
 struct MeanSd {
@@ -58,4 +58,4 @@ std::string human_bytes(std::uint64_t bytes);
 /// (settings_table.hpp, config_fields): d, m, s, rho, gamma, seed, preprocess, variant.
 nlohmann::json config_json(const FlyConfig& config);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

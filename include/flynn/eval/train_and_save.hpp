@@ -9,7 +9,7 @@
 #include "flynn/io/train_file.hpp"
 #include "flynn/option_table.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to train, as given (the configuration and the reading come with the run).
 struct TrainFileRequest {
@@ -32,4 +32,4 @@ const OptionTable<TrainFileRequest>& train_file_fields();
 /// cross-validates on the rows' own).
 Report train_and_save(const TrainFileRequest& request, io::FileTrainingOptions training);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

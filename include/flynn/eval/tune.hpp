@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "flynn/classifier.hpp"
@@ -25,9 +26,10 @@
 #include "flynn/eval/calibration.hpp"
 #include "flynn/eval/cross_validation.hpp"
 #include "flynn/eval/search.hpp"
+#include "flynn/eval/time_budget.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// The variants `flynn tune` searches by default: paper, sign, z, zsign, thermo,
 /// thermo-sign and the default zsign-q+paper (zsign-q alone and zsign+paper are left out:
@@ -67,6 +69,24 @@ struct TuneOptions {
   /// take it when it scores strictly higher. Skipped unless the chosen configuration
   /// standardises without a transform. Set with try_pairs.
   bool try_value_transform = false;
+  /// A deadline for the whole tuning (`flynn tune --time-limit`, Python's time_limit; none
+  /// by default). The search gets the time left, less what must follow it (its time
+  /// limit, keeping the calibration and `fits_after` trainings free); after it, each
+  /// optional phase (the extensions, the calibration unless
+  /// keep_out_of_fold_scores, the comparison) starts only when its predicted time
+  /// (time_budget.hpp, from the search's measured rate) and what must follow it fit before
+  /// the deadline. TuneResult::skipped names the phases left out. With a deadline the
+  /// defaults' own configuration (keep_default_unless_beaten) is a first candidate of the
+  /// search (SearchOptions::first_candidates), so it competes from the start, instead of an
+  /// evaluation after the search (default_candidate then stays empty).
+  Deadline deadline;
+  /// Trainings of the chosen configuration on all rows that follow tune_flynn within the
+  /// deadline (train_tuned_model; more when a test file is judged too).
+  double fits_after = 1.0;
+  /// Keep the chosen configuration's out-of-fold scores (TuneResult::out_of_fold_scores),
+  /// for a report of its out-of-fold answers: computed also without calibration, and
+  /// never skipped for the deadline.
+  bool keep_out_of_fold_scores = false;
 };
 
 /// The configuration `flynn train` gives data of d features and n_classes classes (the
@@ -99,6 +119,12 @@ struct TuneResult {
   ExtensionTrial transform;  ///< TuneOptions::try_value_transform's (tried first)
   ExtensionTrial pairs;      ///< TuneOptions::try_pairs'
   std::optional<CalibrationReport> calibration;  ///< when TuneOptions::calibrate
+  /// With TuneOptions::keep_out_of_fold_scores: the chosen configuration's out-of-fold
+  /// scores, n × L (FlyCvEvaluator::out_of_fold_scores).
+  std::vector<double> out_of_fold_scores;
+  /// The phases left out to meet TuneOptions::deadline, in the order they came:
+  /// "value_transform", "pairs", "calibration", "comparison".
+  std::vector<std::string> skipped;
   double seconds = 0.0;                 ///< wall time of tune_flynn
   /// The temperature to store in the model: the fitted one, else Defaults::temperature.
   double temperature() const { return calibration ? calibration->fit.temperature : Defaults::temperature; }
@@ -120,4 +146,4 @@ TuneResult tune_flynn(const Dataset& data, const std::vector<std::uint32_t>& fol
 FlyNN train_tuned_model(const Dataset& data, const LabelSet& labels, const TuneResult& result,
                         int threads = 0, const ProgressFn& progress = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

@@ -13,7 +13,7 @@
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
 
-namespace flynn::experiments {
+namespace flynn::eval {
 
 /// What to tune, as given.
 struct TuneFileRequest {
@@ -23,6 +23,9 @@ struct TuneFileRequest {
   std::uint64_t fold_seed = 0, search_seed = 0;
   double time_limit = 0.0;
   bool knn = false;
+  /// A folder for the classification report of the chosen configuration's out-of-fold
+  /// answers (report_files.hpp); empty: none.
+  std::string report;
 };
 
 /// The flags of TuneFileRequest: --data, --model, --budget, --folds, ... (`flynn tune`).
@@ -41,8 +44,10 @@ struct TuneFileRun {
 
 /// Tunes, saves request.model and reports: {"command": "tune", rows, features, classes,
 /// folds, config, accuracy (CV), search, temperature, calibration, model, model_bytes,
-/// knn?, test?, seconds} and the same as text. Throws flynn::Error on bad data or settings,
+/// knn?, test?, skipped?, report?, seconds} and the same as text. With a time limit the whole
+/// call (reading, search, training, saving, the test file, the report) is planned to end
+/// within it (TuneOptions::deadline); what was left out for it is listed in "skipped". Throws flynn::Error on bad data or settings,
 /// before the search when the test file cannot be opened.
 Report tune_file(const TuneFileRequest& request, const TuneFileRun& how);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::eval

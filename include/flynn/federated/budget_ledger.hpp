@@ -12,7 +12,7 @@
 // Charging: a release costs the ε the party itself spent, PrivacyAccount::per_party
 // (ε/τ under --dp-unit paper, ε under --dp-unit record). Releases from the same data
 // compose sequentially, so the ledger sums them. (Under the paper's unit the federation
-// as a whole claims τ × that: see docs/federated.md, "Privacy unit".)
+// as a whole claims τ × that: see docs/guide/federated.md, "Privacy unit".)
 //
 // File format (one release per line, tab-separated, '#' lines are comments):
 //   fingerprint  time (UTC, ISO 8601)  epsilon  unit  T  parties  note

@@ -9,7 +9,8 @@
 //     `mpirun -np τ flynn federated train`, on one machine or a cluster.
 //   * gRPC (flynn/federated/grpc.hpp, when built with gRPC): separately started parties
 //     (`flynn federated join`) and a coordinator that is not a party (`flynn federated
-//     serve`), over mutual TLS, optionally with secure aggregation.
+//     serve`), over mutual TLS, with secure aggregation and every relayed block signed by
+//     its sender (the coordinator is not trusted).
 // Both run the same protocol code (flynn/federated/party.hpp); only the transport differs,
 // and the parity tests run on both.
 //
@@ -23,6 +24,10 @@
 //     agreement step, and a count can never exceed its class's rows).
 //   * allgather(mine): every party receives every party's bytes, indexed by rank (its own
 //     included); lengths may differ.
+// Every collective names its purpose ("agreement", "row totals", "counts", "report", …:
+// the same on every party). The gRPC backend binds each relayed block's signature and each
+// sum's masks to it, so that a coordinator cannot pass one collective off as another;
+// threads and MPI ignore it.
 //
 // Byte accounting (Traffic) is the collective's logical payload per party, as with the
 // a central aggregator that makes and broadcasts the seed, sums the counts and broadcasts
@@ -61,6 +66,14 @@ struct Traffic {
   bool operator==(const Traffic&) const = default;
 };
 
+/// One all-reduce that an agreed configuration implies: what it sums and its shape.
+struct SumShape {
+  std::string purpose;         ///< as passed to allreduce_sum
+  std::size_t word_bytes = 0;  ///< 4 or 8
+  std::size_t values = 0;      ///< words summed
+  bool operator==(const SumShape&) const = default;
+};
+
 /// One party's endpoint. Not thread-safe: one thread per party uses it.
 class Communicator {
  public:
@@ -77,23 +90,34 @@ class Communicator {
   /// private through all-reduces — row totals and DP releases included — and withholds
   /// per-party row counts from its reports. The same on every party of a federation.
   virtual bool secure_aggregation() const { return false; }
-  /// A hint: the next all-reduce will sum `values` words of `word_bytes` (4 or 8) bytes.
-  /// The party protocol gives it before local training, so that a backend can prepare
-  /// meanwhile (the gRPC backend precomputes its secure-aggregation masks). Collectives
-  /// behave the same with or without it.
-  virtual void expect_allreduce(std::size_t /*values*/, std::size_t /*word_bytes*/) {}
+  /// A hint: the all-reduce that follows `collectives_before` other collectives will sum
+  /// `values` words of `word_bytes` (4 or 8) bytes for `purpose`. The party protocol gives
+  /// it before local training, so that a backend can prepare meanwhile (the gRPC backend
+  /// precomputes its secure-aggregation masks). Collectives behave the same with or
+  /// without it, and with a wrong hint.
+  virtual void expect_allreduce(std::size_t /*values*/, std::size_t /*word_bytes*/,
+                                std::string_view /*purpose*/, int /*collectives_before*/) {}
+  /// Called by the party protocol once this party has checked that every party's
+  /// fingerprint equals its own, before any sum: `configuration_digest` is the SHA-256 of
+  /// the agreed fingerprint and seed, `sums` every all-reduce the configuration implies.
+  /// The gRPC backend binds its masks to the digest, refuses any sum before this call and
+  /// any sum not in `sums` after it, and bounds what it accepts from the coordinator by
+  /// them. Threads and MPI need nothing.
+  virtual void on_agreement(std::string_view /*configuration_digest*/, const std::vector<SumShape>& /*sums*/) {}
 
   /// See the header comment. Throw flynn::Error when the transport fails (or, for
   /// threads, when the colony was aborted).
-  void broadcast(std::string& bytes, int root);
-  void allreduce_sum(std::span<std::uint32_t> values);
-  void allreduce_sum(std::span<std::uint64_t> values);
-  std::vector<std::string> allgather(std::string_view mine);
+  void broadcast(std::string& bytes, int root, std::string_view purpose = {});
+  void allreduce_sum(std::span<std::uint32_t> values, std::string_view purpose = {});
+  void allreduce_sum(std::span<std::uint64_t> values, std::string_view purpose = {});
+  std::vector<std::string> allgather(std::string_view mine, std::string_view purpose = {});
 
   /// Bytes this party moved so far.
   const Traffic& traffic() const { return traffic_; }
 
  protected:
+  /// The purpose of the collective in progress (for the do_ functions).
+  std::string_view purpose() const { return purpose_; }
   virtual void do_broadcast(std::string& bytes, int root) = 0;
   virtual void do_allreduce(std::span<std::uint32_t> values) = 0;
   virtual void do_allreduce(std::span<std::uint64_t> values) = 0;
@@ -101,6 +125,7 @@ class Communicator {
 
  private:
   Traffic traffic_;
+  std::string purpose_;
 };
 
 /// τ parties in one process, one thread each. The colony owns the τ communicators; each

@@ -43,7 +43,7 @@
 
 namespace flynn::federated {
 
-/// Which exponent the exponential mechanism uses (see docs/federated.md).
+/// Which exponent the exponential mechanism uses (see docs/guide/federated.md).
 enum class DpExponent : std::uint8_t {
   /// a = ε'/(4T): the paper's mechanism, (ε'/(2T))-DP per pick by the general
   /// exponential-mechanism theorem (privacy 2·Δ·a with sensitivity Δ = 1). The default.
@@ -59,7 +59,7 @@ enum class DpExponent : std::uint8_t {
 DpExponent parse_dp_exponent(const std::string& name);
 const char* dp_exponent_name(DpExponent e);
 
-/// The privacy unit and how ε is composed across parties (docs/federated.md, "Privacy
+/// The privacy unit and how ε is composed across parties (docs/guide/federated.md, "Privacy
 /// unit"). In both, the protected unit is one training row (record-level DP: the
 /// released model changes little whether or not any single row is in some party's data).
 enum class DpUnit : std::uint8_t {

@@ -1,5 +1,5 @@
 #pragma once
-// Post-processing of a DP release (docs/federated.md, "Post-processing the release").
+// Post-processing of a DP release (docs/guide/federated.md, "Post-processing the release").
 //
 // What it acts on: the aggregated released counts, i.e. the sum over parties of each
 // party's T noisy entries max(c + η, 0) (zeros elsewhere), class-major L×m as ClassCounts

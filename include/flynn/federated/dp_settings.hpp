@@ -48,7 +48,7 @@ enum class DpSpelling { Flag, Name };
 /// The DP release a front-end asks for, or none when no DP flag was given. Unlike
 /// DpParams{}, the release is post-processed with noise-units unless told otherwise: the
 /// measured best, which never cost accuracy at the study's operating points
-/// (docs/federated.md, "Post-processing the release"). Throws flynn::Error when only one of
+/// (docs/guide/federated.md, "Post-processing the release"). Throws flynn::Error when only one of
 /// dp_epsilon and dp_T is given, when another field comes without them (naming the rows as
 /// `spelling` says), or on an invalid value.
 std::optional<DpParams> dp_params_from_given(const DpGiven& given, DpSpelling spelling = DpSpelling::Flag);

@@ -5,30 +5,39 @@
 // is 1 in flynn/build_config.hpp; the code lives in src/federated/grpc_*.cpp, the only files that
 // include gRPC headers, and is linked as flynn::federated_grpc).
 //
-// Protocol (proto/federation.proto; sizes in docs/federated.md):
-//   * Each party opens ONE bidirectional stream, authenticated by its client certificate
-//     (signed by the federation's CA). Its identity is the certificate's subject CN;
-//     the coordinator refuses a session without a CN, with a CN not on the allow-list,
-//     with a CN that already joined, or after the federation is full. Plaintext peers
-//     and certificates from another CA fail the TLS handshake.
+// Protocol (proto/federation.proto; sizes and the threat model in docs/guide/federated.md). The
+// coordinator is not trusted: everything a party acts on is signed by another party or
+// derived from what was signed.
+//   * Each party opens ONE bidirectional stream (Federate), authenticated by its client
+//     certificate (signed by the federation's CA). Its identity is the certificate's
+//     subject CN; the coordinator refuses a stream without a CN, with a CN not on the
+//     allow-list, with a CN that already joined, or after the federation is full.
+//     Plaintext peers and certificates from another CA fail the TLS handshake.
 //   * Join: the party sends its X25519 public key, its certificate and the signature of the
 //     key by its certificate's key (key_binding.hpp). When τ parties have joined, each gets
 //     a Welcome: its rank (CNs sorted), every party's CN, public key, certificate and
-//     signature, a session id, the deadline, whether secure aggregation is on and the
+//     signature, a federation id, the deadline, whether secure aggregation is on and the
 //     federation's settings. Every party checks the Welcome against its own policy (at
-//     least 3 parties, secure aggregation on, optionally the expected CNs; JoinOptions) and
-//     each other party's key against its certificate (issued by the CA, CN as named), then
-//     the parties exchange signatures of their Welcomes (the transcript, collective #1) and
-//     check them, so a coordinator that lies to one party or tells parties different things
-//     aborts the round before any count, row total or model leaves a party.
+//     least 3 parties, secure aggregation on, optionally the expected CNs; JoinOptions),
+//     each other party's certificate (CA, CN, --crl) and key binding, then the parties
+//     exchange signatures of their Welcomes (the transcript, collective #1).
 //   * Collectives: the party protocol (party.hpp) runs unchanged; each broadcast,
 //     all-gather and all-reduce becomes one Contribution per party and one Result to
-//     every party. All-reduces are summed by the coordinator modulo 2^32 / 2^64; with
-//     secure aggregation the parties mask them first (secure_aggregation.hpp).
-//   * Limits (the coordinator cannot be held or flooded; docs/federated.md, "Limits"): the
+//     every party. Every block relayed from one party to the others is signed by its
+//     sender over the transcript, its rank, the collective's number, operation and purpose
+//     (grpc_transcript.hpp), and checked by every receiver before it acts on it: the
+//     agreement's fingerprints, the statuses, the reports with the model digest. No sum
+//     before every party's fingerprint was checked equal to the party's own; then only
+//     the sums the agreed configuration implies, masked with pads bound to that
+//     configuration and to the sum (secure_aggregation.hpp). All-reduces are summed by the
+//     coordinator modulo 2^32 / 2^64.
+//   * Every wait of a party is under its deadline (connecting, the TLS handshake, each
+//     message, the shutdown), and every message it accepts is bounded by what the agreed
+//     configuration implies; text from other processes is printed escaped and marked.
+//   * Limits (the coordinator cannot be held or flooded; docs/guide/federated.md, "Limits"): the
 //     coordinator accepts TCP connections itself (grpc_connection_gate.hpp); until its Join
 //     is accepted a connection may send at most kPreJoinBytes and live --join-timeout
-//     seconds. A session is refused when it opens (before reading anything) for a missing
+//     seconds. A stream is refused when it opens (before reading anything) for a missing
 //     or unlisted CN, a client certificate without clientAuth usage or revoked by --crl, a
 //     full federation or a CN already joined; its Join when the certificate in it exceeds
 //     kMaxJoinCertificateBytes, is not PEM X.509, or is not the TLS peer's certificate.
@@ -40,8 +49,10 @@
 //     after its first one arrived (the abort names the missing parties). A party that
 //     disconnects (killed, network lost) or reports a failure stops the federation too.
 //     The reason reaches every party, which exits non-zero and writes no model.
-//   * Finish: after the parties agreed on the model, each sends its CRC-32 (rank 0 also
-//     the file when the coordinator writes one); the coordinator checks they agree.
+//   * The end: every party signed the SHA-256 of the model it would write (its report
+//     block); each checks every other's is its own, stages the file, then sends Finish
+//     (its CRC-32; rank 0 also the file when the coordinator writes one) and commits the
+//     file only on the coordinator's Done.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,14 +70,19 @@
 
 namespace flynn::federated {
 
-/// Version of the gRPC session protocol (Join.protocol); a party of another version is
+/// Version of the gRPC federation protocol (Join.protocol); a party of another version is
 /// refused with both versions named. 2: Settings carries (name, value) pairs from the
 /// settings table (settings.hpp) instead of typed fields, so the variant, the missing-cell
-/// policy and every later setting travel.
-inline constexpr std::uint32_t kGrpcProtocolVersion = 2;
+/// policy and every later setting travel. 3: every relayed block signed by its sender
+/// (Contribution.purpose, .signature; Result.signatures), masks bound to the sum and the
+/// agreed configuration, the model committed after Done; the call is `rpc Federate`, the
+/// Welcome's random id `federation_id`.
+inline constexpr std::uint32_t kGrpcProtocolVersion = 3;
 
-/// Default cap on one gRPC message, both directions (a Result of an all-reduce carries
-/// m·L·4 bytes; an all-gather τ blocks).
+/// Default cap on one gRPC message, both directions: the transport's own limit, which gRPC
+/// receives a whole message up to before flynn's checks (a Result of an all-reduce carries
+/// m·L·4 bytes, m·L·8 for a DP release under secure aggregation; an all-gather τ blocks).
+/// A party accepts less: what the agreed configuration implies at each step.
 inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{512} << 20;
 
 /// The largest certificate a Join may carry (PEM). Real ones are 0.6–2 KB; chains of a
@@ -79,11 +95,11 @@ inline constexpr std::size_t kMaxKeySignatureBytes = 2048;
 inline constexpr std::size_t kPreJoinBytes = std::size_t{64} << 10;
 /// Connections that may wait for their Join at once; more are closed when they connect.
 inline constexpr std::size_t kMaxWaitingConnections = 2048;
-/// Sessions of one CN that may wait for their Join at once.
-inline constexpr int kMaxWaitingSessionsPerName = 2;
-/// Sessions that may wait for their Join at once without --allow (with --allow only the
+/// Streams of one CN that may wait for their Join at once.
+inline constexpr int kMaxWaitingStreamsPerName = 2;
+/// Streams that may wait for their Join at once without --allow (with --allow only the
 /// listed CNs get this far, so there is no cap that could refuse one of them).
-inline constexpr std::size_t kMaxWaitingSessions = 256;
+inline constexpr std::size_t kMaxWaitingStreams = 256;
 /// Default of `serve --join-timeout`.
 inline constexpr double kDefaultJoinTimeoutSeconds = 10;
 
@@ -120,7 +136,7 @@ struct CoordinatorOptions {
   TlsFiles tls;                 ///< the server's certificate, key, and the CA of the parties
   std::vector<std::string> allow;  ///< allowed CNs (empty: any certificate of the CA)
   double deadline_seconds = 300;   ///< every phase's deadline (see the header comment)
-  /// A connection (and its session) is closed when no Join was accepted on it this many
+  /// A connection (and its stream) is closed when no Join was accepted on it this many
   /// seconds after it connected.
   double join_timeout_seconds = kDefaultJoinTimeoutSeconds;
   /// PEM certificate revocation list of the CA (empty: none): revoked parties are refused.
@@ -150,8 +166,8 @@ struct CoordinatorParty {
 /// What a successful federation leaves at the coordinator.
 struct CoordinatorOutcome {
   std::vector<CoordinatorParty> parties;  ///< by rank
-  std::vector<std::string> refused;       ///< "name: reason" of the first refused sessions
-  std::uint64_t refused_total = 0;        ///< refused sessions, all of them
+  std::vector<std::string> refused;       ///< "name: reason" of the first refused streams
+  std::uint64_t refused_total = 0;        ///< refused streams, all of them
   std::uint64_t collectives = 0;          ///< collectives relayed
   std::string model_file;                 ///< rank 0's model file (when wants_model)
   std::uint32_t model_crc32 = 0;          ///< the CRC-32 every party reported
@@ -196,9 +212,11 @@ inline constexpr int kDefaultMinParties = 3;
 struct JoinOptions {
   std::string server;          ///< HOST:PORT of the coordinator
   TlsFiles tls;                ///< the party's certificate and key, and the CA of the server
-  /// The longest this party waits for any answer of the coordinator (joining included),
-  /// and for the coordinator to accept any one message (a coordinator that stops reading
-  /// cannot hold a write); the coordinator's own deadline normally fires first.
+  /// The longest this party waits for anything of the coordinator: connecting (TCP and
+  /// the TLS handshake), any answer (joining included), the coordinator accepting any one
+  /// message (a coordinator that stops reading cannot hold a write). Giving up then takes
+  /// at most 2 s more (telling the coordinator why, closing the stream). The coordinator's
+  /// own deadline normally fires first.
   double deadline_seconds = 600;
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
   /// Overrides the host name checked against the server certificate (default: the host
@@ -217,7 +235,7 @@ struct JoinOptions {
   /// party's exact counts, row totals and DP release).
   bool require_secure_aggregation = true;
   /// PEM certificate revocation list of the CA (empty: none): a revoked coordinator
-  /// certificate is refused.
+  /// certificate, or another party's in the Welcome, is refused.
   std::string crl;
 };
 
@@ -225,22 +243,25 @@ struct JoinOptions {
 class GrpcParty final : public Communicator {
  public:
   /// Connects over mutual TLS, joins, waits for the Welcome and checks it before anything
-  /// that depends on this party's data is sent:
+  /// that depends on this party's data is sent (grpc_welcome_check.hpp):
+  ///   * the message itself: at most kMaxWelcomeBytes, no field this build does not know;
   ///   * the policy: τ ≥ min_parties, secure aggregation on unless allowed off, the names
   ///     exactly `expect_parties` when given;
   ///   * its structure: τ names, keys, certificates and signatures; names distinct and
   ///     sorted (ranks are the sorted CNs); this party's own entry (CN, X25519 key,
-  ///     certificate, key signature) exactly what it sent; a 16-byte session id;
-  ///   * every other party's certificate (issued by the CA, CN = its name) and key binding;
-  ///   * the transcript (grpc_transcript.hpp): one all-gather, collective #1, of every
-  ///     party's signature of its Welcome (rank cleared); each must verify against this
-  ///     party's own Welcome, so a coordinator that told the parties different things
-  ///     (lists, keys, settings, τ, secure aggregation) is caught.
+  ///     certificate, key signature) exactly what it sent; a 16-byte federation id;
+  ///   * every other party's certificate (issued by the CA, CN = its name, not revoked by
+  ///     `crl`) and key binding;
+  ///   * the transcript (grpc_transcript.hpp): collective #1, every party's signature of
+  ///     its Welcome (rank cleared); each must verify against this party's own Welcome, so
+  ///     a coordinator that told the parties different things (lists, keys, settings, τ,
+  ///     secure aggregation) is caught.
   /// A refusal is reported to the coordinator (Failure, the reason only) and thrown as a
   /// FederationError naming the policy and the flag that would weaken it. Also throws
   /// flynn::Error for a bad policy (expect_parties without this party, fewer names than
-  /// min_parties), a TLS handshake failure (wrong CA, no certificate), refusal by the
-  /// coordinator (its reason), deadline, abort.
+  /// min_parties) or an unreadable CRL, and FederationError when the coordinator cannot be
+  /// reached within the deadline, the TLS handshake fails, or the coordinator refuses
+  /// (its reason), aborts, or sends what this party cannot accept.
   static std::unique_ptr<GrpcParty> join(const JoinOptions& options);
   ~GrpcParty() override;
 
@@ -250,7 +271,10 @@ class GrpcParty final : public Communicator {
   bool secure_aggregation() const override;
   /// Starts computing the masks of the announced all-reduce on a background thread (with
   /// secure aggregation), so that masking costs the aggregation step only an addition.
-  void expect_allreduce(std::size_t values, std::size_t word_bytes) override;
+  void expect_allreduce(std::size_t values, std::size_t word_bytes, std::string_view purpose,
+                        int collectives_before) override;
+  /// Binds the masks to the agreed configuration and allows exactly its sums from now on.
+  void on_agreement(std::string_view configuration_digest, const std::vector<SumShape>& sums) override;
 
   /// The settings the coordinator announced.
   const SharedSettings& settings() const;
@@ -265,7 +289,8 @@ class GrpcParty final : public Communicator {
   /// already be gone). The coordinator aborts the federation for everyone.
   void fail(const std::string& reason);
   /// Final message: this party's model file (sent in full by rank 0 when asked, else its
-  /// CRC-32 and size); waits until the coordinator confirms every party finished.
+  /// CRC-32 and size); waits until the coordinator confirms every party finished (Done).
+  /// Throws FederationError on anything else (an Abort, another message, the deadline).
   void finish(const std::string& model_file);
 
   /// Bytes of gRPC messages this party sent and received.

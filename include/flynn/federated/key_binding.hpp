@@ -1,5 +1,5 @@
 #pragma once
-// Binding a party's X25519 key-agreement key to its TLS certificate (docs/federated.md,
+// Binding a party's X25519 key-agreement key to its TLS certificate (docs/guide/federated.md,
 // "Secure aggregation", threat model).
 //
 // Why: the coordinator relays every party's X25519 public key in the Welcome. Without a
@@ -11,19 +11,20 @@
 // certificate of the federation's CA whose CN is the name the Welcome gives that party.
 // A swapped key fails the check and the round aborts. (What it does not stop: a
 // coordinator that also holds a certificate of the same CA can join as a party under its
-// own CN; parties see every CN in the Welcome. docs/federated.md discusses it.)
+// own CN; parties see every CN in the Welcome. docs/guide/federated.md discusses it.)
 //
 // The signed message is "flynn federated X25519 key v1", a NUL, the CN, a NUL, then the
 // 32-byte key: domain-separated, so the signature cannot be replayed as anything else, and
 // bound to the name. Signatures use SHA-256 with the certificate's key type (RSA PKCS#1
 // v1.5, ECDSA), or the key's own scheme for Ed25519/Ed448. OpenSSL only.
 //
-// This Join-time binding names no session (the party signs it before the coordinator
-// picks the session id), so on its own a binding from an earlier session could be replayed.
-// The session-bound binding is the transcript signature (src/federated/grpc_transcript.hpp):
-// every party signs everything the Welcome told it, its own fresh key and the session id
-// included, and checks every other party's signature of the same — a replayed key makes
-// the transcripts differ. The generic sign/verify below serve both.
+// This Join-time binding names no federation (the party signs it before the coordinator
+// picks the federation id), so on its own a binding from an earlier federation could be
+// replayed. The federation-bound binding is the transcript signature
+// (src/federated/grpc_transcript.hpp): every party signs everything the Welcome told it,
+// its own fresh key and the federation id included, and checks every other party's
+// signature of the same — a replayed key makes the transcripts differ. The generic
+// sign/verify below serve both (and every signed block).
 #include <string>
 #include <string_view>
 

@@ -30,12 +30,12 @@ bool launched_by_mpi_launcher();
 /// Initialises MPI (MPI_Init_thread, MPI_THREAD_FUNNELED: only the calling thread talks to
 /// MPI, worker threads only hash) for the lifetime of the object and finalises it at the
 /// end. At most one per process.
-class MpiSession {
+class MpiRuntime {
  public:
-  MpiSession();
-  ~MpiSession();
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
+  MpiRuntime();
+  ~MpiRuntime();
+  MpiRuntime(const MpiRuntime&) = delete;
+  MpiRuntime& operator=(const MpiRuntime&) = delete;
 
   /// A communicator over MPI_COMM_WORLD (a duplicate, so flynn's messages never mix with
   /// other MPI users').
@@ -49,7 +49,7 @@ class MpiSession {
   static std::string library_version();
 };
 
-/// Runs `party` on MPI_COMM_WORLD in an MpiSession: what `flynn federated train` does on
+/// Runs `party` on MPI_COMM_WORLD in an MpiRuntime: what `flynn federated train` does on
 /// every rank. A FederationError (every rank raised the same one at the same point of the
 /// protocol) is printed by each rank on stderr with its local detail; the ranks then meet
 /// once more before MPI_Finalize, because mpirun kills the remaining ranks as soon as one

@@ -43,7 +43,7 @@
 // all-reduce instead of the sparse all-gather (m·L·8 bytes instead of T·8: the price of
 // hiding which entries were picked). Results are identical.
 //
-// What leaves a party under DP or secure aggregation (docs/federated.md, "What leaves a
+// What leaves a party under DP or secure aggregation (docs/guide/federated.md, "What leaves a
 // party"): the fingerprint (settings, the label list, d, the public schema's digest or,
 // for all-numeric tables, the column names), the seed, statuses, the masked sums or the DP
 // release, and the report (model CRC and size, traffic). Not: rows per class, categories
@@ -63,6 +63,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,8 +79,24 @@
 
 namespace flynn::federated {
 
-/// Version of the messages exchanged by the protocol (checked in the agreement step).
-inline constexpr std::uint32_t kProtocolVersion = 1;
+/// Version of the messages exchanged by the protocol (checked in the agreement step). 2:
+/// the report carries the SHA-256 of the model file.
+inline constexpr std::uint32_t kProtocolVersion = 2;
+
+/// The purposes of the protocol's collectives, as every party names them to the
+/// communicator (communicator.hpp): the gRPC backend binds each relayed block's signature
+/// and each sum's masks to them. agree_on_status's purpose is its stage.
+namespace purpose {
+inline constexpr std::string_view kAgreement = "agreement";            ///< the hello all-gather
+inline constexpr std::string_view kRowTotals = "row totals";           ///< masked rows per class
+inline constexpr std::string_view kImputationSums = "imputation sums"; ///< step 1c
+inline constexpr std::string_view kFeatureSums = "feature sums";       ///< step 1b
+inline constexpr std::string_view kTrainingStatus = "local training";  ///< step 3
+inline constexpr std::string_view kCounts = "counts";                  ///< step 4 without DP
+inline constexpr std::string_view kDpRelease = "dp release";           ///< step 4 with DP
+inline constexpr std::string_view kReport = "report";                  ///< compare_models
+inline constexpr std::string_view kWriting = "writing the model";      ///< the model is staged
+}  // namespace purpose
 
 /// A failure of the federation as a whole, raised with the same message on every party
 /// (so every rank can exit non-zero with the reason). Parties that did nothing wrong get
@@ -142,7 +159,8 @@ struct PartyInput {
 struct PartyTimings {
   double agree = 0;      ///< agreement all-gather (+ waiting for the slowest to arrive)
   double setup = 0;      ///< building the lifting matrix from the agreed seed
-  double local = 0;      ///< counting the party's rows (FlyNN::count)
+  // Braced: Doxygen misreads "local = 0" (a keyword of other languages it parses).
+  double local{};        ///< counting the party's rows (FlyNN::count)
   double privatize = 0;  ///< DP release (0 without DP)
   double wait = 0;       ///< status all-gather: mostly waiting for slower parties
   double aggregate = 0;  ///< the counts all-reduce / DP all-gather and summing
@@ -193,12 +211,15 @@ struct PartyReport {
   Traffic aggregate_traffic;
   std::uint32_t model_crc32 = 0;  ///< CRC-32 of the party's serialised model file
   std::uint64_t model_bytes = 0;  ///< size of that file
+  /// SHA-256 of that file (32 bytes): what the party signs it would write (over gRPC every
+  /// report is signed by its party, so every party verifies every other's digest).
+  std::string model_sha256;
 };
 
 /// Serialises this party's model into `model_file` and exchanges every party's report
 /// (one all-gather): every party checks that all hold byte-identical model files (same
-/// size and CRC-32) and throws FederationError naming the parties otherwise. Returns the
-/// reports, indexed by rank.
+/// size, CRC-32 and SHA-256) and throws FederationError naming the parties otherwise.
+/// Returns the reports, indexed by rank.
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
                                         std::string& model_file);
 
@@ -229,7 +250,8 @@ ClassCounts aggregate_exact_counts(const std::vector<ClassCounts>& parts, std::u
 
 /// Agreement on a local outcome (e.g. "writing the model"): each party passes its error
 /// message ("" = success); one all-gather; when any party failed, every party throws
-/// FederationError "<stage> failed on party r: <message>; …".
+/// FederationError "<stage> failed: party r says: \"<message>\"; …" (each party's message
+/// escaped and cut: relayed_text.hpp).
 void agree_on_status(Communicator& comm, const std::string& local_error,
                      const std::string& stage);
 

@@ -1,11 +1,12 @@
 #pragma once
 // One party run from files, as every front-end runs it (`flynn federated train` over MPI
 // or alone, `flynn federated join` over gRPC): read the party's public files and rows,
-// run the protocol (party.hpp), check that every party holds the identical model, write it,
-// and agree that every party could. Anything that goes wrong locally before the protocol
+// run the protocol (party.hpp), check that every party holds the identical model, stage
+// it, agree that every party could, and commit it at the end. Anything that goes wrong locally before the protocol
 // becomes this party's error, which the agreement step reports to every party, so all stop
 // with the reason.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,8 +57,16 @@ struct PartyRun {
 /// added. `local_error` is a failure the caller met before (a flag that did not parse); it
 /// stops every party like a file that cannot be read. Throws FederationError (the same on
 /// every party) when any party fails.
+///
+/// The model is written only at the very end: once every party holds the same model
+/// (compare_models: the same SHA-256 from every party), it is staged beside files.model
+/// (io::StagedFile), every party agrees that staging succeeded, `await_end` (when given)
+/// is called — the gRPC front-end waits there for the coordinator's Done — and only when
+/// it returns is the file moved into place. When anything throws before, no file is left
+/// behind, not even the staged one.
 PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
-                              std::string local_error = "");
+                              std::string local_error = "",
+                              const std::function<void(const PartyRun&)>& await_end = {});
 
 /// "<who>: this party's reason (not sent to the federation): …" for a FederationError that
 /// kept a reason from the other parties (FederationError::local_detail), else "".

@@ -1,5 +1,5 @@
 #pragma once
-// Checks of a TLS peer's certificate beyond what the handshake verifies (docs/federated.md,
+// Checks of a TLS peer's certificate beyond what the handshake verifies (docs/guide/federated.md,
 // "Identity"): its extended key usage, the federation's certificate revocation list, and
 // that a certificate a peer quotes is the one it presented. OpenSSL only; the gRPC code
 // (grpc_coordinator.cpp, grpc_party.cpp) calls them with the peer's certificate as the TLS

@@ -11,7 +11,7 @@
 // schema file, every party reads its rows against it (public_schema_load_options) and the
 // parties agree on it by digest, as they agree on --feature-stats.
 //
-// The rule (train_party enforces it on every transport, docs/federated.md "Public schema
+// The rule (train_party enforces it on every transport, docs/guide/federated.md "Public schema
 // under DP"):
 //   * With DP, a party whose data has a categorical column (CSV text, ARFF nominal or
 //     string attribute) needs a public schema (CLI: --schema FILE); without one the

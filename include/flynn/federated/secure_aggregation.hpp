@@ -5,18 +5,31 @@
 //
 // Setup (once per federation): every party draws a fresh X25519 key pair and sends its
 // public key to the coordinator, which hands every party the list of all public keys
-// (by rank) and a random 16-byte session id. Parties i and j then derive the same
+// (by rank) and a random 16-byte federation id. Parties i and j then derive the same
 // 32-byte pairwise key
-//     k_ij = HKDF-SHA256(ikm = X25519(sk_i, pk_j), salt = session id,
-//                        info = "flynn secure aggregation v1" ‖ min(i,j) ‖ max(i,j)).
-// Masking (every all-reduce, numbered `round` = 1, 2, … in call order): party i adds, modulo
-// 2^32 (or 2^64), for every other party j the mask PRG(k_ij, round) — ChaCha20's
-// keystream with nonce `round` — when i < j and subtracts it when i > j. In the sum over
-// all parties every mask appears once with + and once with −, so the sum is exact; each
-// single masked vector is uniformly distributed to anyone who lacks the party's pairwise
-// keys (ChaCha20 is a PRF), in particular to the coordinator.
+//     k_ij = HKDF-SHA256(ikm = X25519(sk_i, pk_j), salt = federation id,
+//                        info = "flynn secure aggregation v2" ‖ min(i,j) ‖ max(i,j)).
+// Masking (every all-reduce): the collective's label (SumLabel: the federation id, the
+// digest of the configuration every party agreed on, the collective's sequence number,
+// word width, length and purpose) gives each pair a pad of its own,
+//     pad_ij = ChaCha20(key = HKDF-SHA256(k_ij, info = "flynn secure aggregation pad v2" ‖
+//                       label), nonce 0),
+// and party i adds, modulo 2^32 (or 2^64), pad_ij for every other party j when i < j and
+// subtracts it when i > j. In the sum over all parties every pad appears once with + and
+// once with −, so the sum is exact; each single masked vector is uniformly distributed to
+// anyone who lacks the party's pairwise keys (ChaCha20 is a PRF), in particular to the
+// coordinator.
 //
-// Threat model (docs/federated.md): an honest-but-curious coordinator (follows the
+// Why the pads are bound to everything that describes the sum: with pads that depend on
+// the pair and a counter only, a lying coordinator that runs parties of different
+// configurations (a party without DP beside two with DP) pairs one party's private vector
+// with the others' vectors of known content (the zero entries of a DP release) in the
+// same counter slot, and the pads cancel in the prefix they share: the private vector is
+// unmasked. Bound to the label, two different vectors never share a pad: a party whose
+// label differs (another configuration, purpose, length or width) masks with unrelated
+// pads, and the coordinator's sums are noise.
+//
+// Threat model (docs/guide/federated.md): an honest-but-curious coordinator (follows the
 // protocol, reads everything it receives) learns the sum only. Up to t = τ − 2 colluding
 // parties (with or without the coordinator) learn the sum of the honest parties' vectors,
 // nothing about any single honest party. A party that drops out after masking makes the
@@ -59,6 +72,22 @@ std::string hkdf_sha256(std::string_view ikm, std::string_view salt, std::string
 /// counter starting at 0).
 std::string chacha20_keystream(std::string_view key, std::uint64_t nonce, std::size_t bytes);
 
+/// What one masked sum is bound to (every field enters its pads).
+struct SumLabel {
+  std::string_view federation_id;  ///< the Welcome's 16 random bytes
+  /// SHA-256 of the configuration every party agreed on (the fingerprint and seed; 32
+  /// bytes), so parties of different configurations never share a pad.
+  std::string_view configuration;
+  std::uint64_t seq = 0;           ///< the collective's sequence number
+  std::uint32_t word_bytes = 0;    ///< 4 or 8
+  std::uint64_t values = 0;        ///< words summed
+  std::string_view purpose;        ///< "row totals", "counts", … (party.hpp)
+};
+
+/// The bytes of `label` hashed into the pads: a tag, then each field length-prefixed or
+/// in fixed-width little-endian.
+std::string encode(const SumLabel& label);
+
 /// One party's masks: holds its pairwise keys with every other party.
 class PairwiseMasker {
  public:
@@ -66,19 +95,20 @@ class PairwiseMasker {
   /// Throws flynn::Error on a malformed key or a key that equals this party's own at
   /// another rank (a replayed key would make two masks cancel early).
   PairwiseMasker(int rank, const X25519KeyPair& mine, const std::vector<std::string>& public_keys,
-                 std::string_view session_id);
+                 std::string_view federation_id);
 
   int rank() const { return rank_; }
   int parties() const { return static_cast<int>(keys_.size()); }
 
-  /// Adds this party's mask for `round` in place (mod 2^32 / 2^64). Summing every
-  /// party's masked vector of the same round gives the sum of the unmasked ones.
-  void mask(std::span<std::uint32_t> values, std::uint64_t round) const;
-  void mask(std::span<std::uint64_t> values, std::uint64_t round) const;
+  /// Adds this party's pads for the sum labelled `label` (encode(SumLabel), or any other
+  /// bytes every party uses alike) in place, mod 2^32 / 2^64. Summing every party's
+  /// masked vector of the same label gives the sum of the unmasked ones.
+  void mask(std::span<std::uint32_t> values, std::string_view label) const;
+  void mask(std::span<std::uint64_t> values, std::string_view label) const;
 
  private:
   template <class T>
-  void apply(std::span<T> values, std::uint64_t round) const;
+  void apply(std::span<T> values, std::string_view label) const;
 
   int rank_;
   std::vector<std::string> keys_;  ///< pairwise key with each rank ("" for this party)

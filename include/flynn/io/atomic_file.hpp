@@ -13,6 +13,7 @@
 //    flynn::Error names the path and the cause.
 // A replaced file keeps its permission bits; a new one gets 0644 less the umask.
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -30,6 +31,34 @@ void write_file_atomic(const std::string& path, std::string_view bytes);
 /// throws, the target is left as it was (a device or FIFO has received what was written
 /// so far). Throws flynn::Error naming the path.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& fill);
+
+/// A file written completely beside its target but not yet in place: commit() moves it
+/// over the target (atomically, as write_file_atomic does), and destroying it without a
+/// commit removes it, so that nothing is left behind. For outputs that must appear only
+/// once something else succeeded: a federated party writes its model only after every
+/// party signed the same model digest and the coordinator confirmed the end.
+class StagedFile {
+ public:
+  /// Writes `bytes` to a temporary file beside `path` (flushed to disk), following the
+  /// rules of write_file_atomic; a character device or FIFO is written at commit, in
+  /// place. Throws flynn::Error naming the path.
+  StagedFile(const std::string& path, std::string_view bytes);
+  /// Removes the temporary file unless committed.
+  ~StagedFile();
+  StagedFile(StagedFile&&) noexcept;
+  StagedFile(const StagedFile&) = delete;
+  StagedFile& operator=(const StagedFile&) = delete;
+
+  /// Moves the file into place (once). Throws flynn::Error naming the path (the
+  /// temporary file is removed then).
+  void commit();
+  /// The target as given.
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// Throws flynn::Error when the output `path` is the same file as one of `inputs` (same
 /// device and inode after following links; files that do not exist never match), so that

@@ -2,7 +2,7 @@
 // Standardisation statistics given from public knowledge rather than learned from the
 // training rows: what a standardising variant needs under differential privacy, where the
 // rows' own means and standard deviations would be data the release does not protect
-// (docs/federated.md, "Standardising variants under DP").
+// (docs/guide/federated.md, "Standardising variants under DP").
 #include <cstdint>
 #include <string>
 #include <string_view>

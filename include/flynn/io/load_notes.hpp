@@ -1,7 +1,7 @@
 #pragma once
 // Notes from the loaders: what a loader had to guess about a file (CSV under
 // LoadOptions::Header::Auto: whether line 1 is a header, when both readings are
-// plausible). A program that wants to tell its user installs a handler (the CLI prints
+// plausible); and warnings about data that loads but looks wrong. A program that wants to tell its user installs a handler (the CLI prints
 // each note once on stderr); without one the notes are dropped.
 #include <functional>
 #include <string>
@@ -20,5 +20,17 @@ NoteHandler set_note_handler(NoteHandler handler);
 /// Hands one note to the installed handler, if any. A loader sends its note again for
 /// each pass over the same file (a caller that prints them may want to drop repeats).
 void send_note(const std::string& note);
+
+/// Receives one warning: a single line "<source>: ..." about data that loads but looks
+/// wrong (a label column whose classes look like another column), naming the option
+/// that fixes it. The CLI prints each once on stderr; without a handler they are dropped.
+using WarningHandler = std::function<void(const std::string&)>;
+
+/// Installs `handler` for every warning of the process and returns the one it replaces
+/// (same rules as set_note_handler).
+WarningHandler set_warning_handler(WarningHandler handler);
+
+/// Hands one warning to the installed handler, if any.
+void send_warning(const std::string& warning);
 
 }  // namespace flynn::io

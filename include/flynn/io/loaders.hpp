@@ -86,7 +86,7 @@ struct LoadOptions {
   /// notes (load_notes.hpp). A header must have as many fields as the data rows. Label
   /// column Kind::Name implies a header (Header::No is then an error).
   enum class Header { Auto, Yes, No } header = Header::Auto;
-  char delimiter = 0;      ///< CSV: 0 = detect among ',', ';', '\t' from line 1
+  char delimiter = 0;      ///< CSV: 0 = detect among `,`, `;` and tab from line 1
   std::string idx_labels;  ///< IDX: the labels file; empty = derive from the name
   /// When set, the data must have this many features. Files with exactly this many
   /// columns are read as unlabelled (CSV, ARFF), files with one more as labelled; for
@@ -184,7 +184,7 @@ std::string idx_labels_path_for(const std::string& images_path);
 // targets exercise. `source` is only used in messages.
 
 /// CSV. Fields are separated by one delimiter character (LoadOptions::delimiter, or the
-/// most frequent of ',', ';', '\t' outside quotes on line 1, ',' on a tie or when none
+/// most frequent of `,`, `;` and tab outside quotes on line 1, `,` on a tie or when none
 /// occurs). Fields are trimmed of spaces and tabs. A field may be double-quoted
 /// (RFC 4180: "" inside quotes is one quote; the delimiter may appear inside quotes); a
 /// quoted field ends at its closing quote, and only spaces/tabs may follow before the next
@@ -202,8 +202,8 @@ std::string idx_labels_path_for(const std::string& images_path);
 /// from line 1 and up to 64 rows below it.
 Dataset parse_csv(std::string_view text, const LoadOptions& options, const std::string& source);
 
-/// ARFF (Weka). Keywords (@relation, @attribute, @data, attribute types) are case
-/// insensitive; lines whose first non-blank character is '%' are comments; @relation is
+/// ARFF (Weka). Keywords (`@relation`, `@attribute`, `@data`, attribute types) are case
+/// insensitive; lines whose first non-blank character is '%' are comments; `@relation` is
 /// optional. Attribute names and nominal values may be quoted with ' or " (backslash
 /// escapes the next character). Types: numeric, real, integer, {nominal list}, string;
 /// date is accepted in the header but is an error when the attribute is a feature, and

@@ -54,9 +54,9 @@
 // without a table schema (positional data) is never written as version 3, and only a model
 // with class weights (and no anchor units) is written as version 4, only a model with
 // anchor units as version 5, and every model with relative scoring (the default of every
-// variant but paper, docs/defaults.md "Eighth round") as version 6.
+// variant but paper) as version 6.
 // Counts are mostly 0, 1, 2, so varints + deflate make the file a small fraction of the
-// raw L·m·4 bytes. The same model always serialises to the same bytes. Since issue 13 the
+// raw L·m·4 bytes. The same model always serialises to the same bytes. The
 // deflate stream is written by flynn's own run-length encoder (src/core/io/counts_deflate.hpp:
 // one fixed-Huffman block, runs as distance-1 matches), for saving speed: a 2500-class
 // model saves in a fraction of a second instead of 20 s at zlib level 9, for a somewhat
@@ -96,7 +96,7 @@ struct ModelContents {
   std::uint32_t format_version = 0;  ///< the version the file was written in, not the newest
 };
 
-/// The memory a model file may make its reader spend (issue 22). Once the header is read,
+/// The memory a model file may make its reader spend. Once the header is read,
 /// and before the counts are inflated or anything is built, the model's estimated footprint
 /// for `use` (model_footprint.hpp) must be within `bytes`, else flynn::Error names the
 /// estimate, its parts and the limit. The estimate counts one thread's scratch (and, for
@@ -114,7 +114,7 @@ std::string serialize_model(const FlyNN& model);
 /// Parses and verifies a model file's bytes (magic, version, lengths, checksum, field
 /// ranges, count consistency). Throws flynn::Error naming `source` and the problem:
 /// "not a flynn model file", "truncated", "format version 2 is newer than …",
-/// "checksum mismatch", … Bounds (issue 13): DP metadata must be possible (epsilon finite
+/// "checksum mismatch", … Bounds: DP metadata must be possible (epsilon finite
 /// and > 0, T >= 1, parties >= 1); without DP, rows × rho must fit in 64 bits, no count may
 /// exceed its class's row count and each class's counts sum to rows × rho. The count table
 /// (L × m × 4 bytes) is estimated before it is allocated and must fit both

@@ -52,7 +52,7 @@ struct ChunkLimits {
 /// error by the call that reads it (rows of earlier chunks have been handed out by then).
 class RowStream {
  public:
-  /// Opens `path` and reads its header (CSV: the first line or two; ARFF: up to @data).
+  /// Opens `path` and reads its header (CSV: the first line or two; ARFF: up to `@data`).
   /// Throws flynn::Error as load_dataset would for an unreadable file or a bad header.
   explicit RowStream(const std::string& path, const LoadOptions& options = {},
                      const ChunkLimits& limits = {});

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <streambuf>
 #include <vector>
@@ -116,25 +117,46 @@ class SinkBuf final : public std::streambuf {
   std::vector<char> buf_;
 };
 
-// write_file_atomic for any producer (see the header for the rules).
-void write_atomically(const std::string& path, const Producer& produce) {
-  if (path.empty()) throw Error("output path is empty");
-  const std::string target = resolve_links(path);
+// Where a path's bytes go: `target` (links followed), written in place when it is a
+// character device or a FIFO, else through a temporary file beside it.
+struct Destination {
+  std::string target;
+  bool in_place = false;
+  bool exists = false;
+  mode_t mode = 0644;  // of the replaced file, or 0644 less the umask
+};
 
+Destination destination_of(const std::string& path) {
+  if (path.empty()) throw Error("output path is empty");
+  Destination d;
+  d.target = resolve_links(path);
   struct stat existing {};
-  const bool exists = ::stat(target.c_str(), &existing) == 0;
-  if (exists) {
+  d.exists = ::stat(d.target.c_str(), &existing) == 0;
+  if (d.exists) {
     if (S_ISDIR(existing.st_mode)) throw Error(fmt::format("{}: is a directory", path));
-    if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode))
-      return write_in_place(path, target, produce);
+    if (S_ISCHR(existing.st_mode) || S_ISFIFO(existing.st_mode)) {
+      d.in_place = true;
+      return d;
+    }
     if (!S_ISREG(existing.st_mode))
       throw Error(fmt::format("{}: is not a regular file, a character device or a FIFO; "
                               "refusing to replace it", path));
+    d.mode = existing.st_mode & 07777;
   } else if (errno != ENOENT) {
     fail(path, "cannot inspect the output path", errno);
+  } else {
+    // mkstemp creates 0600; a new file gets 0644 less the umask.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    d.mode &= ~mask;
   }
+  return d;
+}
 
-  std::string tmp = target + ".flynn-tmp-XXXXXX";
+// Writes what `produce` gives to a new temporary file beside d.target, flushed to disk;
+// returns its name. On any error nothing is left behind.
+std::string write_temporary(const std::string& path, const Destination& d, const Producer& produce) {
+  std::string tmp = d.target + ".flynn-tmp-XXXXXX";
   const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
   if (fd < 0) fail(path, "cannot create a temporary file beside it", errno);
   auto cleanup_fail = [&](const char* what, int err) {
@@ -142,16 +164,7 @@ void write_atomically(const std::string& path, const Producer& produce) {
     ::unlink(tmp.c_str());
     fail(path, what, err);
   };
-  // mkstemp creates 0600; give the file the mode the old one had, or 0644 less the umask.
-  mode_t mode = 0644;
-  if (exists) {
-    mode = existing.st_mode & 07777;
-  } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode &= ~mask;
-  }
-  if (::fchmod(fd, mode) != 0) cleanup_fail("chmod failed", errno);
+  if (::fchmod(fd, d.mode) != 0) cleanup_fail("chmod failed", errno);
   try {
     produce([&](std::string_view bytes) {
       write_all(fd, bytes, [&](const char* what, int err) { fail(path, what, err); });
@@ -167,19 +180,30 @@ void write_atomically(const std::string& path, const Producer& produce) {
     ::unlink(tmp.c_str());
     fail(path, "close failed", err);
   }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+  return tmp;
+}
+
+// Renames the temporary file over d.target and makes the rename durable.
+void move_into_place(const std::string& path, const Destination& d, const std::string& tmp) {
+  if (::rename(tmp.c_str(), d.target.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     fail(path, "rename failed", err);
   }
-  // Make the rename itself durable; a failure here leaves a complete file, so it is not
-  // reported.
-  const fs::path dir = fs::path(target).parent_path();
+  // A failure to sync the folder leaves a complete file, so it is not reported.
+  const fs::path dir = fs::path(d.target).parent_path();
   const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+// write_file_atomic for any producer (see the header for the rules).
+void write_atomically(const std::string& path, const Producer& produce) {
+  const Destination d = destination_of(path);
+  if (d.in_place) return write_in_place(path, d.target, produce);
+  move_into_place(path, d, write_temporary(path, d, produce));
 }
 
 }  // namespace
@@ -200,6 +224,42 @@ void write_file_atomic(const std::string& path,
     out.flush();
   });
 }
+
+struct StagedFile::Impl {
+  std::string path;
+  Destination destination;
+  std::string tmp;    // the staged file ("" once committed, or when written in place)
+  std::string bytes;  // kept for a device or FIFO, written in place at commit
+  bool committed = false;
+};
+
+StagedFile::StagedFile(const std::string& path, std::string_view bytes) : impl_(std::make_unique<Impl>()) {
+  impl_->path = path;
+  impl_->destination = destination_of(path);
+  if (impl_->destination.in_place) {
+    impl_->bytes.assign(bytes);
+    return;
+  }
+  impl_->tmp = write_temporary(path, impl_->destination, [&](const Sink& sink) { sink(bytes); });
+}
+
+StagedFile::~StagedFile() {
+  if (impl_ && !impl_->committed && !impl_->tmp.empty()) ::unlink(impl_->tmp.c_str());
+}
+
+StagedFile::StagedFile(StagedFile&&) noexcept = default;
+
+void StagedFile::commit() {
+  Impl& s = *impl_;
+  if (s.committed) return;
+  s.committed = true;
+  if (s.destination.in_place)
+    return write_in_place(s.path, s.destination.target, [&](const Sink& sink) { sink(s.bytes); });
+  move_into_place(s.path, s.destination, s.tmp);
+  s.tmp.clear();
+}
+
+const std::string& StagedFile::path() const { return impl_->path; }
 
 void ensure_output_is_not_an_input(const std::string& path, const std::vector<std::string>& inputs,
                                    const std::string& what) {

@@ -199,6 +199,8 @@ class CsvParser final : public RowParser {
   // Appends one data row (its fields split) to the chunk.
   void parse_row(const std::vector<std::string_view>& f, std::uint64_t line_no);
   void reset_chunk();
+  // The error text of a row whose label cell `name` is missing (table_schema.hpp: is_missing_cell).
+  std::string missing_label(std::string_view name) const;
 
   const LoadOptions& options_;
   std::string source_;
@@ -221,6 +223,16 @@ class CsvParser final : public RowParser {
   std::vector<std::string_view> fields_, cells_;
   std::vector<std::string> cell_scratch_;
 };
+
+std::string CsvParser::missing_label(std::string_view name) const {
+  // A missing class ("NA", "?", empty) is refused rather than learned as a class of its own.
+  const std::string what = name.empty() ? std::string("empty label") : "missing label " + quote_text(name);
+  const std::string column = layout_.label < names_.size() ? quote_text(names_[layout_.label])
+                                                           : "(column " + std::to_string(layout_.label + 1) + ")";
+  return what + " in the label column " + column +
+         ": every row needs its class. If this is not the class column, choose the label column with "
+         "--label-col; else remove the rows without a class";
+}
 
 void CsvParser::reset_chunk() { chunk_.reset(source_, n_features_, labelled_); }
 
@@ -362,7 +374,7 @@ void CsvParser::parse_row(const std::vector<std::string_view>& f, std::uint64_t 
   }
   if (labelled_) {
     const std::string_view name = cells_[layout_.label];
-    if (name.empty()) throw Error(where(source_, line_no, layout_.label + 1) + "empty label");
+    if (is_missing_cell(name)) throw Error(where(source_, line_no, layout_.label + 1) + missing_label(name));
     chunk_.rows.labels.push_back(chunk_.interner.intern(name));
   }
   if (layout_.id != TableLayout::npos) chunk_.rows.row_ids.emplace_back(cells_[layout_.id]);

@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <set>
+#include <map>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "flynn/error.hpp"
+#include "flynn/io/load_notes.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/predict_file.hpp"
@@ -109,7 +110,7 @@ struct TrainingSurvey {
   std::uint64_t rows = 0;
   std::size_t n_features = 0;
   bool fixed_width = true;  // false: LIBSVM chunks are as wide as their own largest index
-  std::set<std::string> class_names;
+  std::map<std::string, std::uint64_t> class_rows;  // rows per class name
   std::optional<FeatureSums> sums;  // only when the width is known from the start
                                     // and no value is missing
   // The table schema of the chunks (column names, id column; empty for positional data).
@@ -119,6 +120,12 @@ struct TrainingSurvey {
   // Whether chunks hold missing values (NaN) to fill with schema.fill before use.
   bool fill_chunks = false;
 };
+
+std::vector<std::string> class_names(const TrainingSurvey& s) {
+  std::vector<std::string> names;
+  for (const auto& [name, n] : s.class_rows) names.push_back(name);
+  return names;
+}
 
 TrainingSurvey survey(RowStream& rows, const std::string& path, const FileTrainingOptions& o,
                       bool want_sums) {
@@ -142,7 +149,10 @@ TrainingSurvey survey(RowStream& rows, const std::string& path, const FileTraini
       for (std::size_t r = 0; r < chunk.n_rows; ++r) s.imputation->add_row(chunk.row(r));
     // The fixed labels must name every class: refused here, naming the first row that is not.
     if (o.labels && chunk.has_labels) chunk.class_ids_in(*o.labels);
-    s.class_names.insert(chunk.classes.names().begin(), chunk.classes.names().end());
+    if (chunk.has_labels) {
+      const std::vector<std::uint64_t> per_class = rows_per_class(chunk.labels, chunk.classes.size());
+      for (std::size_t l = 0; l < per_class.size(); ++l) s.class_rows[chunk.classes.name(l)] += per_class[l];
+    }
     if (s.sums)
       for (std::size_t r = 0; r < chunk.n_rows; ++r) s.sums->add_row(chunk.row(r));
     s.n_features = std::max(s.n_features, chunk.n_features);
@@ -150,17 +160,21 @@ TrainingSurvey survey(RowStream& rows, const std::string& path, const FileTraini
     report(phase.callback(), rows);
   }
   if (!rows.has_labels()) throw Error(fmt::format("{}: training data needs a label column", path));
-  if (s.class_names.size() < 2) {
+  if (s.class_rows.size() < 2) {
     // Dataset::require_trainable's check and message, on a stand-in of the file's labels
     // (built only on this error path).
     Dataset all_one_class;
     all_one_class.source = path;
     all_one_class.has_labels = true;
     all_one_class.n_rows = static_cast<std::size_t>(s.rows);
-    all_one_class.classes = LabelSet(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+    all_one_class.classes = LabelSet(class_names(s));
     all_one_class.labels.assign(all_one_class.n_rows, 0);
     all_one_class.require_trainable();
   }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& [name, n] : s.class_rows) sizes.push_back(n);
+  const std::string warning = label_column_warning(path, s.schema.label_name, sizes);
+  if (!warning.empty()) send_warning(warning);
   if (s.imputation) {
     // What parse_csv / parse_arff's complete_table gives the whole file: the means of the
     // non-missing values as fill values (or no schema when there is nothing to keep).
@@ -234,7 +248,7 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   }
   const LabelSet labels =
       o.labels ? *o.labels
-               : LabelSet::sorted(std::vector<std::string>(s.class_names.begin(), s.class_names.end()));
+               : LabelSet::sorted(class_names(s));
   const double load_seconds = seconds_since(t_load);
   const auto t_train = std::chrono::steady_clock::now();
   FileTrainingResult t{.model = make_model(o, s.n_features, labels),

@@ -1,7 +1,8 @@
 #pragma once
+#include "flynn/harness/layers.hpp"
 // The BLAS environment of the commands that time FAISS against FlyNN (bench, demo).
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// Called from main() before anything else: `flynn bench` and `flynn demo`, which time
 /// FAISS, re-execute the process with OPENBLAS_CORETYPE (this CPU's family) and passive
@@ -9,4 +10,4 @@ namespace flynn::experiments {
 /// No-op for other commands.
 void prepare_bench(int argc, char** argv);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -13,8 +13,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// The folder of one study's finished units.
 class Checkpoint {
@@ -90,4 +91,4 @@ BatchOutcome run_checkpointed(const Checkpoint& checkpoint, const std::vector<Ba
                               const std::function<nlohmann::json(std::size_t)>& compute,
                               const BatchOptions& options = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

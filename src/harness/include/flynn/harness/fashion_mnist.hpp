@@ -4,8 +4,9 @@
 
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// Debian's dataset-fashion-mnist installs the files here.
 inline constexpr const char* kDefaultFashionMnistDir = "/usr/share/datasets/fashion-mnist";
@@ -23,4 +24,4 @@ std::string fashion_mnist_images_path(const std::string& dir, bool test);
 /// 138, connection sparsity 0.105, wta_nnz 8, γ = 0.8.
 HyperParams fashion_mnist_paper_params();
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

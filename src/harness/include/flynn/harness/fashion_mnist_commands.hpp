@@ -11,8 +11,9 @@
 #include "flynn/harness/fashion_mnist.hpp"
 #include "flynn/option_table.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// `flynn demo` as given.
 struct DemoRequest {
@@ -67,9 +68,9 @@ const OptionTable<BenchRequest>& bench_fields();
 /// the reference on the full split} and its text. With --peers the peer comparison
 /// instead (its files written under request.out, the Pareto plot drawn when matplotlib is
 /// there), with --file-path the file-vs-in-process comparison. Every report says which SIMD
-/// target and kernels ran (experiments::machine_kernels_report). `log` hears a line as each
+/// target and kernels ran (eval::machine_kernels_report). `log` hears a line as each
 /// step of those begins (may be empty).
 Report run_bench_command(const BenchRequest& request, int threads,
                          const std::function<void(const std::string&)>& log = {});
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

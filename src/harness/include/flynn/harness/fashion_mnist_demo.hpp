@@ -11,8 +11,9 @@
 
 #include "flynn/dataset.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 struct DemoOptions {
   std::string out_dir;       ///< where the models are written (fashion-mnist-SETTING.flynn)
@@ -44,4 +45,4 @@ nlohmann::json to_json(const std::vector<DemoResult>& results);
 /// first line.
 std::string to_text(const std::vector<DemoResult>& results, const std::string& out_dir);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -13,8 +13,9 @@
 
 #include "flynn/config.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 struct FilePathBenchmarkOptions {
   int threads = 0;             ///< "all threads" (0 = all cores)
@@ -62,4 +63,4 @@ nlohmann::json to_json(const FilePathBenchmarkReport& report);
 /// reading and training, the in-process fit, their ratio, the kernels and identity.
 std::string to_text(const FilePathBenchmarkReport& report);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -8,8 +8,9 @@
 #include <cstddef>
 #include <string>
 #include <vector>
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 struct ManifestEntry {
   std::string did;           ///< OpenML dataset id, as written
@@ -46,4 +47,4 @@ Manifest read_manifest(const std::string& dir);
 /// empty list selects everything. Throws flynn::Error naming the items that match nothing.
 std::vector<ManifestEntry> select_entries(const Manifest& manifest, const std::string& list);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

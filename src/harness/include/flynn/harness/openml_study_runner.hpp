@@ -12,8 +12,9 @@
 #include "flynn/harness/statistics.hpp"
 #include "flynn/harness/study.hpp"
 #include "flynn/harness/study_batch.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// What to run and where.
 struct OpenmlStudyOptions {
@@ -46,4 +47,4 @@ struct OpenmlStudyResult {
 /// every dataset failed.
 OpenmlStudyResult run_openml_study(const OpenmlStudyOptions& options);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

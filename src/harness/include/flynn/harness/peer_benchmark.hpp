@@ -13,8 +13,9 @@
 
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// One FlyNN point of the comparison: a name and the hyper-parameters it stands for.
 struct FlySetting {
@@ -101,4 +102,4 @@ std::string to_csv(const PeerBenchmarkReport& report);
 /// and the fastest peer at each accuracy level.
 std::string to_text(const PeerBenchmarkReport& report);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -5,8 +5,9 @@
 // output folder.
 #include <string>
 #include <vector>
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// The Python interpreter used for plots: $FLYNN_PYTHON, else /usr/bin/python3 (Debian's,
 /// which sees the Debian matplotlib), else python3 on PATH.
@@ -27,4 +28,4 @@ std::string plot_script_dir(const std::string& script);
 /// stderr when the script fails or cannot be started.
 void run_plot_script(const std::string& script, const std::vector<std::string>& args);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

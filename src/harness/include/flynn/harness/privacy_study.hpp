@@ -17,8 +17,9 @@
 #include "flynn/dataset.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// Scores precomputed test hashes against counts given as their non-zero entries.
 ///
@@ -84,4 +85,4 @@ struct PrivacyPoint {
 std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& test,
                                         const PrivacyTrialSpec& spec);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

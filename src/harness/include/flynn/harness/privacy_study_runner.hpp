@@ -20,8 +20,9 @@
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// What to run and where.
 struct PrivacyStudyOptions {
@@ -30,7 +31,7 @@ struct PrivacyStudyOptions {
   bool fashion = true;         ///< include the Fashion-MNIST part
   /// Add a 26-class group ("synthetic-26": a Letter-shaped mixture, 26 classes in ℝ^16,
   /// 770 training and 200 test rows per class, m = 4096, s = 4, ρ = 32, γ = 0.8: the
-  /// setting of the below-chance report, docs/federated.md). Not in the paper's study.
+  /// setting of the below-chance report, docs/guide/federated.md). Not in the paper's study.
   bool multiclass = false;
   /// A small grid for CI: n = 10^4 only, 3 epsilons, 4 T values, 2 repetitions, a small
   /// Fashion-MNIST pair.
@@ -62,4 +63,4 @@ struct PrivacyStudyResult {
 /// post-processing).
 PrivacyStudyResult run_privacy_study(const PrivacyStudyOptions& options);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

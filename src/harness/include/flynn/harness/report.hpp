@@ -16,8 +16,9 @@
 
 #include "flynn/harness/statistics.hpp"
 #include "flynn/harness/study.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// One row of the paper's Table 2, as printed there.
 struct PaperTable2Row {
@@ -74,4 +75,4 @@ std::string openml_report_markdown(const std::vector<DatasetStudy>& studies,
 /// "1.2e-05" style p-values (and "<1e-16" below double resolution).
 std::string format_pvalue(double p);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

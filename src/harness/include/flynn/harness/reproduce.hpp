@@ -18,8 +18,9 @@
 #include "flynn/harness/study.hpp"
 #include "flynn/harness/study_batch.hpp"
 #include "flynn/harness/synthetic_study_runner.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// The protocol of a dataset study as given (openml, synthetic).
 struct StudyProtocol {
@@ -105,4 +106,4 @@ std::string synthetic_summary_text(const SyntheticStudyResult& r, const std::str
 std::string privacy_summary_text(const PrivacyStudyResult& r, const std::string& out);
 std::string scaling_summary_text(const ScalingStudyResult& r, const std::string& out);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

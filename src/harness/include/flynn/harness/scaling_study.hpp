@@ -15,8 +15,9 @@
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/federated/communicator.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 struct ScalingRun {
   int parties = 1;
@@ -48,4 +49,4 @@ struct ScalingRun {
 ScalingRun scaling_run(const Dataset& train, const HyperParams& hyper, const LabelSet& labels,
                        int parties, int repetition, std::uint64_t split_seed);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

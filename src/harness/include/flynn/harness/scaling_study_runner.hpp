@@ -16,8 +16,9 @@
 #include "flynn/config.hpp"
 #include "flynn/harness/fashion_mnist.hpp"
 #include "flynn/harness/study_batch.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// What to run and where.
 struct ScalingStudyOptions {
@@ -49,4 +50,4 @@ struct ScalingStudyResult {
 /// invalid (an unknown data set name, no party counts, repetitions < 0).
 ScalingStudyResult run_scaling_study(const ScalingStudyOptions& options);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -13,8 +13,9 @@
 #include "flynn/dataset.hpp"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/eval/study_io.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 struct SpeedBenchmarkOptions {
   std::uint32_t repeats = 5;          ///< timed repetitions per measurement (median reported)
@@ -101,4 +102,4 @@ void shrink_to_smoke(Dataset& train, Dataset& test, SpeedBenchmarkOptions& optio
 std::string to_text(const SpeedBenchmarkReport& report, const SpeedBenchmarkOptions& options,
                     const char* coretype);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -9,8 +9,9 @@
 #include <cstddef>
 #include <string>
 #include <vector>
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// Result of the paired two-sided t-test (scipy.stats.ttest_rel(x, y)).
 struct TTestResult {
@@ -120,4 +121,4 @@ struct MeanSe {
 };
 MeanSe mean_se(const std::vector<double>& values);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -24,8 +24,9 @@
 #include "flynn/baselines/sbfc.hpp"
 #include "flynn/eval/search.hpp"
 #include "flynn/progress.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// The methods in report order; "FlyNN" first, then the baselines.
 const std::vector<std::string>& study_methods();
@@ -95,4 +96,4 @@ nlohmann::json to_json(const DatasetStudy& study);
 /// Inverse of to_json; throws flynn::Error naming the missing field on malformed input.
 DatasetStudy study_from_json(const nlohmann::json& j);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

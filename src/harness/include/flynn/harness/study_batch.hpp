@@ -13,8 +13,9 @@
 #include "flynn/dataset.hpp"
 #include "flynn/harness/statistics.hpp"
 #include "flynn/harness/study.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// A line of progress from a study runner (no trailing newline). Runners call it from one
 /// thread at a time.
@@ -77,4 +78,4 @@ std::string format_duration(double seconds);
 /// spaces, the program reduced to "flynn"), for reports; `fallback` when unreadable.
 std::string command_line(const std::string& fallback);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

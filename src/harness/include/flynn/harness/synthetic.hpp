@@ -11,8 +11,9 @@
 #include <cstdint>
 
 #include "flynn/dataset.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// Parameters of make_classification with every feature informative (the paper's setting:
 /// n_informative = n_features, no redundant, repeated or useless features).
@@ -86,4 +87,4 @@ struct BinarySpec {
 Dataset make_binary_classification(const BinarySpec& spec, std::uint64_t seed,
                                    std::uint64_t index);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -10,8 +10,9 @@
 #include "flynn/dataset.hpp"
 #include "flynn/harness/statistics.hpp"
 #include "flynn/harness/study.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// One generator configuration.
 struct SyntheticConfig {
@@ -70,4 +71,4 @@ std::string synthetic_report_markdown(const std::vector<SyntheticConfig>& config
                                       const std::vector<Comparison>& pooled_table2,
                                       const std::string& setup_markdown);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness

@@ -13,8 +13,9 @@
 #include "flynn/harness/study.hpp"
 #include "flynn/harness/study_batch.hpp"
 #include "flynn/harness/synthetic_study.hpp"
+#include "flynn/harness/layers.hpp"
 
-namespace flynn::experiments {
+namespace flynn::harness {
 
 /// What to run and where.
 struct SyntheticStudyOptions {
@@ -46,4 +47,4 @@ struct SyntheticStudyResult {
 /// or every dataset failed.
 SyntheticStudyResult run_synthetic_study(const SyntheticStudyOptions& options);
 
-}  // namespace flynn::experiments
+}  // namespace flynn::harness
