@@ -20,7 +20,7 @@ void pin_target_from_environment();
 /// target the CPU has, which would undo a pin until the next DisableTargets.
 std::int64_t supported_targets();
 
-/// The Highway target the kernels run on (e.g. "AVX3_ZEN4", "AVX2", "EMU128").
+/// The Highway target the kernels run on (e.g. "AVX3", "AVX2", "NEON").
 std::string target_name();
 
 /// Lane types of the FlyHash kernels: int16 sums of bytes widened on load (pixels),
