@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <span>
 
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
@@ -169,6 +171,48 @@ TEST(FlyNN, PartialFitEqualsFit) {
   parts.partial_fit(all.subset(first));
   parts.partial_fit(all.subset(second));
   EXPECT_EQ(whole.counts(), parts.counts());
+}
+
+// A call of one row adds its codes in place (a fresh table of counts would cost more than
+// hashing it): row by row, both forms, a standardising variant with pair cells, on every
+// SIMD target, the counts equal one fit of all the rows; a count that would overflow fails
+// and leaves the model unchanged.
+TEST(FlyNN, PartialFitRowByRowEqualsFitAndRefusesOverflow) {
+  const Dataset all = blobs(3, 40, 12, 7);
+  for (const char* variant : {"paper", "zsign-q+paper"}) {
+    SCOPED_TRACE(variant);
+    HyperParams h = paper_hyper();
+    h.variant = parse_variant(variant);
+    h.pairs = 2;
+    const FlyConfig c = h.resolve(12, 3);
+    FlyNN whole(c, all.classes, 1);
+    whole.fit(all);
+    FlyNN rows(c, all.classes, 2), views(c, all.classes, 1);
+    if (c.variant.standardize) {
+      rows.set_feature_stats(whole.feature_stats());
+      views.set_feature_stats(whole.feature_stats());
+    }
+    const std::vector<std::uint32_t> ids = all.row_class_ids_in(all.classes);
+    for (std::size_t i = 0; i < all.n_rows; ++i) {
+      rows.partial_fit(all.subset({i}));
+      views.partial_fit(DataView(all.row(i), 1, all.n_features), std::span(ids).subspan(i, 1));
+    }
+    EXPECT_EQ(rows.counts(), whole.counts());
+    EXPECT_EQ(views.counts(), whole.counts());
+  }
+  FlyNN full(paper_hyper().resolve(12, 3), all.classes, 1);
+  full.fit(all);
+  ClassCounts at_max = full.counts();
+  for (auto& v : at_max.values())
+    if (v) v = std::numeric_limits<std::uint32_t>::max();
+  full.set_counts(at_max);
+  try {
+    full.partial_fit(all.subset({0}));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("count overflow"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(full.counts(), at_max);
 }
 
 TEST(FlyNN, ForgetIsExactUnlearning) {

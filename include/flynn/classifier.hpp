@@ -278,6 +278,10 @@ class FlyNN {
   void check_scores_shape(std::size_t size, std::size_t n) const;
   // counts_ -= removed, refusing (model unchanged) rows the model cannot contain.
   void subtract(const ClassCounts& removed);
+  // partial_fit's counting: counts_ += the rows' counts, leaving counts_ unchanged when a
+  // count would overflow. A call of few rows adds their codes in place.
+  void add_counts(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                  const ProgressFn& progress);
   // count() after the checks: hashes the rows and adds each to its class (and to
   // `sample` when it wants the row).
   ClassCounts count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,

@@ -11,6 +11,7 @@
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/simd.hpp"
 #include "flynn/version.hpp"
 #include "model_handle.hpp"
 #include "sparse_rows.hpp"
@@ -36,12 +37,33 @@ py::dict provenance_dict(const Provenance& p) {
   return d;
 }
 
+// flynn.build_info(): the version, and which SIMD target and kernels run here
+// (flynn/simd.hpp; `flynn info` without a model says the same).
+py::dict build_info() {
+  const simd::KernelReport r = simd::kernel_report();
+  py::dict d;
+  d["version"] = flynn::version_string;
+  d["model_format_version"] = io::kModelFormatVersion;
+  d["simd_target"] = r.target;
+  d["simd_pinned"] = r.pinned;
+  d["cpu_targets"] = r.cpu_targets;
+  d["block_kernels"] = true;
+  d["block_rows"] = r.block_rows;
+  d["one_row_kernel"] = r.one_row;
+  d["one_row_kernel_name"] = r.one_row_kernel;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_flynn, m) {
   m.doc() = "flynn's C++ core (FlyHash + Fly Bloom Filters); use the flynn package instead";
   m.attr("__version__") = flynn::version_string;
   m.attr("model_format_version") = io::kModelFormatVersion;
+  m.def("build_info", &build_info,
+        "This build and machine: version, model format, the SIMD target the kernels run on "
+        "(FLYNN_SIMD_TARGET pins it), the targets this CPU runs, and whether the block and "
+        "one-row kernels are in use (a dict).");
 
   // flynn::Error is a user error with a complete one-line message: a ValueError in Python.
   // The federation's error (the same on every party) is a subclass of it.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/detail/parallel.hpp"
+#include "flynn/detail/simd.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {
@@ -112,7 +114,7 @@ struct WorkerScratch {
   std::vector<std::uint32_t> nz_columns;
   std::vector<float> nz_f32;
   std::vector<std::int32_t> nz_int;
-  std::vector<std::uint8_t> byte_row;    // one row in the one-row plan's layout (+ alignment)
+  std::vector<std::uint8_t> byte_row;    // one row in a one-row layout (+ alignment), then as bytes
   kernels::TopK<std::int32_t> one_topk;  // its top-ρ
 };
 
@@ -205,11 +207,11 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T*
 }
 
 // The one-row path (fly_hasher.hpp). Writes the first plan.columns values of integer row
-// x into the plan's byte layout at `buf`, and how its bytes hold them; false when they do
-// not fit a byte (then the row stays with the block kernels).
+// x as bytes into `bytes`, and how they hold them; false when they do not fit a byte (then
+// the row stays with the block kernels).
 template <typename T>
-bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
-                 kernels::ByteValues& values) {
+bool to_bytes(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* bytes,
+              kernels::ByteValues& values) {
   float lo = 0.0f, hi = 0.0f;
   for (std::uint32_t c = 0; c < plan.columns; ++c) {
     lo = std::min(lo, static_cast<float>(x[c]));
@@ -222,15 +224,8 @@ bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
   } else {
     return false;
   }
-  std::memset(buf, 0, plan.shifted_offset());
-  constexpr std::uint32_t bc = kernels::OneRowPlan::kBlockColumns;
-  for (std::uint32_t c0 = 0; c0 < plan.columns; c0 += bc) {
-    std::uint8_t* block = buf + std::size_t(c0 / bc) * kernels::OneRowPlan::kBlockBytes;
-    const std::uint32_t n = std::min(bc, plan.columns - c0);
-    for (std::uint32_t k = 0; k < n; ++k)
-      block[k] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c0 + k]));
-  }
-  plan.shift_row(buf);
+  for (std::uint32_t c = 0; c < plan.columns; ++c)
+    bytes[c] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c]));
   return true;
 }
 
@@ -241,18 +236,20 @@ void hash_one_rows(const FlyHasher& h, const kernels::OneRowPlan& plan, const T*
                    std::size_t stride, std::size_t first, std::vector<std::size_t>& ids,
                    std::size_t from, WorkerScratch& sc, std::uint32_t* out) {
   const std::uint32_t d = h.row_width(), rho = h.rho(), m = h.m();
-  sc.byte_row.resize(plan.row_bytes() + 63);
+  sc.byte_row.resize(plan.row_bytes() + 63 + plan.columns);
   auto* buf = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(sc.byte_row.data()) + 63) & ~std::uintptr_t{63});
+  std::uint8_t* bytes = buf + plan.row_bytes();
   std::size_t kept = from;
   for (std::size_t j = from; j < ids.size(); ++j) {
     const std::size_t i = ids[j];
     const T* x = rows + i * stride;
     kernels::ByteValues values{};
-    if (!to_byte_row(x, plan, buf, values)) {
+    if (!to_bytes(x, plan, bytes, values)) {
       ids[kept++] = i;
       continue;
     }
+    plan.lay_out_row(bytes, buf);
     sc.one_topk.reset(1, rho, m);
     sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d) % m));
     kernels::project_one_row(plan, buf, values, sc.one_topk);
@@ -347,6 +344,7 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       sparse_(std::make_unique<kernels::SparseLists>()),
       one_row_(std::make_unique<kernels::OneRowPlanCache>()) {
   config_.validate();
+  detail::simd::pin_target_from_environment();  // before any kernel runs
   build_threads_ = threads;
   if (config_.variant.paper_half) {
     const std::array<FlyConfig, 2> parts = config_.halves();
@@ -512,10 +510,13 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
         return sc.by_path[static_cast<int>(p)];
       };
       // The one-row path (see the class comment): the rows of an integer path that would
-      // leave a partial block of at most 3/4 of its rows. A call of fewer rows than a
-      // block builds the one-row layout if it is not there yet; larger calls use it only
-      // once built, so batch jobs never pay for building it.
-      if (one_row_path_ && kernels::one_row_kernel_available()) {
+      // leave a partial block of at most 3/4 of its rows (1/2 with the shuffle kernel,
+      // whose row costs about 1.5 rows of a block where the permute kernel's costs 1.1). A
+      // call of fewer rows than a block builds the one-row layout if it is not there yet;
+      // larger calls use it only once built, so batch jobs never pay for building it.
+      const std::optional<kernels::OneRowLayout> layout =
+          one_row_path_ ? kernels::one_row_layout() : std::nullopt;
+      if (layout) {
         const std::uint32_t width = preprocessor_.output_dim();
         const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
                                                            {RowPath::S8, kernels::Lane::S8},
@@ -525,10 +526,11 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
           std::vector<std::size_t>& v = ids(path);
           const std::size_t B = kernels::block_shape(lane, width).rows;
           const std::size_t partial = v.size() % B;
-          if (partial == 0 || partial > B * 3 / 4) continue;
+          const std::size_t most = *layout == kernels::OneRowLayout::Permute128 ? B * 3 / 4 : B / 2;
+          if (partial == 0 || partial > most) continue;
           const kernels::OneRowPlan* plan =
-              n < B ? one_row_->get(lifting_, config_.variant.signed_lifting)
-                    : one_row_->built_plan();
+              n < B ? one_row_->get(lifting_, config_.variant.signed_lifting, *layout)
+                    : one_row_->built_plan(*layout);
           if (!plan) continue;
           hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
         }
@@ -600,8 +602,8 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
 
 bool FlyHasher::has_one_row_kernel() const {
   if (halves_[0]) return halves_[0]->has_one_row_kernel() && halves_[1]->has_one_row_kernel();
-  return kernels::one_row_kernel_available() &&
-         one_row_->get(lifting_, config_.variant.signed_lifting) != nullptr;
+  const std::optional<kernels::OneRowLayout> layout = kernels::one_row_layout();
+  return layout && one_row_->get(lifting_, config_.variant.signed_lifting, *layout) != nullptr;
 }
 
 const char* FlyHasher::row_path(const DataView& rows) const {

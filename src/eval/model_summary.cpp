@@ -7,6 +7,7 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/feature_stats.hpp"
 #include "flynn/model_footprint.hpp"
+#include "flynn/simd.hpp"
 
 namespace flynn::eval {
 
@@ -186,6 +187,18 @@ Report paper_half_report(const FlyConfig& config, const FeatureStats& stats) {
                        raw ? "raw row" : "row as the first half does", rows, columns, raw ? "at least" : "fewer than",
                        config.paper_half_min_columns);
   return r;
+}
+
+Report machine_kernels_report() {
+  const simd::KernelReport r = simd::kernel_report();
+  return {{{"simd_target", r.target},
+           {"simd_pinned", r.pinned},
+           {"cpu_targets", r.cpu_targets},
+           {"block_kernels", true},
+           {"block_rows", r.block_rows},
+           {"one_row_kernel", r.one_row},
+           {"one_row_kernel_name", r.one_row_kernel}},
+          simd::kernel_report_text(r)};
 }
 
 }  // namespace flynn::eval

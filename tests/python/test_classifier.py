@@ -1,5 +1,7 @@
 """FlyNNClassifier itself: input layouts, exact model algebra, pickling, threads, errors."""
 import io
+import json
+import os
 import pickle
 
 import joblib
@@ -22,6 +24,26 @@ def test_version_matches_the_cmake_project(repo):
     assert flynn.__version__ == re.search(r"project\(flynn VERSION ([0-9.]+)", cmake).group(1)
     pyproject = (repo / "pyproject.toml").read_text()
     assert f'version = "{flynn.__version__}"' in pyproject
+
+
+def test_build_info_says_which_simd_target_and_kernels_run():
+    import subprocess
+    import sys
+    info = flynn.build_info()
+    assert info["version"] == flynn.__version__
+    assert info["block_kernels"] is True and info["block_rows"] >= 1
+    assert info["simd_target"] and info["simd_target"] in info["cpu_targets"].split()
+    assert info["one_row_kernel"] == (info["one_row_kernel_name"] != "none")
+    if "AVX2" not in info["cpu_targets"].split():
+        return
+    # Pinned to AVX2 (read once per process, hence a fresh interpreter): the shuffle kernel.
+    code = "import flynn, json; print(json.dumps(flynn.build_info()))"
+    env = dict(os.environ, FLYNN_SIMD_TARGET="avx2")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    pinned = json.loads(out)
+    assert pinned["simd_target"] == "AVX2" and pinned["simd_pinned"] == "AVX2"
+    assert pinned["one_row_kernel_name"] == "byte shuffle (Shuffle16)"
 
 
 def test_every_input_layout_gives_the_same_model(digits_split, small_params):
