@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "federated/openssl_util.hpp"
+#include "federated/safety_switches.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
 
@@ -232,6 +233,8 @@ void wait_for_coordinator(const JoinOptions& options, const PartyPems& pems,
   check_own_validity(pems.cert);
   const SslCtx ctx = client_context(pems);
   Fd sock{connect_with_retry(options, log)};
+  // Without the bounded waits (a test's control) the handshake is gRPC's alone, unbounded.
+  if (!safety_check_on(SafetyCheck::BoundedShutdown)) return;
   Ssl ssl(SSL_new(ctx.get()));
   if (!ssl || SSL_set_fd(ssl.get(), sock.fd) != 1) throw Error("cannot start a TLS connection: " + ossl::openssl_error());
   const std::string name = options.server_name.empty() ? host_port(options.server).first : options.server_name;
