@@ -9,6 +9,8 @@
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/error.hpp"
 #include "federated/grpc_reachability.hpp"
+#include "federated/grpc_welcome_check.hpp"
+#include "flynn/federated/key_binding.hpp"
 #include "flynn/federated/provision.hpp"
 
 namespace flynn::federated {
@@ -202,7 +204,10 @@ JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
   jo.max_message_bytes = max_message_bytes_from_mib(request.max_message_mb);
   jo.require_secure_aggregation = !request.allow_no_secure_aggregation;
   const auto t_start = std::chrono::steady_clock::now();
-  wait_for_coordinator(jo, {read_text(jo.tls.ca), read_text(jo.tls.cert), read_text(jo.tls.key)}, party.log);
+  // A policy that cannot hold fails before any wait for the coordinator.
+  const std::string cert = read_text(jo.tls.cert);
+  if (!cert.empty()) check_join_policy(jo, certificate_common_name(cert));
+  wait_for_coordinator(jo, {read_text(jo.tls.ca), cert, read_text(jo.tls.key)}, party.log);
   std::unique_ptr<GrpcParty> comm = GrpcParty::join(jo);
   const std::string me = comm->names()[comm->rank()];
   if (party.log)
