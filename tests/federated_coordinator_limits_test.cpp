@@ -625,7 +625,7 @@ TEST(FederatedCoordinatorLimits, CoordinatorWithoutServerAuthIsRefusedByParties)
     std::vector<std::unique_ptr<Process>> joins;
     for (int p = 0; p < 3; ++p) joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p))));
     const std::string why = file == party_name(1)
-                                ? "the TLS handshake failed"
+                                ? "wrong extended key usage: the coordinator's certificate is not issued for serving"
                                 : "the coordinator: its certificate has no extended key usage; it must name "
                                   "serverAuth (TLS server): only a certificate issued for the coordinator may "
                                   "serve the federation: refusing to take part";
@@ -670,7 +670,8 @@ TEST(FederatedCoordinatorLimits, PartyWithoutClientAuthIsRefused) {
   expect_party_refused(f, "no-usage", {},
                        "party 'party02': its certificate has no extended key usage; it must name clientAuth");
   sign_certificate(f.pki, party_name(2), "server-usage", "extendedKeyUsage=serverAuth");
-  expect_party_refused(f, "server-usage", {}, "the TLS handshake failed", /*named_by_coordinator=*/false);
+  expect_party_refused(f, "server-usage", {}, "the coordinator refused this party's certificate",
+                       /*named_by_coordinator=*/false);
 }
 
 TEST(FederatedCoordinatorLimits, RevokedCertificatesAreRefusedWithCrl) {

@@ -27,6 +27,7 @@ using namespace flynn::federated;
 struct JoinCliOptions {
   JoinRequest request;
   PartyOptions party;
+  bool verbose = false;
 };
 
 void join_command(const JoinCliOptions& o) {
@@ -43,6 +44,7 @@ void join_command(const JoinCliOptions& o) {
   party.dp = o.party.dp.given();
   party.threads = common.threads;
   if (!common.quiet) party.log = [](const std::string& line) { std::fprintf(stderr, "flynn join: %s\n", line.c_str()); };
+  route_grpc_log(o.verbose, nullptr);
   ProgressBar bar("local training", !common.quiet && !common.json);
   party.progress = bar.callback();
   try {
@@ -80,6 +82,7 @@ void add_federated_join(CLI::App& app) {
   o->party.format.missing_opt->description(
       "Missing cells (empty, NA, ?, nan): mean, zero or error; default: the coordinator's --missing, else mean "
       "(the training mean of the federation, stored in the model)");
+  cmd->add_flag("--verbose", o->verbose, "Also print gRPC's own log lines");
   cmd->callback([o] { join_command(*o); });
 }
 
