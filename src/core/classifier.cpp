@@ -267,7 +267,7 @@ void FlyNN::add_counts(const DataView& rows, std::span<const std::uint32_t> clas
   const PairCoder coder(config());
   const std::uint64_t per_row = coder.codes_per_row(), cells = config().cells();
   if (std::uint64_t(rows.n_rows()) * per_row * kInPlaceCellsPerCode > labels_.size() * cells) {
-    counts_ += count_checked(rows, class_ids, progress);
+    counts_ += count_checked(rows, class_ids, progress, nullptr);
     return;
   }
   // The rows' cells (class · cells + code), then each count checked before any is added.
