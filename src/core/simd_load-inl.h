@@ -1,5 +1,5 @@
 // Loads of one vector of lanes from a kernel's storage type, shared by the Highway kernels
-// (flyhash_kernels.cpp, add_rate_kernel.cpp): a plain load when storage and lanes agree,
+// (flyhash_kernels.cpp, harness/add_rate_kernel.cpp): a plain load when storage and lanes agree,
 // or bytes widened to the lanes (pixels 0..255 zero-extended, −127..127 sign-extended),
 // which halves the bytes loaded per addition. Included after hwy/highway.h, once per SIMD
 // target, like Highway's own -inl.h headers (hence the toggled guard).

@@ -14,6 +14,7 @@
 #include "flynn/io/model_file.hpp"
 #include "flynn/detail/parallel.hpp"
 #include "flynn/detail/simd.hpp"
+#include "flynn/harness/add_rate.hpp"
 #include "flynn/harness/layers.hpp"
 
 namespace flynn::harness {

@@ -1,7 +1,8 @@
-// The streaming-add roofline (see flynn/simd.hpp), dispatched like the FlyHash kernels so
-// both run on the same SIMD target.
+// The streaming-add roofline of `flynn bench` (flynn/harness/add_rate.hpp), dispatched like
+// the FlyHash kernels so both run on the same SIMD target. Part of the paper harness, not of
+// the installed flynn::core: only the speed benchmark measures it.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "core/add_rate_kernel.cpp"
+#define HWY_TARGET_INCLUDE "harness/add_rate_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -12,6 +13,7 @@
 #include "core/simd_load-inl.h"
 #include "flynn/detail/cpu_time.hpp"
 #include "flynn/detail/simd.hpp"
+#include "flynn/harness/add_rate.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::detail::simd {
