@@ -47,7 +47,7 @@ Dataset imbalanced_rows(std::uint64_t seed) {
       for (std::size_t j = 0; j < 6; ++j)
         row[j] = static_cast<float>(std::round((rng.uniform01() * 2.0 + (j == c ? 0.8 : 0.0)) * 10.0) / 10.0);
       rows.push_back(row);
-      labels.push_back("k" + std::to_string(c));
+      labels.push_back(fmt::format("k{}", c));
     }
   return test::make_dataset(rows, labels);
 }
