@@ -24,7 +24,7 @@ namespace {
 using namespace flynn::federated;
 
 struct TrainOptions {
-  std::string data, labels, model, backend = "auto";
+  std::string data, labels, model, test, backend = "auto";
   PartyOptions party;
 };
 
@@ -43,6 +43,7 @@ void run_federated_train(Communicator& comm, const TrainOptions& o, const std::s
     settings.dp = o.party.dp.params();
     settings.threads = o.party.common.threads;
     files = o.party.files(expand_rank(o.data, rank), rank == 0 || per_rank ? model : "");
+    files.test = expand_rank(o.test, rank);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -105,6 +106,9 @@ void add_federated_train(CLI::App& app) {
       ->required();
   cmd->add_option("--model", o->model, "Output model: written by rank 0, or by every rank when it contains {rank}")
       ->required();
+  cmd->add_option("--test", o->test,
+                  "This party's held-out rows (labelled; {rank} expands): after training, the parties sum their "
+                  "confusion matrices (federated evaluation) and learn the federation's accuracy, not each other's");
   cmd->add_option("--backend", o->backend, "auto (MPI when started by mpirun, else a single party), mpi, solo");
   o->party.add_to(cmd);
   o->party.hyper.option("seed")->description(

@@ -69,11 +69,20 @@ SimulationResult simulate_federation(const Dataset& train, const Dataset& test, 
   std::vector<const Dataset*> ptrs;
   for (const Dataset& d : shards) ptrs.push_back(&d);
 
-  SimulationResult r(run_colony(ptrs, spec.settings));
   // Test rows read before the federation's means existed (LoadOptions::impute = false):
   // fill them with the training rows' means, which equal the federation's exactly
   // (ImputationSums add up the same however the rows are split).
   if (has_missing(test_ids)) fill_missing(test_ids, ImputationSums::of(train).means());
+  // The test rows dealt among the parties as well (at random, stratified), for the
+  // federated evaluation, which must equal the central one below on the pooled rows.
+  std::vector<Dataset> test_shards;
+  for (const auto& rows : split_rows(test_ids.labels, test_ids.classes.size(), spec.parties, SplitSpec{},
+                                     spec.split_seed + 1))
+    test_shards.push_back(test_ids.subset(rows));
+  std::vector<const Dataset*> test_ptrs;
+  for (const Dataset& d : test_shards) test_ptrs.push_back(&d);
+
+  SimulationResult r(run_colony(ptrs, spec.settings, {}, test_ptrs));
   PredictOptions po;
   po.threads = spec.predict_threads;
   const std::vector<std::uint32_t> predicted = r.outcome.model.predict(test_ids, po);

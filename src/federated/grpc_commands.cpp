@@ -135,6 +135,11 @@ const OptionTable<JoinRequest>& join_option_fields() {
       {"--key", "This party's private key (PEM); required without --kit", [](R& r) -> auto& { return r.join.tls.key; }},
       {"--data", "This party's rows (labelled)", &R::data, "", true},
       {"--model", "Where to write the federation's model", &R::model, "", true},
+      {"--test",
+       "This party's held-out rows (labelled): after training, the parties sum their confusion matrices by secure "
+       "aggregation (federated evaluation) and each learns the federation's accuracy, balanced accuracy and "
+       "confusion matrix, not another party's",
+       &R::test},
       {"--deadline",
        "Longest wait for the coordinator, seconds (default 600): connecting and the TLS handshake, any answer, "
        "taking any one message; giving up then takes at most 2 s more",
@@ -227,6 +232,7 @@ JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
     settings.threads = party.threads;
     files.data = request.data;
     files.model = request.model;
+    files.test = request.test;
     if (!party.missing_given && comm->settings().missing) files.load.missing = *comm->settings().missing;
     files.ledger = request.ledger;
     files.ledger_budget = request.budget;

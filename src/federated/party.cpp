@@ -17,6 +17,7 @@
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/table_columns.hpp"
 #include "flynn/settings_table.hpp"
 #include "core/io/byte_codec.hpp"
@@ -437,6 +438,7 @@ std::vector<SumShape> planned_sums(const PartyState& st) {
   if (!st.dp) sums.push_back({std::string(purpose::kCounts), 4, cells});
   else if (st.secure) sums.push_back({std::string(purpose::kDpRelease), 8, cells});
   if (!st.dp) sums.push_back({std::string(purpose::kCalibration), 8, calibration_totals_size() + 1});
+  sums.push_back({std::string(purpose::kEvaluation), 8, classes * classes});  // evaluate_together
   return sums;
 }
 
@@ -723,6 +725,91 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
           ossl::hex(rep.model_sha256), rep.model_crc32, rep.model_bytes));
   }
   return reports;
+}
+
+namespace {
+
+// This party's confusion matrix of its test rows under `model` (row: true class).
+std::vector<std::uint64_t> local_confusion(const FlyNN& model, const Dataset& test) {
+  const std::size_t L = model.labels().size();
+  if (!test.has_labels) throw Error("the test rows have no labels");
+  std::size_t unknown = 0;
+  const std::vector<std::uint32_t> truth = io::truth_ids(test, model.labels(), &unknown);
+  if (unknown > 0)
+    throw Error(fmt::format("{} test row{} ha{} a label outside the federation's label list ({})", unknown,
+                            unknown == 1 ? "" : "s", unknown == 1 ? "s" : "ve", model.labels().joined()));
+  const std::vector<std::uint32_t> predicted = model.predict(test);
+  std::vector<std::uint64_t> confusion(L * L, 0);
+  for (std::size_t r = 0; r < truth.size(); ++r) ++confusion[std::size_t(truth[r]) * L + predicted[r]];
+  return confusion;
+}
+
+}  // namespace
+
+FederatedEvaluation evaluate_together(Communicator& comm, const FlyNN& model, const Dataset* test,
+                                      const std::string& local_error) {
+  const std::size_t L = model.labels().size();
+  std::vector<std::uint64_t> confusion(L * L, 0);
+  std::string error = local_error;
+  if (error.empty() && test) {
+    try {
+      confusion = local_confusion(model, *test);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  // Under DP or secure aggregation a reason may quote the party's rows: it stays here.
+  const bool rows_private = model.provenance().differentially_private || comm.secure_aggregation();
+  const std::string sent =
+      error.empty() || !rows_private ? error : "this party could not read or score its test rows (its reason stays with it)";
+  io::ByteWriter w;
+  w.u8(test && error.empty() ? 1 : 0);
+  w.str(detail::bounded_reason(sent));
+  const std::vector<std::string> all = comm.allgather(w.data(), purpose::kEvaluationStatus);
+  FederatedEvaluation ev;
+  ev.classes = L;
+  ev.parties = static_cast<int>(all.size());
+  std::string failures;
+  for (int p = 0; p < static_cast<int>(all.size()); ++p) {
+    io::ByteReader r = message_reader(all[p], p, "evaluation status");
+    const std::uint8_t gives = r.u8("gives test rows");
+    const std::string err = r.str();
+    r.done();
+    if (gives > 1) throw FederationError(fmt::format("party {} sent an evaluation status of {}", p, gives));
+    ev.parties_with_rows += gives;
+    if (!err.empty())
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", relayed_from(fmt::format("party {}", p), err));
+  }
+  if (!failures.empty())
+    throw FederationError(fmt::format("{} failed: {}", purpose::kEvaluationStatus, failures),
+                          sent != error ? error : std::string());
+  if (ev.parties_with_rows == 0) {
+    ev.skipped = "no party gave test rows";
+    return ev;
+  }
+  if (ev.parties_with_rows == 1 && ev.parties > 1) {
+    ev.skipped = "only one party gave test rows: their sum would be that party's own confusion matrix";
+    return ev;
+  }
+  comm.allreduce_sum(std::span<std::uint64_t>(confusion), purpose::kEvaluation);
+  ev.confusion = std::move(confusion);
+  // From the matrix itself, not row by row through ClassTally: the sum comes from other
+  // parties, and a liar's 2^63 in a cell must not become a loop of 2^63 steps.
+  double recall_sum = 0;
+  std::size_t present = 0;
+  std::uint64_t correct = 0;
+  for (std::size_t t = 0; t < L; ++t) {
+    std::uint64_t support = 0;
+    for (std::size_t p = 0; p < L; ++p) support += ev.confusion[t * L + p];
+    ev.rows += support;
+    correct += ev.confusion[t * L + t];
+    if (support == 0) continue;
+    ++present;
+    recall_sum += static_cast<double>(ev.confusion[t * L + t]) / static_cast<double>(support);
+  }
+  ev.accuracy = ev.rows ? static_cast<double>(correct) / static_cast<double>(ev.rows) : 0.0;
+  ev.balanced_accuracy = present ? recall_sum / static_cast<double>(present) : 0.0;
+  return ev;
 }
 
 }  // namespace flynn::federated

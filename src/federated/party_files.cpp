@@ -12,6 +12,7 @@
 #include "flynn/error.hpp"
 #include "flynn/federated/budget_ledger.hpp"
 #include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "federated/safety_switches.hpp"
 
 namespace flynn::federated {
@@ -49,6 +50,28 @@ Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
   return d;
 }
 
+namespace {
+
+// The federated evaluation of this party's --test rows, read as `flynn predict` reads rows.
+FederatedEvaluation evaluate_party_test_rows(Communicator& comm, const FlyNN& model, const PartyFiles& files) {
+  std::optional<Dataset> test;
+  std::string error;
+  if (!files.test.empty()) {
+    try {
+      io::LoadOptions load = files.load;
+      load.impute = true;  // the training rows' cells stay missing for the federation's means; these are filled
+      test = io::load_dataset(files.test, io::model_load_options(load, model));
+      if (!test->has_labels) throw Error(fmt::format("--test {}: the test rows need a label column", files.test));
+    } catch (const std::exception& e) {
+      test.reset();
+      error = e.what();
+    }
+  }
+  return evaluate_together(comm, model, test ? &*test : nullptr, error);
+}
+
+}  // namespace
+
 PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
                               std::string local_error, const std::function<void(const PartyRun&)>& await_end) {
   std::unique_ptr<Dataset> data;
@@ -56,6 +79,9 @@ PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, Feder
   if (local_error.empty()) {
     try {
       if (!files.model.empty()) check_writable_output(files.model, "cannot write the model to " + files.model);
+      // Read after training (for the model), but a missing file is said before it.
+      if (!files.test.empty() && !fs::is_regular_file(files.test))
+        throw Error(fmt::format("--test {}: no such file", files.test));
       if (!files.ledger.empty() && !settings.dp)
         throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
                     "releases exact counts (no differential privacy): refusing");
@@ -84,8 +110,9 @@ PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, Feder
   PartyInput input;
   input.data = data.get();
   input.error = local_error;
-  PartyRun run{train_party(comm, input, settings), {}, {}, {}};
+  PartyRun run{train_party(comm, input, settings), {}, {}, {}, {}};
   run.reports = compare_models(comm, run.result, run.model_file);
+  run.evaluation = evaluate_party_test_rows(comm, run.result.model, files);
   // Every party holds the model whose digest every party signed (compare_models). It is
   // staged beside its target, the parties agree that every one could, and it is put in
   // place only when `await_end` returns (over gRPC: the coordinator's Done); on any

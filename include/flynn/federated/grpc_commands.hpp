@@ -50,6 +50,7 @@ struct JoinRequest {
   std::string kit;
   JoinOptions join;  ///< server, TLS files, deadline, this party's policy
   std::string data, model, ledger;
+  std::string test;   ///< held-out rows for the federated evaluation; "" = none
   double budget = 0;  ///< total ε of --dp-ledger
   bool budget_given = false;
   double max_message_mb = static_cast<double>(kDefaultMaxMessageBytes >> 20);

@@ -38,6 +38,9 @@ struct PartyFiles {
   std::string schema;         ///< public schema file (public_schema.hpp); "" = none
   std::string feature_stats;  ///< public standardisation statistics (io/feature_stats_file.hpp); "" = none
   std::string model;          ///< where this party writes the model; "" = it writes none
+  /// This party's held-out rows (labelled) for the federated evaluation (evaluate_together),
+  /// read for the federation's model once it is trained; "" = none.
+  std::string test;
   /// With DP: this data's budget ledger (budget_ledger.hpp), charged before the release
   /// leaves the party; "" = none. Refused without DP.
   std::string ledger;
@@ -50,6 +53,7 @@ struct PartyRun {
   PartyResult result;
   std::vector<PartyReport> reports;   ///< every party's, by rank (compare_models)
   std::string model_file;             ///< the model's bytes, identical on every party
+  FederatedEvaluation evaluation;     ///< on the parties' test rows (evaluate_together)
   std::optional<double> ledger_spent; ///< ε the ledger's data has spent, this run included
 };
 
@@ -57,6 +61,10 @@ struct PartyRun {
 /// added. `local_error` is a failure the caller met before (a flag that did not parse); it
 /// stops every party like a file that cannot be read. Throws FederationError (the same on
 /// every party) when any party fails.
+///
+/// After the comparison, the federated evaluation (evaluate_together) on files.test, read
+/// for the model as `flynn predict` reads rows (its features, table and missing-value
+/// policy); a test file that cannot be read or scored stops every party, no model written.
 ///
 /// The model is written only at the very end: once every party holds the same model
 /// (compare_models: the same SHA-256 from every party), it is staged beside files.model
