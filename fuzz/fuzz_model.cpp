@@ -49,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();  // the loader accepted what it then refuses to read back
   }
   if (!(back.config == mc.config) || !(back.labels == mc.labels) || !(back.counts == mc.counts) ||
-      !(back.provenance == mc.provenance) || back.temperature != mc.temperature)
+      !(back.provenance == mc.provenance) || !(back.calibration == mc.calibration) ||
+      back.missing_policy != mc.missing_policy)
     std::abort();
   if (flynn::io::serialize_model(rebuild(std::move(back))) != once) std::abort();
   return 0;

@@ -132,6 +132,25 @@ TEST(ModelFile, RelativeScoringIsFormatSixAndItsByteIsChecked) {
   EXPECT_EQ(named, 1);
 }
 
+// A model that records its missing-value policy but fitted no calibration (made from
+// counts) is format 10 with the default calibration, and reads back as it was written.
+TEST(ModelFile, AMissingValuePolicyWithoutACalibrationRoundTrips) {
+  const Dataset data = test::blobs(3, 40, 6, 13);
+  HyperParams p;
+  p.m = 256;
+  p.rho = 8;
+  FlyNN model(p.resolve(6, 3), data.classes, 1);
+  model.partial_fit(data);  // counts only: no calibration
+  ASSERT_EQ(model.calibration().source, CalibrationSource::Default);
+  model.set_missing_policy(MissingPolicy::Zero);
+  const std::string bytes = io::serialize_model(model);
+  EXPECT_EQ(bytes[8], 10);
+  const FlyNN back = io::deserialize_model(bytes, "m");
+  EXPECT_EQ(back.missing_policy(), std::optional<MissingPolicy>(MissingPolicy::Zero));
+  EXPECT_EQ(back.calibration(), Calibration{});
+  EXPECT_EQ(io::serialize_model(back), bytes);
+}
+
 TEST(ModelFile, TrailingGarbageIsAnError) {
   const std::string bytes = io::serialize_model(trained_model()) + "x";
   EXPECT_FALSE(error_of(bytes).empty());

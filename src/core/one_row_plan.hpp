@@ -192,7 +192,7 @@ std::uint64_t plan_bytes_bound(std::uint64_t m, std::uint64_t s, std::uint64_t w
 
 /// The plans of one FlyHasher, one per layout, each built once, on the first call that
 /// wants it.
-class OneRowPlanCache {
+struct OneRowPlanCache {  // declared a struct in fly_hasher.hpp
  public:
   /// The plan in `layout` (null when the matrix has none), built now if it was not yet.
   const OneRowPlan* get(const LiftingMatrix& M, bool signed_lifting, OneRowLayout layout) {

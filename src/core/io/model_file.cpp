@@ -211,9 +211,12 @@ void read_variant(ByteReader& r, ModelContents& mc, std::uint32_t version) {
   if (t != 0.0) {
     if (!(t > 0.0) || !std::isfinite(t))
       r.fail(fmt::format("temperature {} is neither 0 (not set) nor a finite positive number", t));
-    // Before version 10 a stored temperature was set by tune, with the priors at weight 1;
-    // version 10's calibration section says more.
-    mc.calibration = Calibration{t, 1.0, CalibrationSource::Given, 0};
+    // Before version 10 a stored temperature was set by tune, and the probabilities were
+    // the softmax times the class priors, with the lowest score as the decision. The
+    // mixture of version 10 has no such form: the temperature is kept with the priors'
+    // share 0, whose decisions are those files' (the score order). Version 10's
+    // calibration section, read next, says more.
+    mc.calibration = Calibration{t, 0.0, CalibrationSource::Given, 0};
   }
   const std::uint8_t has_stats = r.u8("feature statistics flag");
   if (has_stats != (c.variant.standardize ? 1 : 0))
@@ -300,8 +303,8 @@ void read_calibration(ByteReader& r, ModelContents& mc) {
       r.fail(e.what());
     }
     mc.calibration = c;
-  } else if (weight != 1.0 || rows != 0) {
-    r.fail("a calibration that is not set has prior weight 1 and no rows");
+  } else if (weight != Defaults::prior_weight || rows != 0) {
+    r.fail(fmt::format("a calibration that is not set has prior weight {} and no rows", Defaults::prior_weight));
   }
   const std::uint8_t missing = r.u8("missing-value policy");
   switch (missing) {
