@@ -281,7 +281,7 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
     filter scoring, each class's γ^count divided by its mean over all units); lower = more
     familiar. predict_proba returns calibrated probabilities: softmax(−score/(ρ·t)) mixed
     with the class frequencies at a prior weight w, t and w fitted by fit on the training
-    rows' leave-one-out scores (calibration_; docs/guide/probabilities.md); predict the class of
+    rows' leave-one-out scores (``calibration_``; docs/guide/probabilities.md); predict the class of
     highest probability (the first of equal ones); decision_function the probabilities'
     logarithms (binary: the log-odds of classes_[1], > 0 when it is predicted).
 
