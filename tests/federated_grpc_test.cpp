@@ -18,6 +18,7 @@
 #include <mutex>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -279,9 +280,13 @@ double byte_chi_square(const std::string& bytes) {
 }
 
 // One federation in this process (coordinator and parties on threads, over real gRPC on
-// loopback), recording every 32-bit all-reduce payload the coordinator receives: the
-// parties' count vectors (masked or not). Returns them by rank.
-std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) {
+// loopback; m = 512, ρ = 16, seed 3): `observe` sees every contribution the coordinator
+// receives; each party trains on its shard and compares models, then runs `after` (its rank,
+// communicator, model and rows) before it finishes. Every party must succeed.
+using Observe = std::function<void(int, std::uint64_t, const std::string&, std::string_view)>;
+using AfterTraining = std::function<void(std::size_t, federated::GrpcParty&, const federated::PartyResult&,
+                                         const Dataset&)>;
+void federation_in_process(Federation& f, bool secure, Observe observe, const AfterTraining& after = {}) {
   federated::CoordinatorOptions o;
   o.listen = "127.0.0.1:0";
   o.parties = static_cast<int>(f.shards.size());
@@ -292,12 +297,7 @@ std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) 
   o.settings.hyper.m = 512;
   o.settings.hyper.rho = 16;
   o.settings.hyper.seed = 3;
-  std::mutex mutex;
-  std::vector<std::string> seen(f.shards.size());
-  o.observe = [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (op == "all-reduce (32-bit)") seen[rank] = std::string(payload);
-  };
+  o.observe = std::move(observe);
   federated::Coordinator coordinator(o);
   std::vector<std::thread> threads;
   std::vector<std::string> errors(f.shards.size());
@@ -308,7 +308,7 @@ std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) 
         j.server = fmt::format("127.0.0.1:{}", coordinator.port());
         j.tls = {f.pki + "/ca.pem", f.cert(party_name(static_cast<int>(p))) + ".pem",
                  f.cert(party_name(static_cast<int>(p))) + ".key"};
-        j.require_secure_aggregation = secure;  // the control run is without, on purpose
+        j.require_secure_aggregation = secure;  // the control runs are without, on purpose
         auto comm = federated::GrpcParty::join(j);
         const Dataset data = io::load_dataset(f.shards[p], {});
         federated::FederationSettings s;
@@ -320,6 +320,7 @@ std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) 
         auto result = federated::train_party(*comm, in, s);
         std::string file;
         federated::compare_models(*comm, result, file);
+        if (after) after(p, *comm, result, data);
         comm->finish(file);
       } catch (const std::exception& e) {
         errors[p] = e.what();
@@ -329,6 +330,17 @@ std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) 
   for (auto& t : threads) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
   EXPECT_EQ(outcome.parties.size(), f.shards.size());
+}
+
+// Every 32-bit all-reduce payload the coordinator receives: the parties' count vectors
+// (masked or not), by rank.
+std::vector<std::string> counts_seen_by_coordinator(Federation& f, bool secure) {
+  std::mutex mutex;
+  std::vector<std::string> seen(f.shards.size());
+  federation_in_process(f, secure, [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (op == "all-reduce (32-bit)") seen[rank] = std::string(payload);
+  });
   return seen;
 }
 
@@ -361,79 +373,43 @@ TEST(FederatedGrpc, FederatedEvaluationEqualsCentralEvaluation) {
   }
 }
 
-// One federation in this process with federated evaluation, recording the 64-bit sums the
-// coordinator receives: each party's last one is its confusion matrix (masked or not).
-// Returns them by rank, with each party's own matrix.
+// A federation in this process with federated evaluation, each party's test rows its own
+// shard: the last 64-bit sum each party sends is its confusion matrix (masked or not).
+// Returns those payloads by rank, with each party's own matrix.
 struct EvaluationSeen {
   std::vector<std::string> payload;             // the last 64-bit sum of each rank
   std::vector<std::vector<std::uint64_t>> own;  // each party's own matrix
 };
 EvaluationSeen evaluation_seen_by_coordinator(Federation& f, bool secure) {
-  federated::CoordinatorOptions o;
-  o.listen = "127.0.0.1:0";
-  o.parties = static_cast<int>(f.shards.size());
-  o.tls = {f.pki + "/ca.pem", f.pki + "/server.pem", f.pki + "/server.key"};
-  o.deadline_seconds = 60;
-  o.secure_aggregation = secure;
-  o.settings.labels = LabelSet::parse_list(f.labels);
-  o.settings.hyper.m = 512;
-  o.settings.hyper.rho = 16;
-  o.settings.hyper.seed = 3;
   std::mutex mutex;
   EvaluationSeen seen;
   seen.payload.resize(f.shards.size());
   seen.own.resize(f.shards.size());
-  o.observe = [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
+  std::vector<federated::FederatedEvaluation> results(f.shards.size());
+  const auto observe = [&](int rank, std::uint64_t, const std::string& op, std::string_view payload) {
     std::lock_guard<std::mutex> lock(mutex);
     if (op == "all-reduce (64-bit)") seen.payload[rank] = std::string(payload);
   };
-  federated::Coordinator coordinator(o);
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(f.shards.size());
-  std::vector<federated::FederatedEvaluation> results(f.shards.size());
-  for (std::size_t p = 0; p < f.shards.size(); ++p)
-    threads.emplace_back([&, p] {
-      try {
-        federated::JoinOptions j;
-        j.server = fmt::format("127.0.0.1:{}", coordinator.port());
-        j.tls = {f.pki + "/ca.pem", f.cert(party_name(static_cast<int>(p))) + ".pem",
-                 f.cert(party_name(static_cast<int>(p))) + ".key"};
-        j.require_secure_aggregation = secure;  // the control run is without, on purpose
-        auto comm = federated::GrpcParty::join(j);
-        const Dataset data = io::load_dataset(f.shards[p], {});
-        federated::FederationSettings s;
-        s.hyper = comm->settings().hyper;
-        s.labels = comm->settings().labels;
-        s.threads = 1;
-        federated::PartyInput in;
-        in.data = &data;
-        auto result = federated::train_party(*comm, in, s);
-        std::string file;
-        federated::compare_models(*comm, result, file);
-        // The party's own matrix, as evaluate_together computes it, to look for it below.
-        const std::size_t L = result.model.labels().size();
-        std::vector<std::uint64_t> own(L * L, 0);
-        const std::vector<std::uint32_t> predicted = result.model.predict(data);
-        for (std::size_t r = 0; r < data.n_rows; ++r) {
-          std::size_t truth = L;
-          for (std::size_t l = 0; l < L; ++l)
-            if (result.model.labels().name(l) == data.classes.name(data.labels[r])) truth = l;
-          ++own[truth * L + predicted[r]];
-        }
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          seen.own[p] = own;
-        }
-        results[p] = federated::evaluate_together(*comm, result.model, &data);
-        comm->finish(file);
-      } catch (const std::exception& e) {
-        errors[p] = e.what();
-      }
-    });
-  const auto outcome = coordinator.run();
-  for (auto& t : threads) t.join();
-  for (const std::string& e : errors) EXPECT_EQ(e, "");
-  EXPECT_EQ(outcome.parties.size(), f.shards.size());
+  federation_in_process(f, secure, observe,
+                        [&](std::size_t p, federated::GrpcParty& comm, const federated::PartyResult& result,
+                            const Dataset& data) {
+                          // The party's own matrix (row: true class), to look for it below.
+                          const LabelSet& labels = result.model.labels();
+                          const std::size_t L = labels.size();
+                          std::vector<std::uint64_t> own(L * L, 0);
+                          const std::vector<std::uint32_t> predicted = result.model.predict(data);
+                          for (std::size_t r = 0; r < data.n_rows; ++r) {
+                            std::size_t truth = L;
+                            for (std::size_t l = 0; l < L; ++l)
+                              if (labels.name(l) == data.classes.name(data.labels[r])) truth = l;
+                            ++own[truth * L + predicted[r]];
+                          }
+                          {
+                            std::lock_guard<std::mutex> lock(mutex);
+                            seen.own[p] = own;
+                          }
+                          results[p] = federated::evaluate_together(comm, result.model, &data);
+                        });
   // Every party learned the sum of the three.
   std::vector<std::uint64_t> sum(seen.own[0].size(), 0);
   for (const auto& m : seen.own)
