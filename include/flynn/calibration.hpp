@@ -106,6 +106,13 @@ class CalibrationSample {
   void add(std::uint32_t cls, const std::uint32_t* codes, std::uint64_t times = 1);
   /// Adds another sample's rows (same configuration).
   void merge(const CalibrationSample& other);
+  /// The same, taking the other's storage when this one holds nothing yet (a per-worker
+  /// sample merged into the caller's: its rows are not copied a second time).
+  void merge(CalibrationSample&& other);
+  /// Room for `rows` distinct rows, so adding them does not copy the codes held so far.
+  void reserve(std::size_t rows);
+  /// Rows the sample will hold at most in expectation: every row, or about the target.
+  std::uint64_t expected_rows() const { return expected_rows_; }
 
   /// Distinct rows held.
   std::size_t size() const { return classes_.size(); }
@@ -122,6 +129,7 @@ class CalibrationSample {
   bool all_ = false;             // every row is wanted
   std::uint32_t key_codes_ = 0;  // the codes a key reads: the ρ winners
   std::uint32_t codes_per_row_ = 0;
+  std::uint64_t expected_rows_ = 0;
   std::uint64_t rows_ = 0;
   std::vector<std::uint32_t> classes_;
   std::vector<std::uint64_t> times_;

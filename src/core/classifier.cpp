@@ -225,6 +225,11 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
   // below gives the same sample for any thread count).
   std::vector<CalibrationSample> picked(sample ? static_cast<std::size_t>(workers) : 0,
                                         sample ? sample->emptied() : CalibrationSample{});
+  // Room for a little more than a worker's even share of the sample, so filling it does
+  // not copy the codes again and again (capacity only: pages are touched as rows arrive).
+  const std::uint64_t sampled = sample ? std::min<std::uint64_t>(sample->expected_rows(), rows.n_rows()) : 0;
+  const std::size_t sample_room = static_cast<std::size_t>(sampled / workers + sampled / (4 * workers) + 64);
+  for (CalibrationSample& p : picked) p.reserve(sample_room);
   const std::uint32_t per_row = coder.codes_per_row();
   hasher_->hash_stream(
       rows, workers,
@@ -239,7 +244,7 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
           if (mine.wants(class_ids[first + r], codes + r * per_row)) mine.add(class_ids[first + r], codes + r * per_row);
       },
       progress);
-  for (const CalibrationSample& p : picked) sample->merge(p);
+  for (CalibrationSample& p : picked) sample->merge(std::move(p));
   std::optional<ClassCounts> total;
   for (std::optional<ClassCounts>& c : partial) {
     if (!c) continue;
@@ -378,7 +383,7 @@ void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> cla
     learn();
     counts_changed();
   }
-  if (sample) sample->merge(taken);
+  if (sample) sample->merge(std::move(taken));
 }
 
 void FlyNN::subtract(const ClassCounts& removed) {
