@@ -1,6 +1,8 @@
 #include "flynn/federated/grpc_commands.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <fstream>
 #include <iterator>
 
@@ -134,7 +136,7 @@ const OptionTable<JoinRequest>& join_option_fields() {
        [](R& r) -> auto& { return r.join.tls.cert; }},
       {"--key", "This party's private key (PEM); required without --kit", [](R& r) -> auto& { return r.join.tls.key; }},
       {"--data", "This party's rows (labelled)", &R::data, "", true},
-      {"--model", "Where to write the federation's model", &R::model, "", true},
+      {"--model", "Where to write the federation's model (required, except with --check)", &R::model},
       {"--test",
        "This party's held-out rows (labelled): after training, the parties sum their confusion matrices by secure "
        "aggregation (federated evaluation) and each learns the federation's accuracy, balanced accuracy and "
@@ -200,10 +202,53 @@ JoinOptions join_options_with_kit(const JoinRequest& request) {
   return jo;
 }
 
+PartyFilesCheck check_before_joining(const JoinRequest& request, const JoiningParty& party) {
+  std::vector<std::string> problems;
+  const auto attempt = [&](const std::function<void()>& step) {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      problems.emplace_back(e.what());
+    }
+  };
+  FederationSettings settings;
+  int parties = std::max(request.join.min_parties, static_cast<int>(request.join.expect_parties.size()));
+  attempt([&] {
+    const JoinOptions jo = join_options_with_kit(request);
+    parties = std::max(jo.min_parties, static_cast<int>(jo.expect_parties.size()));
+    for (const auto& [flag, path] : {std::pair{"--ca", jo.tls.ca}, {"--cert", jo.tls.cert}, {"--key", jo.tls.key}})
+      if (read_text(path).empty()) problems.push_back(fmt::format("{} {}: cannot be read (or is empty)", flag, path));
+    const std::string cert = read_text(jo.tls.cert);
+    if (cert.empty()) return;
+    check_own_validity(cert);
+    check_join_policy(jo, certificate_common_name(cert));
+  });
+  if (!request.kit.empty())
+    attempt([&] {
+      const SiteKit k = read_kit(request.kit);
+      if (!k.labels.empty()) settings.labels = LabelSet::parse_list(k.labels);
+    });
+  if (!request.ledger.empty() != request.budget_given) problems.emplace_back("--dp-ledger and --dp-budget go together");
+  if (!party.local_error.empty()) problems.push_back(party.local_error);
+  attempt([&] {
+    settings.hyper = party.hyper;
+    settings.dp = dp_params_from_given(party.dp);
+  });
+  PartyFiles files = party.files;
+  files.model = request.model;
+  files.test = request.test;
+  files.ledger = request.ledger;
+  PartyFilesCheck check = check_party_files(files, settings, parties);
+  problems.insert(problems.end(), check.problems.begin(), check.problems.end());
+  check.problems = std::move(problems);
+  return check;
+}
+
 JoinOutcome join_federation(const JoinRequest& request, JoiningParty party) {
   // Checks that need no coordinator come first, so a misconfigured party fails at once.
   JoinOptions jo = join_options_with_kit(request);
 
+  if (request.model.empty()) throw Error("--model is required: where to write the federation's model");
   check_writable_output(request.model, "--model " + request.model);
   if (!request.ledger.empty() != request.budget_given) throw Error("--dp-ledger and --dp-budget go together");
   jo.max_message_bytes = max_message_bytes_from_mib(request.max_message_mb);

@@ -217,6 +217,9 @@ void handshake(SSL* ssl, const std::string& name, const JoinOptions& o) {
   throw FederationError(alert_cause(reason));
 }
 
+
+}  // namespace
+
 void check_own_validity(const std::string& cert_pem) {
   const ossl::Cert c = ossl::first_certificate(cert_pem);
   if (!c) return;
@@ -225,8 +228,6 @@ void check_own_validity(const std::string& cert_pem) {
   if (X509_cmp_current_time(X509_get0_notBefore(c.get())) > 0)
     throw FederationError("this party's certificate (--cert) is not valid yet (check this machine's clock)");
 }
-
-}  // namespace
 
 void wait_for_coordinator(const JoinOptions& options, const PartyPems& pems,
                           const std::function<void(const std::string&)>& log) {

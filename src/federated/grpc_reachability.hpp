@@ -26,4 +26,8 @@ struct PartyPems {
 void wait_for_coordinator(const JoinOptions& options, const PartyPems& pems,
                           const std::function<void(const std::string&)>& log);
 
+/// Throws FederationError when this party's certificate (PEM) has expired or is not valid
+/// yet; a text that is no certificate is left to the handshake.
+void check_own_validity(const std::string& cert_pem);
+
 }  // namespace flynn::federated

@@ -3,8 +3,10 @@
 #include "flynn/federated/dp_postprocess.hpp"
 #include "flynn/federated/dp_settings.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -50,19 +52,110 @@ void check_labels(const Dataset& data, const LabelSet& labels) {
   data.class_ids_in(labels);
 }
 
+// A name or category in a table's fingerprint value: the separators of that value
+// (, { } |) and % percent-encoded, so the value parses back into columns
+// (table_column_names).
+std::string escaped_name(const std::string& name) {
+  std::string r;
+  for (char c : name) {
+    if (c == '%' || c == ',' || c == '{' || c == '}' || c == '|')
+      r += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      r += c;
+  }
+  return r;
+}
+
 // The table's columns as one fingerprint value: names (or positions) and categories.
 std::string describe_table(const TableSchema& t) {
   std::string r = t.named ? "named:" : "unnamed:";
   for (std::size_t k = 0; k < t.columns.size(); ++k) {
     const TableColumn& c = t.columns[k];
-    r += (k ? "," : "") + (t.named ? c.name : std::to_string(k + 1));
+    r += (k ? "," : "") + (t.named ? escaped_name(c.name) : std::to_string(k + 1));
     if (c.categorical()) {
       r += "{";
-      for (std::size_t i = 0; i < c.categories.size(); ++i) r += (i ? "|" : "") + c.categories[i];
+      for (std::size_t i = 0; i < c.categories.size(); ++i) r += (i ? "|" : "") + escaped_name(c.categories[i]);
       r += "}";
     }
   }
   return r;
+}
+
+// One column of a describe_table value: its (escaped) name and its categories' text.
+struct DescribedColumn {
+  std::string name, categories;
+};
+
+// describe_table's value back into columns; "named:" or "unnamed:" in `kind`. Another
+// party's value is untrusted text: anything that does not parse gives no columns.
+std::vector<DescribedColumn> described_columns(const std::string& value, std::string& kind) {
+  const auto colon = value.find(':');
+  if (colon == std::string::npos) return {};
+  kind = value.substr(0, colon);
+  std::vector<DescribedColumn> out;
+  DescribedColumn current;
+  bool in_categories = false;
+  for (std::size_t i = colon + 1; i < value.size(); ++i) {
+    const char c = value[i];
+    if (in_categories) {
+      if (c == '}') in_categories = false;
+      else current.categories += c;
+    } else if (c == '{') {
+      in_categories = true;
+    } else if (c == ',') {
+      out.push_back(std::move(current));
+      current = {};
+    } else {
+      current.name += c;
+    }
+  }
+  if (colon + 1 < value.size()) out.push_back(std::move(current));
+  return out;
+}
+
+// Why party p's table columns differ from party 0's, by column; "" when the values do not
+// parse (the generic field-by-field message then says it).
+std::string table_columns_difference(std::size_t p, const std::string& lead, const std::string& theirs) {
+  std::string lead_kind, their_kind;
+  const std::vector<DescribedColumn> a = described_columns(lead, lead_kind), b = described_columns(theirs, their_kind);
+  const auto shown = [](const std::vector<std::string>& names) {
+    std::string r;
+    for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
+    if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
+    return r;
+  };
+  if (lead_kind != their_kind || lead_kind != "named")
+    return a.size() == b.size() ? ""
+                                : fmt::format("party {} is refused: its table has {} columns, party 0's {} (the files "
+                                              "have no header to name them)",
+                                              p, b.size(), a.size());
+  std::vector<std::string> missing, extra;
+  const auto has = [](const std::vector<DescribedColumn>& cols, const std::string& name) {
+    return std::any_of(cols.begin(), cols.end(), [&](const DescribedColumn& c) { return c.name == name; });
+  };
+  for (const DescribedColumn& c : a)
+    if (!has(b, c.name)) missing.push_back(c.name);
+  for (const DescribedColumn& c : b)
+    if (!has(a, c.name)) extra.push_back(c.name);
+  if (!missing.empty() || !extra.empty()) {
+    std::string why = fmt::format("party {} is refused: its table", p);
+    if (!missing.empty()) why += fmt::format(" lacks {} of party 0's ({})", missing.size() == 1 ? "a column" : "columns", shown(missing));
+    if (!missing.empty() && !extra.empty()) why += " and";
+    if (!extra.empty()) why += fmt::format(" has {} that party 0's has not ({})", extra.size() == 1 ? "a column" : "columns", shown(extra));
+    return why + "; every party's table needs the same columns";
+  }
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    if (a[k].name != b[k].name)
+      return fmt::format("party {} is refused: its columns are in another order than party 0's (column {} is '{}', "
+                         "party 0's '{}'); every party's table needs the same columns in the same order",
+                         p, k + 1, inert_text(b[k].name, 60), inert_text(a[k].name, 60));
+    if (a[k].categories != b[k].categories)
+      return fmt::format("party {} is refused: the categories of its text column '{}' differ from party 0's (each "
+                         "party learned them from its own rows); give every party the same public schema with "
+                         "--schema FILE (`flynn schema` writes one)",
+                         p, inert_text(b[k].name, 60));
+  }
+  return "";
 }
 
 // Whether the federation computes missing-value means (an exact all-reduce of the columns'
@@ -263,49 +356,16 @@ struct PartyState {
 };
 
 // The local checks of the data against the settings, and the configuration they resolve
-// to (its seed not yet agreed).
+// to (its seed not yet agreed); every problem at once (examine_party_data).
 FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
-  const FederationSettings& settings = st.settings;
-  const bool dp = st.dp;
-  try {
-    check_labels(data, st.labels);  // "data.csv:9: label 'zebra' is not one of …"
-  } catch (const Error& e) {
-    throw QuotesRows(e.what());
-  }
-  // The feature set: from the public schema when there is one; under DP a table with
-  // categorical columns must have one (its categories would come from its rows).
-  if (settings.schema) {
-    check_fits_public_schema(data, *settings.schema);
-  } else if (dp && data.schema.has_categorical()) {
-    throw Error(
-        "the data has text (categorical) columns: under DP their categories must come from "
-        "public knowledge, not the rows, so give every party the same public schema with "
-        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
-        "\"Public schema under DP\")");
-  }
-  // Under DP the default variant is the paper's: standardising variants' statistics are
-  // not protected by the release (an explicit --variant is checked below).
-  HyperParams hyper = settings.hyper;
-  if (dp && !hyper.variant) hyper.variant = Variant{};
-  const FlyConfig config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), st.labels.size());
-  if (settings.feature_stats) io::check_feature_stats_fit(*settings.feature_stats, config);
-  if (dp && config.variant.standardize && !settings.feature_stats)
-    throw Error(fmt::format(
-        "variant {} standardises features with training statistics, which the DP release "
-        "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
-        "--variant paper or sign",
-        variant_name(config.variant)));
-  if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
-    throw Error(
-        "the data has missing cells: with --dp the federation's column means that would fill "
-        "them are statistics the DP release does not protect; use --missing zero, give public "
-        "fill values in the --schema file, or fill them before training");
-  if (dp) {
-    settings.dp->validate(std::uint64_t(config.cells()) * st.labels.size());
-    // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
-    const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(st.tau));
-  }
-  return config;
+  DataExamination e = examine_party_data(st.settings, st.labels, st.tau, data);
+  if (e.problems.empty()) return *e.config;
+  std::string all = e.problems.size() == 1 ? e.problems[0]
+                                           : fmt::format("{} problems with this party's data: ", e.problems.size());
+  for (std::size_t k = 0; e.problems.size() > 1 && k < e.problems.size(); ++k)
+    all += fmt::format("{}({}) {}", k ? "; " : "", k + 1, e.problems[k]);
+  if (e.quotes_rows) throw QuotesRows(all);
+  throw Error(all);
 }
 
 // What the parties must agree on, as (field, value) pairs compared one by one.
@@ -384,6 +444,13 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
   for (std::size_t p = 1; p < hellos.size(); ++p) {
     const auto& theirs = hellos[p].fingerprint;
     if (theirs != lead.fingerprint) {
+      // Tables that differ are named by column first (a missing column also changes d).
+      const std::string lead_table = value_of(lead.fingerprint, "table columns"),
+                        their_table = value_of(theirs, "table columns");
+      if (lead_table != their_table && lead_table != "(none)" && their_table != "(none)") {
+        const std::string why = table_columns_difference(p, lead_table, their_table);
+        if (!why.empty()) throw FederationError(why);
+      }
       for (const Fingerprint* side : {&lead.fingerprint, &theirs})
         for (const auto& entry : *side) {
           const std::string& field = entry.first;
@@ -810,6 +877,79 @@ FederatedEvaluation evaluate_together(Communicator& comm, const FlyNN& model, co
   ev.accuracy = ev.rows ? static_cast<double>(correct) / static_cast<double>(ev.rows) : 0.0;
   ev.balanced_accuracy = present ? recall_sum / static_cast<double>(present) : 0.0;
   return ev;
+}
+
+// ---- the local examination of a party's data -------------------------------------------------
+
+namespace {
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string r;
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
+  if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
+  return r;
+}
+}  // namespace
+
+DataExamination examine_party_data(const FederationSettings& settings, const LabelSet& labels, int parties,
+                                   const Dataset& data) {
+  DataExamination out;
+  const bool dp = settings.dp.has_value();
+  const auto note = [&](const std::function<void()>& check) {
+    try {
+      check();
+    } catch (const std::exception& e) {
+      out.problems.emplace_back(e.what());
+    }
+  };
+  try {
+    check_labels(data, labels);  // "data.csv:9: label 'zebra' is not one of …"
+  } catch (const std::exception& e) {
+    out.problems.emplace_back(e.what());
+    out.quotes_rows = true;
+  }
+  // The feature set: from the public schema when there is one; under DP a table with
+  // categorical columns must have one (its categories would come from its rows).
+  if (settings.schema) {
+    note([&] { check_fits_public_schema(data, *settings.schema); });
+  } else if (dp && data.schema.has_categorical()) {
+    std::vector<std::string> text;
+    for (std::size_t k = 0; k < data.schema.columns.size(); ++k)
+      if (data.schema.columns[k].categorical())
+        text.push_back(data.schema.named ? data.schema.columns[k].name : fmt::format("column {}", k + 1));
+    out.problems.push_back(fmt::format(
+        "the data has text (categorical) columns ({}): under DP their categories must come from "
+        "public knowledge, not the rows, so give every party the same public schema with "
+        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
+        "\"Public schema under DP\")",
+        quoted_names(text)));
+  }
+  if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
+    out.problems.emplace_back(
+        "the data has missing cells: with --dp the federation's column means that would fill "
+        "them are statistics the DP release does not protect; use --missing zero, give public "
+        "fill values in the --schema file, or fill them before training");
+  // Under DP the default variant is the paper's: standardising variants' statistics are
+  // not protected by the release (an explicit --variant is checked below).
+  HyperParams hyper = settings.hyper;
+  if (dp && !hyper.variant) hyper.variant = Variant{};
+  std::optional<FlyConfig> config;
+  note([&] { config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size()); });
+  if (!config) return out;
+  if (settings.feature_stats) note([&] { io::check_feature_stats_fit(*settings.feature_stats, *config); });
+  if (dp && config->variant.standardize && !settings.feature_stats)
+    out.problems.push_back(fmt::format(
+        "variant {} standardises features with training statistics, which the DP release "
+        "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
+        "--variant paper or sign",
+        variant_name(config->variant)));
+  if (dp)
+    note([&] {
+      settings.dp->validate(std::uint64_t(config->cells()) * labels.size());
+      // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
+      const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(std::max(parties, 1)));
+    });
+  out.config = config;
+  return out;
 }
 
 }  // namespace flynn::federated

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -139,6 +140,58 @@ std::string local_detail_line(const std::exception& e, const std::string& who) {
   const auto* fe = dynamic_cast<const FederationError*>(&e);
   if (!fe || fe->local_detail().empty()) return "";
   return fmt::format("{}: this party's reason (not sent to the federation): {}", who, fe->local_detail());
+}
+
+PartyFilesCheck check_party_files(const PartyFiles& files, FederationSettings settings, int parties) {
+  PartyFilesCheck out;
+  const bool dp = settings.dp.has_value();
+  const auto attempt = [&](const std::function<void()>& step) {
+    try {
+      step();
+      return true;
+    } catch (const std::exception& e) {
+      out.problems.emplace_back(e.what());
+      return false;
+    }
+  };
+  if (!files.model.empty()) attempt([&] { check_writable_output(files.model, "cannot write the model to " + files.model); });
+  if (!files.ledger.empty() && !dp)
+    out.problems.emplace_back("this party keeps a DP budget ledger (--dp-ledger), but no DP settings are given "
+                              "(--dp-epsilon): a federation without DP refuses it");
+  settings.missing = files.load.missing;
+  if (!files.feature_stats.empty())
+    attempt([&] { settings.feature_stats = io::load_feature_stats(files.feature_stats, files.max_input_bytes); });
+  bool schema_read = true;
+  if (!files.schema.empty())
+    schema_read = attempt([&] { settings.schema = load_public_schema(files.schema, files.max_input_bytes); });
+  std::optional<Dataset> data;
+  if (schema_read) attempt([&] { data = load_party_rows(files.data, files.load, settings.schema, files.schema, dp); });
+  if (data) {
+    out.rows = data->n_rows;
+    out.features = data->n_features;
+    for (std::size_t c = 0; c < data->classes.size(); ++c) out.classes.push_back(data->classes.name(c));
+    if (settings.labels.empty()) {
+      settings.labels = data->classes;
+      out.unchecked.emplace_back(
+          "the labels: no label list was given here (the coordinator's --labels decide), so this file's own "
+          "classes stood in for it");
+    }
+    DataExamination e = examine_party_data(settings, settings.labels, parties, *data);
+    for (std::string& p : e.problems) out.problems.push_back(std::move(p));
+  }
+  if (!files.test.empty())
+    attempt([&] {
+      io::LoadOptions load = files.load;
+      load.impute = true;
+      const Dataset test = io::load_dataset(files.test, load);
+      if (!test.has_labels) throw Error(fmt::format("--test {}: the test rows need a label column", files.test));
+    });
+  if (!dp)
+    out.unchecked.emplace_back(
+        "the checks only differential privacy makes (text columns need a public --schema, missing cells need "
+        "--missing zero or public fill values, LIBSVM needs --schema): give the federation's --dp-epsilon and "
+        "--dp-T to include them");
+  return out;
 }
 
 }  // namespace flynn::federated

@@ -102,4 +102,11 @@ struct JoinOutcome {
 /// (the model path, --dp-ledger with --dp-budget) come first.
 JoinOutcome join_federation(const JoinRequest& request, JoiningParty party);
 
+/// `flynn federated join --check`: what join_federation would refuse of this party before
+/// or at the start of a federation, found without a coordinator — the kit and TLS files
+/// (this party's certificate expired, the policy it cannot meet), the model's folder, and
+/// the data examined against the settings this party knows (its own flags, the kit's
+/// labels and parties; check_party_files) — every problem at once.
+PartyFilesCheck check_before_joining(const JoinRequest& request, const JoiningParty& party);
+
 }  // namespace flynn::federated

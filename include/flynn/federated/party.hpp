@@ -156,6 +156,24 @@ struct FederationSettings {
   std::function<void(const PrivacyAccount&)> approve_release;
 };
 
+/// What a party's data lacks for a federation of these settings: every problem found
+/// locally, each named, and the configuration the settings resolve to for this data (its
+/// seed not yet agreed) when they do. The protocol runs it before the agreement (and stops
+/// every party with its problems); `flynn federated join --check` runs it alone, before
+/// any coordinator is involved (check_party_files).
+struct DataExamination {
+  std::vector<std::string> problems;
+  /// Whether a problem quotes the rows (an unknown label): under DP or secure aggregation
+  /// its text stays with this party.
+  bool quotes_rows = false;
+  std::optional<FlyConfig> config;
+};
+/// Checks `data` against `settings` with the class names `labels`, for a federation of
+/// `parties` (the DP noise scale depends on it): labels, public schema and text columns,
+/// missing cells under DP, hyper-parameters, public statistics, DP settings.
+DataExamination examine_party_data(const FederationSettings& settings, const LabelSet& labels, int parties,
+                                   const Dataset& data);
+
 /// This party's rows, or why it has none.
 struct PartyInput {
   const Dataset* data = nullptr;  ///< the party's rows (not owned); null when unreadable

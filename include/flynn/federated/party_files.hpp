@@ -48,6 +48,26 @@ struct PartyFiles {
   std::string ledger_note;    ///< the note of the ledger's entry
 };
 
+/// What a party's files lack for a federation (`flynn federated join --check`): every
+/// problem found without a coordinator, each named.
+struct PartyFilesCheck {
+  std::size_t rows = 0;      ///< rows of the data, when it could be read
+  std::size_t features = 0;  ///< its d
+  std::vector<std::string> classes;
+  std::vector<std::string> problems;
+  /// What could not be checked here, and what would check it.
+  std::vector<std::string> unchecked;
+};
+
+/// Reads `files` as run_party_from_files would (the data, the public schema and statistics,
+/// the test rows, the model's folder, the ledger) and examines the data against `settings`
+/// (with the files' missing-value policy, schema and statistics added) for a federation of
+/// `parties` (examine_party_data). With no labels in `settings`, the data's own classes
+/// stand in for the federation's list (said in `unchecked`); without DP settings, the
+/// checks that only DP makes are said in `unchecked` too. Never throws for a problem of the
+/// files: each becomes an entry of `problems`.
+PartyFilesCheck check_party_files(const PartyFiles& files, FederationSettings settings, int parties);
+
 /// What the run gives.
 struct PartyRun {
   PartyResult result;
