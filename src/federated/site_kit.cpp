@@ -33,10 +33,16 @@ std::string readme(const KitSpec& spec, const std::string& name, bool coordinato
       name, spec.coordinator, fmt::join(spec.parties, ", "));
 }
 
-std::string text_of(const std::string& path) {
+// The file's text, refused beyond kMaxSiteFileBytes (a kit.json or a project file is small).
+std::string bounded_text_of(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read {}", path));
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  if (!in) throw Error(fmt::format("{}: cannot read {}", what, path));
+  std::string text(kMaxSiteFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxSiteFileBytes)
+    throw Error(fmt::format("{}: {} is larger than {} bytes", what, path, kMaxSiteFileBytes));
+  return text;
 }
 
 }  // namespace
@@ -73,15 +79,13 @@ std::vector<KitFile> kit_files(const KitSpec& spec, const std::string& name, boo
           {kit_file_name, config.dump(2) + "\n", 0644}, {"README.txt", readme(spec, name, coordinator), 0644}};
 }
 
-SiteKit read_kit(const std::string& dir) {
-  const std::string path = dir + "/" + kit_file_name;
-  if (!std::filesystem::exists(path))
-    throw Error(fmt::format("--kit {}: not a kit folder (no {}; kits are written by 'flynn federated provision')",
-                            dir, kit_file_name));
+SiteKit parse_kit_config(std::string_view text, const std::string& dir) {
   SiteKit k;
   try {
-    const nlohmann::json j = nlohmann::json::parse(text_of(path));
-    if (j.value("flynn_kit", 0) != 1) throw Error("not a flynn kit of a version this build reads");
+    if (text.size() > kMaxSiteFileBytes)
+      throw Error(fmt::format("{} is {} bytes, more than a kit's {}", kit_file_name, text.size(), kMaxSiteFileBytes));
+    const nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object() || j.value("flynn_kit", 0) != 1) throw Error("not a flynn kit of a version this build reads");
     k.dir = std::filesystem::absolute(dir).lexically_normal().string();
     k.role = j.at("role").get<std::string>();
     k.name = j.at("name").get<std::string>();
@@ -102,9 +106,72 @@ SiteKit read_kit(const std::string& dir) {
   }
   if (k.role != "coordinator" && k.role != "party")
     throw Error(fmt::format("--kit {}: role '{}' is neither coordinator nor party", dir, k.role));
+  return k;
+}
+
+SiteKit read_kit(const std::string& dir) {
+  const std::string path = dir + "/" + kit_file_name;
+  if (!std::filesystem::exists(path))
+    throw Error(fmt::format("--kit {}: not a kit folder (no {}; kits are written by 'flynn federated provision')",
+                            dir, kit_file_name));
+  const SiteKit k = parse_kit_config(bounded_text_of(path, "--kit " + dir), dir);
   for (const std::string* f : {&k.ca, &k.cert, &k.key, &k.crl})
     if (!std::filesystem::exists(*f)) throw Error(fmt::format("--kit {}: {} is missing", dir, *f));
   return k;
+}
+
+ProvisionRequest parse_provision_project(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxSiteFileBytes)
+    throw Error(fmt::format("{}: {} bytes, more than a project file's {}", source, text.size(), kMaxSiteFileBytes));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("{}: not JSON ({})", source, e.what()));
+  }
+  if (!j.is_object()) throw Error(fmt::format("{}: a project file is one JSON object", source));
+  ProvisionRequest r;
+  const auto text_of_key = [&](const std::string& key, const nlohmann::json& v) {
+    if (!v.is_string()) throw Error(fmt::format("{}: \"{}\" must be a string", source, key));
+    return v.get<std::string>();
+  };
+  const auto int_of_key = [&](const std::string& key, const nlohmann::json& v, int low, int high) {
+    if (!v.is_number_integer() || v.get<long long>() < low || v.get<long long>() > high)
+      throw Error(fmt::format("{}: \"{}\" must be a whole number from {} to {}", source, key, low, high));
+    return static_cast<int>(v.get<long long>());
+  };
+  bool coordinator = false, parties = false;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "coordinator") {
+      r.coordinator = text_of_key(key, v);
+      coordinator = true;
+    } else if (key == "parties") {
+      if (!v.is_array() || v.empty()) throw Error(fmt::format("{}: \"parties\" must be a list of names", source));
+      for (const auto& name : v) r.parties.push_back(text_of_key("parties", name));
+      parties = true;
+    } else if (key == "coordinator_name") {
+      r.coordinator_name = text_of_key(key, v);
+    } else if (key == "days") {
+      r.days = int_of_key(key, v, 1, 36500);
+    } else if (key == "min_parties") {
+      r.min_parties = int_of_key(key, v, 1, 100000);
+    } else if (key == "labels") {
+      r.labels = text_of_key(key, v);
+    } else if (key == "out") {
+      r.out = text_of_key(key, v);
+    } else {
+      throw Error(fmt::format("{}: unknown key \"{}\" (a project file has coordinator, parties, coordinator_name, "
+                              "days, min_parties, labels, out)",
+                              source, key.substr(0, 60)));
+    }
+  }
+  if (!coordinator) throw Error(fmt::format("{}: \"coordinator\" (HOST:PORT) is required", source));
+  if (!parties) throw Error(fmt::format("{}: \"parties\" (a list of names) is required", source));
+  return r;
+}
+
+ProvisionRequest read_provision_project(const std::string& path) {
+  return parse_provision_project(bounded_text_of(path, "--project " + path), "--project " + path);
 }
 
 }  // namespace flynn::federated

@@ -13,7 +13,9 @@
 // the role, the site's name, the coordinator's address, the parties, the policy) and
 // README.txt. The coordinator's certificate has extendedKeyUsage serverAuth and the
 // coordinator host as subjectAltName; a party's has clientAuth; each is issued for its CN.
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace flynn::federated {
@@ -65,7 +67,26 @@ struct SiteKit {
 };
 
 /// Reads the kit in folder `dir`; throws flynn::Error naming the folder and the problem
-/// (not a kit, a file missing, a field of the wrong type).
+/// (not a kit, a file missing, a field of the wrong type, a kit.json over
+/// kMaxSiteFileBytes).
 SiteKit read_kit(const std::string& dir);
+
+/// The most bytes of a kit.json or a project file that are read.
+inline constexpr std::size_t kMaxSiteFileBytes = std::size_t{1} << 20;
+
+/// A kit.json's text as a SiteKit (its file names joined to `dir`; nothing checked on
+/// disk). Throws flynn::Error naming `dir` and the problem.
+SiteKit parse_kit_config(std::string_view text, const std::string& dir);
+
+/// A federation's project file (`flynn federated provision --project FILE`), JSON:
+///   {"coordinator": "HOST:PORT", "parties": ["a", "b", "c"],
+///    "coordinator_name": "coordinator", "days": 365, "min_parties": 3, "labels": "L1,L2",
+///    "out": "DIR"}
+/// "coordinator" and "parties" are required, the rest optional (the flags' defaults); an
+/// unknown key, a value of the wrong type or out of range is refused naming `source` and
+/// the key.
+ProvisionRequest parse_provision_project(std::string_view text, const std::string& source);
+/// The same, read from the file `path` (at most kMaxSiteFileBytes).
+ProvisionRequest read_provision_project(const std::string& path);
 
 }  // namespace flynn::federated
