@@ -36,6 +36,39 @@ def test_simulate_matches_the_cli_model(cli, digits_split, small_params, tmp_pat
     assert fed.to_bytes() == (tmp_path / "fed.flynn").read_bytes()
 
 
+def test_simulate_federated_evaluation_equals_the_pooled_test_rows(cli, digits_split, small_params, tmp_path):
+    import json
+    import subprocess
+    from test_cli_parity import write_csv
+    Xtr, ytr, Xte, yte = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=3, X_test=Xte, y_test=yte, **small_params)
+    t = fed.federation_report_["federation_test"]
+    predicted = fed.predict(Xte)
+    assert t["rows"] == len(Xte) and t["parties_with_test_rows"] == 3
+    assert t["accuracy"] == pytest.approx(np.mean(predicted == yte), abs=1e-12)
+    classes = list(fed.classes_)
+    expected = np.zeros((len(classes), len(classes)), dtype=np.uint64)
+    for truth, guess in zip(yte, predicted):
+        expected[classes.index(truth), classes.index(guess)] += 1
+    np.testing.assert_array_equal(t["confusion_matrix"], expected)
+    # The same figures as the CLI's `federated simulate --test` on the same rows.
+    write_csv(tmp_path / "d.csv", Xtr, ytr)
+    write_csv(tmp_path / "t.csv", Xte, yte)
+    args = [f"--{k}={v}" for k, v in small_params.items()]
+    out = subprocess.run([cli, "federated", "simulate", "--data", str(tmp_path / "d.csv"), "--test",
+                          str(tmp_path / "t.csv"), "--parties", "3", "--json", "--quiet", *args],
+                         check=True, capture_output=True, text=True).stdout
+    cli_test = json.loads(out)["federation_test"]
+    assert cli_test["accuracy"] == pytest.approx(t["accuracy"], abs=1e-12)
+    np.testing.assert_array_equal(np.array(cli_test["confusion_matrix"], dtype=np.uint64), t["confusion_matrix"])
+    # Without test rows there is no evaluation; labels y never had are refused.
+    assert "federation_test" not in federated.simulate(Xtr, ytr, parties=3, **small_params).federation_report_
+    with pytest.raises(ValueError, match="y_test has labels"):
+        federated.simulate(Xtr, ytr, parties=3, X_test=Xte[:5], y_test=np.array([99] * 5), **small_params)
+    with pytest.raises(ValueError, match="go together"):
+        federated.simulate(Xtr, ytr, parties=3, X_test=Xte, **small_params)
+
+
 def test_simulate_with_dp(digits_split, small_params):
     Xtr, ytr, Xte, yte = digits_split
     fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1e4, dp_T=4000, **small_params)
