@@ -243,6 +243,7 @@ struct PartyState {
   // 1. agreement
   FlyConfig config;                       // the federation's (its seed from party 0)
   std::vector<std::uint64_t> local_rows;  // this party's rows per class of `labels`
+  std::optional<DpParams> dp_params;      // settings.dp with T fixed (--dp-T auto resolved)
   bool seed_given = false;                // by party 0's settings (else party 0 drew it)
   // 2. statistics
   std::vector<std::uint64_t> totals;  // the federation's rows per class (not under DP)
@@ -264,7 +265,7 @@ struct PartyState {
 
 // The local checks of the data against the settings, and the configuration they resolve
 // to (its seed not yet agreed).
-FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
+FlyConfig check_and_resolve(PartyState& st, const Dataset& data) {
   const FederationSettings& settings = st.settings;
   const bool dp = st.dp;
   try {
@@ -301,9 +302,12 @@ FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
         "them are statistics the DP release does not protect; use --missing zero, give public "
         "fill values in the --schema file, or fill them before training");
   if (dp) {
-    settings.dp->validate(std::uint64_t(config.cells()) * st.labels.size());
+    // The one place --dp-T auto becomes a number: from ε, τ and m·L, which every party
+    // knows identically (the fingerprint compares them), so every party fixes the same T.
+    st.dp_params = settings.dp->resolved(std::uint64_t(config.cells()) * st.labels.size(),
+                                         static_cast<std::uint32_t>(st.tau));
     // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
-    const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(st.tau));
+    const DpMechanism check(*st.dp_params, static_cast<std::uint32_t>(st.tau));
   }
   return config;
 }
@@ -535,7 +539,7 @@ std::string count_locally(PartyState& st) {
     times.local = since(t);
     if (st.dp) {
       t = Clock::now();
-      st.mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(st.tau));
+      st.mechanism.emplace(*st.dp_params, static_cast<std::uint32_t>(st.tau));
       SecureRng rng;  // never the seeded generator of the lifting matrix
       st.release = privatize(st.counts, *st.mechanism, rng);
       // E.g. the budget ledger: it records the release, or refuses it (reported to every
@@ -584,7 +588,7 @@ ClassCounts aggregate_counts(PartyState& st) {
   } else {
     const std::vector<std::string> all = st.comm.allgather(encode_release(st.release), purpose::kDpRelease);
     std::vector<std::vector<DpEntry>> releases;
-    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.settings.dp->T));
+    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.dp_params->T));
     try {
       aggregated.values() = sum_releases(releases, cells);
     } catch (const Error& e) {
@@ -593,7 +597,7 @@ ClassCounts aggregate_counts(PartyState& st) {
   }
   if (st.dp)
     postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(), st.config.cell_blocks(st.config.gamma),
-                        st.mechanism->noise_scale, st.settings.dp->postprocess);
+                        st.mechanism->noise_scale, st.dp_params->postprocess);
   return aggregated;
 }
 
@@ -632,7 +636,7 @@ PartyResult release_model(PartyState& st, ClassCounts aggregated) {
     Provenance prov;
     prov.differentially_private = true;
     prov.epsilon = st.settings.dp->epsilon;
-    prov.dp_T = st.settings.dp->T;
+    prov.dp_T = st.dp_params->T;
     prov.dp_parties = static_cast<std::uint32_t>(st.tau);
     result.model.set_provenance(prov);
     result.privacy = account(*st.mechanism);
