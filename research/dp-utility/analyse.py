@@ -10,7 +10,8 @@ non-private model of the same hash) and
      the SELECTION half of research/common/heldout_split.tsv only;
   2. reports that loss, and the constant T = 100's, on the validation half and Fashion-MNIST;
   3. writes table.tsv (means over repetitions, every set, τ, ε: non-private, the rule's T,
-     T = 100, the best T of the grid) and binary_seeds.tsv (binary sets: mean balanced
+     T = 100, the best T of the grid), table.md (the same as two compact markdown tables) and
+     binary_seeds.tsv (binary sets: mean balanced
      accuracy over the repetitions at the rule's T and at T = 100, with the lowest and highest).
 Only the standard library: runs anywhere python3 does.
 """
@@ -98,6 +99,27 @@ def main():
             out.write(f"{s}\t{half_of(s, h)}\t{L}\t{ntr}\t{nte}\t{maj:.4f}\t{m}\t{rho}\t{t}\t{e:g}\t{r[2]}\t"
                       f"{np_[0]:.4f}\t{np_[1]:.4f}\t{T}\t{r[0]:.4f}\t{r[1]:.4f}\t{c[0]:.4f}\t{c[1]:.4f}\t"
                       f"{best[(s, t, e)][1]}\t{best[(s, t, e)][0]:.4f}\n")
+    # table.md: the compact tables of the README and the guide, rows (set, τ), a column per ε.
+    eps = sorted({e for (_, _, e) in cells})
+    order = {"selection": 0, "validation": 1, "fashion": 2}
+    sets = sorted({s for (s, _, _) in cells}, key=lambda s: (order.get(half_of(s, h), 3), int(s.split("_")[0])
+                                                            if s[0].isdigit() else 0))
+    with open(os.path.join(HERE, "table.md"), "w") as out:
+        for metric, col, what in (("balanced accuracy", 1, "bacc"), ("accuracy", 0, "acc")):
+            out.write(f"\n{metric} on the hold-out, mean over the repetitions: the rule's T, (T = 100)\n\n")
+            out.write("| data | half | τ | majority | non-private | " +
+                      " | ".join(f"ε = {e:g}" for e in eps) + " |\n")
+            out.write("|---|---|---|---|---|" + "---|" * len(eps) + "\n")
+            for s in sets:
+                for t in sorted({t for (x, t, _) in cells if x == s}):
+                    L, maj, *_ = info[s]
+                    row = [s.split("_", 1)[-1] + f" ({L})", half_of(s, h), str(t), f"{maj:.2f}",
+                           f"{mean[(s, t, 0.0, 0)][col]:.2f}"]
+                    for e in eps:
+                        r = mean.get((s, t, e, rule(e, t)))
+                        c = mean.get((s, t, e, 100))
+                        row.append(f"{r[col]:.2f} ({c[col]:.2f})" if r and c else "–")
+                    out.write("| " + " | ".join(row) + " |\n")
     with open(os.path.join(HERE, "binary_seeds.tsv"), "w") as out:
         out.write("dataset\thalf\tparties\tepsilon\treps\trule_T\trule_bacc_mean\trule_bacc_min\trule_bacc_max\t"
                   "T100_bacc_mean\tT100_bacc_min\tT100_bacc_max\n")
