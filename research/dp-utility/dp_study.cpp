@@ -12,7 +12,7 @@
 // Run:
 //   build/dp_study --data FILE --name NAME --out OUT.tsv [--m 512,2048,default] [--rho 16,64]
 //                  [--parties 3,10] [--eps 0.5,1,2,4,8] [--T 1,2,4,...] [--reps 3]
-//                  [--postprocess all|noise-units,none,...]
+//                  [--postprocess all|noise-units,none,...] [--unit paper|record|paper,record]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--m", "default"},  {"--rho", "default"}, {"--parties", "3,10"},
                                           {"--eps", "0.5,1,2,4,8"}, {"--T", "1,2,4,8,16,32,64,128,256,512"},
                                           {"--reps", "3"},        {"--name", ""}, {"--gamma", "default"},
-                                          {"--postprocess", "all"}};
+                                          {"--postprocess", "all"}, {"--unit", "paper"}};
   for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
   if (!a.count("--data") || !a.count("--out")) {
     std::cerr << "usage: dp_study --data FILE --name NAME --out OUT.tsv [--m ...] [--rho ...] [--parties ...] "
@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
             spec.parties = parties;
             spec.epsilons = numbers<double>(a["--eps"]);
             spec.Ts = numbers<std::uint32_t>(a["--T"]);
+            spec.units.clear();
+            for (const std::string& unit : split(a["--unit"])) spec.units.push_back(federated::parse_dp_unit(unit));
             spec.postprocesses.clear();
             if (a["--postprocess"] == "all")
               spec.postprocesses = federated::all_dp_postprocesses();
