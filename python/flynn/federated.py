@@ -178,5 +178,10 @@ def _rst_text(text):
 
 # The DP keywords' documentation, from the same table: as the CLI's --dp-* flags, dp_epsilon
 # and dp_T go together, and the others need them.
-simulate.__doc__ += "".join(f"    {row['name']} : {row['kind']}\n        {_rst_text(row['help'])}.\n"
+def _dp_kind(row):
+    """A DP row's kind as the docstring says it (dp_T is a count or "auto")."""
+    return 'unsigned integer or "auto"' if row["name"] == "dp_T" else row["kind"]
+
+
+simulate.__doc__ += "".join(f"    {row['name']} : {_dp_kind(row)}\n        {_rst_text(row['help'])}.\n"
                             for row in _DP_FIELDS)

@@ -43,7 +43,10 @@ std::optional<DpParams> dp_params(const py::dict& given) {
       throw py::type_error("unexpected keyword argument '" + name + "'; the DP settings are " + names);
     }
     if (value.is_none()) continue;
-    values[static_cast<std::size_t>(f - fields.data())] = python_setting(f->name, f->kind, value);
+    // dp_T is a count (int) or "auto" (str): its row's kind is Choice for the word.
+    const bool count = std::string_view(f->name) == "dp_T" && !py::isinstance<py::str>(value);
+    values[static_cast<std::size_t>(f - fields.data())] =
+        python_setting(f->name, count ? SettingKind::Unsigned : f->kind, value);
   }
   return federated::dp_params_from_given(values, federated::DpSpelling::Name);
 }

@@ -12,6 +12,8 @@
 // Run:
 //   build/dp_study --data FILE --name NAME --out OUT.tsv [--m 512,2048,default] [--rho 16,64]
 //                  [--parties 3,10] [--eps 0.5,1,2,4,8] [--T 1,2,4,...] [--reps 3]
+//                  [--postprocess all|noise-units,none,...] [--unit paper|record|paper,record]
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -70,7 +72,8 @@ double majority_share(const Dataset& test) {
 int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--m", "default"},  {"--rho", "default"}, {"--parties", "3,10"},
                                           {"--eps", "0.5,1,2,4,8"}, {"--T", "1,2,4,8,16,32,64,128,256,512"},
-                                          {"--reps", "3"},        {"--name", ""}, {"--gamma", "default"}};
+                                          {"--reps", "3"},        {"--name", ""}, {"--gamma", "default"},
+                                          {"--postprocess", "all"}, {"--unit", "paper"}};
   for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
   if (!a.count("--data") || !a.count("--out")) {
     std::cerr << "usage: dp_study --data FILE --name NAME --out OUT.tsv [--m ...] [--rho ...] [--parties ...] "
@@ -109,7 +112,14 @@ int main(int argc, char** argv) {
             spec.parties = parties;
             spec.epsilons = numbers<double>(a["--eps"]);
             spec.Ts = numbers<std::uint32_t>(a["--T"]);
-            spec.postprocesses = federated::all_dp_postprocesses();
+            spec.units.clear();
+            for (const std::string& unit : split(a["--unit"])) spec.units.push_back(federated::parse_dp_unit(unit));
+            spec.postprocesses.clear();
+            if (a["--postprocess"] == "all")
+              spec.postprocesses = federated::all_dp_postprocesses();
+            else
+              for (const std::string& how : split(a["--postprocess"]))
+                spec.postprocesses.push_back(federated::parse_dp_postprocess(how));
             spec.split_seed = static_cast<std::uint64_t>(rep);
             for (const harness::PrivacyPoint& p : harness::privacy_trial(train, test, spec))
               out << fmt::format("{}\t{}\t{}\t{}\t{}\t{:.4f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.5f}\t{:.5f}\n",

@@ -42,9 +42,9 @@ std::string privacy_line(const std::optional<PrivacyAccount>& a, const std::opti
           : fmt::format("record unit, parallel composition: each of {} parties {} picks x {:.6g} per pick",
                         a->parties, a->T, a->per_pick);
   return fmt::format(
-      "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}, {} "
+      "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}{}, {} "
       "exponent, {} unit; {}){}\n",
-      a->total, a->per_party, a->T, dp_exponent_name(dp->exponent), dp_unit_name(dp->unit), composition,
+      a->total, a->per_party, a->T, dp->T_auto ? " from --dp-T auto" : "", dp_exponent_name(dp->exponent), dp_unit_name(dp->unit), composition,
       dp->postprocess == DpPostprocess::None
           ? ""
           : fmt::format("; release post-processed: {}", dp_postprocess_name(dp->postprocess)));
@@ -220,6 +220,7 @@ nlohmann::json joined_party_json(const JoinOutcome& p) {
     privacy = {{"epsilon_total", a->total},
                {"epsilon_per_party", a->per_party},
                {"T", a->T},
+               {"T_auto", p.dp->T_auto},
                {"exponent", dp_exponent_name(p.dp->exponent)},
                {"unit", dp_unit_name(p.dp->unit)},
                {"postprocess", dp_postprocess_name(p.dp->postprocess)},

@@ -132,6 +132,7 @@ nlohmann::json privacy_account_json(const std::optional<PrivacyAccount>& a, cons
           {"epsilon_requested", dp->epsilon},
           {"epsilon_per_pick", a->per_pick},
           {"T", a->T},
+          {"T_auto", dp->T_auto},
           {"parties", a->parties},
           {"exponent", dp_exponent_name(dp->exponent)},
           {"unit", dp_unit_name(dp->unit)},

@@ -15,12 +15,33 @@ std::vector<DpParamField> make_fields() {
        "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
        SettingKind::Real, true, [](const DpParams& p) { return SettingValue(p.epsilon); },
        [](DpParams& p, const SettingValue& v) { p.epsilon = setting_as<double>(v, "dp_epsilon"); }, nullptr},
-      {"dp_T", "--dp-T", "dp-T", "Entries each party releases (with --dp-epsilon)", SettingKind::Unsigned, true,
-       [](const DpParams& p) { return SettingValue(std::uint64_t{p.T}); },
+      // A count or the word "auto" (T from public quantities, fixed once m and the classes
+      // are known: DpParams::resolved), so the row's kind is Choice; it also takes a
+      // count as an Unsigned value (Python's int, the library's callers).
+      {"dp_T", "--dp-T", "dp-T",
+       "Entries each party releases (with --dp-epsilon): a count, or 'auto' for the rule that chooses T from "
+       "epsilon, the parties and m x classes (docs/guide/privacy.md, \"Choosing T\")",
+       SettingKind::Choice, true,
+       [](const DpParams& p) {
+         return p.T_auto ? SettingValue(std::string("auto")) : SettingValue(std::uint64_t{p.T});
+       },
        [](DpParams& p, const SettingValue& v) {
-         const std::uint64_t t = setting_as<std::uint64_t>(v, "dp_T");
+         std::uint64_t t = 0;
+         if (const std::string* text = std::get_if<std::string>(&v)) {
+           if (*text == "auto") {
+             p.T = 0;
+             p.T_auto = true;
+             return;
+           }
+           if (text->empty() || text->find_first_not_of("0123456789") != std::string::npos)
+             throw Error(fmt::format("dp-T = '{}': expected a count of entries or 'auto'", *text));
+           t = setting_as<std::uint64_t>(parse_setting(SettingKind::Unsigned, *text, "dp_T"), "dp_T");
+         } else {
+           t = setting_as<std::uint64_t>(v, "dp_T");
+         }
          if (t > 0xFFFFFFFFu) throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
          p.T = static_cast<std::uint32_t>(t);
+         p.T_auto = false;
        },
        nullptr},
       {"dp_exponent", "--dp-exponent", "dp-exponent",

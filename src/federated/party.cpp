@@ -336,6 +336,7 @@ struct PartyState {
   // 1. agreement
   FlyConfig config;                       // the federation's (its seed from party 0)
   std::vector<std::uint64_t> local_rows;  // this party's rows per class of `labels`
+  std::optional<DpParams> dp_params;      // settings.dp with T fixed (--dp-T auto resolved)
   bool seed_given = false;                // by party 0's settings (else party 0 drew it)
   // 2. statistics
   std::vector<std::uint64_t> totals;  // the federation's rows per class (not under DP)
@@ -357,9 +358,12 @@ struct PartyState {
 
 // The local checks of the data against the settings, and the configuration they resolve
 // to (its seed not yet agreed); every problem at once (examine_party_data).
-FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
+FlyConfig check_and_resolve(PartyState& st, const Dataset& data) {
   DataExamination e = examine_party_data(st.settings, st.labels, st.tau, data);
-  if (e.problems.empty()) return *e.config;
+  if (e.problems.empty()) {
+    st.dp_params = e.dp_params;
+    return *e.config;
+  }
   std::string all = e.problems.size() == 1 ? e.problems[0]
                                            : fmt::format("{} problems with this party's data: ", e.problems.size());
   for (std::size_t k = 0; e.problems.size() > 1 && k < e.problems.size(); ++k)
@@ -602,7 +606,7 @@ std::string count_locally(PartyState& st) {
     times.local = since(t);
     if (st.dp) {
       t = Clock::now();
-      st.mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(st.tau));
+      st.mechanism.emplace(*st.dp_params, static_cast<std::uint32_t>(st.tau));
       SecureRng rng;  // never the seeded generator of the lifting matrix
       st.release = privatize(st.counts, *st.mechanism, rng);
       // E.g. the budget ledger: it records the release, or refuses it (reported to every
@@ -651,7 +655,7 @@ ClassCounts aggregate_counts(PartyState& st) {
   } else {
     const std::vector<std::string> all = st.comm.allgather(encode_release(st.release), purpose::kDpRelease);
     std::vector<std::vector<DpEntry>> releases;
-    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.settings.dp->T));
+    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.dp_params->T));
     try {
       aggregated.values() = sum_releases(releases, cells);
     } catch (const Error& e) {
@@ -660,7 +664,7 @@ ClassCounts aggregate_counts(PartyState& st) {
   }
   if (st.dp)
     postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(), st.config.cell_blocks(st.config.gamma),
-                        st.mechanism->noise_scale, st.settings.dp->postprocess);
+                        st.mechanism->noise_scale, st.dp_params->postprocess);
   return aggregated;
 }
 
@@ -699,7 +703,7 @@ PartyResult release_model(PartyState& st, ClassCounts aggregated) {
     Provenance prov;
     prov.differentially_private = true;
     prov.epsilon = st.settings.dp->epsilon;
-    prov.dp_T = st.settings.dp->T;
+    prov.dp_T = st.dp_params->T;
     prov.dp_parties = static_cast<std::uint32_t>(st.tau);
     result.model.set_provenance(prov);
     result.privacy = account(*st.mechanism);
@@ -944,9 +948,13 @@ DataExamination examine_party_data(const FederationSettings& settings, const Lab
         variant_name(config->variant)));
   if (dp)
     note([&] {
-      settings.dp->validate(std::uint64_t(config->cells()) * labels.size());
+      // The one place --dp-T auto becomes a number: from ε, τ and m·L, which every party
+      // knows identically (the fingerprint compares them), so every party fixes the same T.
+      const auto tau = static_cast<std::uint32_t>(std::max(parties, 1));
+      const DpParams resolved = settings.dp->resolved(std::uint64_t(config->cells()) * labels.size(), tau);
       // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
-      const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(std::max(parties, 1)));
+      const DpMechanism check(resolved, tau);
+      out.dp_params = resolved;
     });
   out.config = config;
   return out;

@@ -85,6 +85,18 @@ def test_simulate_with_dp(digits_split, small_params):
         federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1.0, **small_params)
 
 
+def test_simulate_with_dp_T_auto(digits_split, small_params):
+    """dp_T="auto": T from the rule of public quantities (2^round(log2(8·ε'/τ))), reported
+    as the T used; the settings say "auto"."""
+    Xtr, ytr, _, _ = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=8.0, dp_T="auto", **small_params)
+    privacy = fed.federation_report_["privacy"]
+    assert privacy["T"] == 16 and privacy["settings"]["dp_T"] == "auto"  # 8·(8/2)/2 = 16
+    assert fed._model.provenance["dp_T"] == 16
+    with pytest.raises(flynn.FlynnError, match="expected a count of entries or 'auto'"):
+        federated.simulate(Xtr, ytr, parties=2, dp_epsilon=8.0, dp_T="many", **small_params)
+
+
 def test_a_loaded_dp_model_refuses_exact_rows(digits_split, small_params, tmp_path):
     """The rule is the library's (FlyNN), so Python keeps it without repeating it: a model
     released under DP claims its epsilon, and rows learned exactly on top would void it."""

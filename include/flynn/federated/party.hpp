@@ -167,6 +167,8 @@ struct DataExamination {
   /// its text stays with this party.
   bool quotes_rows = false;
   std::optional<FlyConfig> config;
+  /// The DP settings with T fixed (--dp-T auto resolved for this configuration), under DP.
+  std::optional<DpParams> dp_params;
 };
 /// Checks `data` against `settings` with the class names `labels`, for a federation of
 /// `parties` (the DP noise scale depends on it): labels, public schema and text columns,
