@@ -249,6 +249,86 @@ TEST(FederationKits, TlsFailuresNameTheirCause) {
   EXPECT_FALSE(fs::exists(t.dir.file("x.model")));
 }
 
+// Seconds (date +%s.%N) written by a test's shell in `path`.
+double time_in(const std::string& path) { return std::stod(test::read_text(path)); }
+
+// Before the start, a party that left may come back, so one leaving is waited for; but
+// once every party that joined has left and nobody else is connected, there is no one to
+// wait with: the coordinator stops within 2 s of the last one, non-zero, naming them
+// (not at its deadline of 60 s). The parties are killed: no Failure message, only their
+// connections close.
+TEST(FederationKits, EveryPartyLeavingBeforeTheStartStopsTheCoordinator) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(fmt::format("federated provision --out {} --coordinator 127.0.0.1:{} --parties a,b,c,d",
+                                      out, port)).exit_code, 0);
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 60 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 60 > serve.out 2> serve.err; "
+      "echo $? > serve.rc; date +%s.%N > serve.t ) & "
+      "for p in 0 1 2; do n=$(echo a b c | cut -d' ' -f$((p+1))); "
+      "timeout 60 $F federated join --kit fed/$n --data party$p.csv --model $n.model --deadline 60 > $n.out 2> $n.err & "
+      "echo $! > $n.pid; done; "
+      "for i in $(seq 300); do grep -q '(3 of 4)' serve.err && break; sleep 0.1; done; "
+      "date +%s.%N > killed.t; for n in a b c; do pkill -KILL -P $(cat $n.pid); done; wait",
+      t.dir.path().string(), FLYNN_CLI_PATH));
+  const std::string err = test::read_text(t.dir.file("serve.err"));
+  ASSERT_NE(err.find("(3 of 4)"), std::string::npos) << err;
+  EXPECT_NE(test::read_text(t.dir.file("serve.rc")), "0\n") << err;
+  const double took = time_in(t.dir.file("serve.t")) - time_in(t.dir.file("killed.t"));
+  EXPECT_LT(took, 2) << err;
+  EXPECT_NE(err.find("flynn: error: every party that joined left before the federation started ("), std::string::npos)
+      << err;
+  for (const char* n : {"'a'", "'b'", "'c'"}) EXPECT_NE(err.find(n), std::string::npos) << err;
+  std::cout << fmt::format("the coordinator stopped {:.2f} s after the last party was killed\n", took);
+}
+
+// A party of the coordinator's roster (the kit's parties) whose certificate is revoked can
+// never join: with τ = every party, the federation cannot start. The coordinator stops
+// and tells the waiting parties why; every process exits, non-zero, within 2 s of the
+// revoked party's refusal.
+TEST(FederationKits, ARevokedPartyOfTheRosterStopsEveryProcess) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
+  ASSERT_EQ(test::run_cli(fmt::format("federated revoke c --out {}", out)).exit_code, 0);
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 60 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 60 > serve.out 2> serve.err; "
+      "echo $? > serve.rc; date +%s.%N > serve.t ) & "
+      "for p in 0 1; do n=$(echo a b | cut -d' ' -f$((p+1))); "
+      "( timeout 60 $F federated join --kit fed/$n --data party$p.csv --model $n.model --deadline 60 > $n.out 2> $n.err; "
+      "echo $? > $n.rc; date +%s.%N > $n.t ) & done; "
+      "for i in $(seq 300); do grep -q '(2 of 3)' serve.err && break; sleep 0.1; done; "
+      "date +%s.%N > c_started.t; "
+      "timeout 60 $F federated join --kit fed/c --data party2.csv --model c.model --deadline 60 > c.out 2> c.err; "
+      "echo $? > c.rc; date +%s.%N > c.t; wait",
+      t.dir.path().string(), FLYNN_CLI_PATH));
+  auto text = [&](const std::string& name) { return test::read_text(t.dir.file(name)); };
+  const std::string err = text("serve.err");
+  ASSERT_NE(err.find("(2 of 3)"), std::string::npos) << err;
+  EXPECT_NE(text("serve.rc"), "0\n") << err;
+  EXPECT_NE(err.find("revoked"), std::string::npos) << err;
+  EXPECT_NE(err.find("it can never join, so at most 2 of the parties allowed ('a', 'b', 'c') can, and the "
+                     "federation needs 3"), std::string::npos) << err;
+  EXPECT_NE(text("c.rc"), "0\n");
+  EXPECT_NE(text("c.err").find("revoked"), std::string::npos) << text("c.err");
+  double last = time_in(t.dir.file("serve.t"));
+  for (const char* n : {"a", "b"}) {
+    const std::string e = text(fmt::format("{}.err", n));
+    EXPECT_NE(text(fmt::format("{}.rc", n)), "0\n") << e;
+    EXPECT_NE(e.find("it can never join"), std::string::npos) << e;
+    last = std::max(last, time_in(t.dir.file(fmt::format("{}.t", n))));
+  }
+  const double took = last - time_in(t.dir.file("c.t"));
+  EXPECT_LT(took, 2) << err;
+  std::cout << fmt::format("every process exited within {:.2f} s of the revoked party's exit ({:.2f} s after it "
+                           "started)\n", took, last - time_in(t.dir.file("c_started.t")));
+  for (const char* n : {"a.model", "b.model", "c.model"}) EXPECT_FALSE(fs::exists(t.dir.file(n))) << n;
+}
+
 // The guide's first federated example on a shared table: kits, a coordinator and three
 // party processes, central training, the byte comparison; under 30 s on a 2-core machine.
 TEST(FederationTrial, ASharedTableEqualsCentralTrainingInUnder30Seconds) {

@@ -18,11 +18,13 @@
 // logged or relayed (relayed_text.hpp).
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -79,6 +81,9 @@ struct Coordinator::State final : public pb::Coordinator::CallbackService {
   bool any_joined = false;
   int finished = 0;
   int calls = 0;  // reactors alive (OnDone not yet run)
+  // Before the start, what tells that the federation can no longer begin (watch, admit):
+  std::vector<std::string> left;  // parties that joined and then left (CNs, first leave order)
+  std::set<std::string> lost;     // names of --allow refused for good (Refusal::permanent)
   std::atomic<std::uint64_t> connections_cut{0};  // by the gate, without a stream (log only)
 
   void log(const std::string& line) {
@@ -100,6 +105,8 @@ struct Coordinator::State final : public pb::Coordinator::CallbackService {
   std::string finish_error() const;
   std::string overdue(Clock::time_point now) const;
   void watch(Clock::time_point now);
+  std::string cannot_start() const;
+  std::string lost_for_good(const Slot& s, const Refusal& r);
   void on_connection_cut(const std::string& key, const std::string& why);
   CoordinatorOutcome outcome() const;
 };
@@ -182,12 +189,16 @@ void Coordinator::State::refuse(const std::shared_ptr<Slot>& s, const Refusal& r
 // The checks when a stream opens, before anything is read. True: read its Join.
 bool Coordinator::State::admit(const std::shared_ptr<Slot>& s) {
   std::optional<Refusal> no = identity_refusal(*s, options.allow, crl ? &*crl : nullptr);
-  if (!no) {
+  std::string stop;
+  {
     std::lock_guard<std::mutex> lock(mutex);
-    no = over ? std::optional<Refusal>(Refusal{grpc::StatusCode::ABORTED, reason}) : roster->admit(s);
+    if (!no) no = over ? std::optional<Refusal>(Refusal{grpc::StatusCode::ABORTED, reason}) : roster->admit(s);
+    else if (no->permanent) stop = lost_for_good(*s, *no);
   }
   if (!no) return true;
   refuse(s, *no);
+  // The refused party hears its own reason first; the others then hear why it is over.
+  if (!stop.empty()) abort(stop);
   return false;
 }
 
@@ -200,6 +211,7 @@ void Coordinator::State::on_gone(const std::shared_ptr<Slot>& s, const char* how
       s->gone = true;
       if (!s->joined || (!over && !started)) {
         roster->leave(s);  // before the federation started: it may come back
+        if (s->joined && std::find(left.begin(), left.end(), s->name) == left.end()) left.push_back(s->name);
         if (s->joined) {
           lock.unlock();
           log(fmt::format("{} left before the federation started", who(*s)));
@@ -436,6 +448,7 @@ void Coordinator::State::watch(Clock::time_point now) {
     std::lock_guard<std::mutex> lock(mutex);
     if (over) return;
     why = overdue(now);
+    if (why.empty()) why = cannot_start();
     for (const auto& s : roster->waiting())
       if (seconds_between(s->opened, now) > options.join_timeout_seconds) late.push_back(s);
     if (!why.empty())
@@ -449,6 +462,37 @@ void Coordinator::State::watch(Clock::time_point now) {
     abort(why);
     for (const auto& s : stalled) s->outbox->cancel();
   }
+}
+
+// Before the start (mutex held): "" while the federation may still begin. Once a party
+// joined, waiting is for the others to come; when every party that joined has left and no
+// one else is connected — no stream, no connection at the gate — there is nobody left to
+// wait with, so the coordinator stops rather than wait out its deadline. A party never
+// seen is not counted as gone: until one joined, the coordinator waits for its deadline.
+std::string Coordinator::State::cannot_start() const {
+  if (started || left.empty() || !roster->joined().empty() || !roster->waiting().empty()) return "";
+  if (gate && gate->counts().waiting > 0) return "";
+  std::string names;
+  for (const auto& n : left) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", inert_text(n, 100));
+  return fmt::format("every party that joined left before the federation started ({}), and no other party is "
+                     "connected", names);
+}
+
+// `s` was refused for good (mutex held): when it is one of the names of --allow (the
+// kit's parties), fewer may ever join; once fewer than τ can, the federation can never
+// start. Returns the reason to stop, "" while it still may start. Without --allow any
+// certificate of the CA may take the place, so nothing is concluded.
+std::string Coordinator::State::lost_for_good(const Slot& s, const Refusal& r) {
+  if (started || over || options.allow.empty()) return "";
+  const std::set<std::string> allowed(options.allow.begin(), options.allow.end());
+  if (!allowed.count(s.name)) return "";
+  lost.insert(s.name);
+  const int can_join = static_cast<int>(allowed.size() - lost.size());
+  if (can_join >= options.parties) return "";
+  std::string names;
+  for (const auto& n : allowed) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", inert_text(n, 100));
+  return fmt::format("{}; it can never join, so at most {} of the parties allowed ({}) can, and the federation "
+                     "needs {}", r.why, can_join, names, options.parties);
 }
 
 // The gate is about to close a connection that has not joined: end its streams first.
