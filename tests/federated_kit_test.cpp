@@ -236,15 +236,25 @@ TEST(FederationKits, TlsFailuresNameTheirCause) {
       "$J --kit other/a > unknown_ca.out 2> unknown_ca.err; "
       "$J --kit fed/a --server-name localhost.example > mismatch.out 2> mismatch.err; "
       "$J --kit fed/a --cert other/a/cert.pem --key other/a/key.pem > refused.out 2> refused.err; "
+      // The coordinator's own certificate presented as a party's (openssl: a party checks its own).
+      "timeout 10 openssl s_client -alpn h2 -connect 127.0.0.1:{2} -cert fed/coordinator/cert.pem "
+      "-key fed/coordinator/key.pem -CAfile fed/ca/ca.pem -ign_eof < /dev/null > eku.out 2>&1; "
       "wait",
-      t.dir.path().string(), FLYNN_CLI_PATH));
+      t.dir.path().string(), FLYNN_CLI_PATH, port));
   auto err = [&](const char* name) { return test::read_text(t.dir.file(name)); };
   EXPECT_NE(err("unknown_ca.err").find("unknown CA: the coordinator's certificate is not signed"), std::string::npos)
       << err("unknown_ca.err");
   EXPECT_NE(err("mismatch.err").find("name mismatch"), std::string::npos) << err("mismatch.err");
   EXPECT_NE(err("refused.err").find("the coordinator refused this party's certificate"), std::string::npos)
       << err("refused.err");
-  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake"), std::string::npos) << err("serve.err");
+  // The coordinator names each cause and the CN the certificate claims.
+  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake: unknown CA: the party's certificate is "
+                                  "not signed by --ca (the certificate presented names 'a')"), std::string::npos)
+      << err("serve.err");
+  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake: wrong extended key usage: the "
+                                  "certificate is not a party's (no clientAuth; a coordinator's?) (the certificate "
+                                  "presented names 'coordinator')"), std::string::npos) << err("serve.err");
+  EXPECT_EQ(err("serve.err").find("joined ("), std::string::npos) << err("serve.err");
   for (const char* e : {"unknown_ca.err", "mismatch.err", "refused.err", "serve.err"}) expect_no_grpc_log_line(err(e));
   EXPECT_FALSE(fs::exists(t.dir.file("x.model")));
 }

@@ -17,6 +17,11 @@
 // (a failure's reason, a CN) is escaped, cut and marked as that party's before it is
 // logged or relayed (relayed_text.hpp).
 #include <openssl/rand.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,7 +35,9 @@
 
 #include "federated/grpc_collective_step.hpp"
 #include "federated/grpc_join_check.hpp"
+#include "federated/grpc_party_verifier.hpp"
 #include "federated/grpc_roster.hpp"
+#include "federated/openssl_util.hpp"
 #include "federated/relayed_text.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
@@ -68,6 +75,7 @@ grpc::StatusCode status_of(JoinRefusal::Kind k) {
 struct Coordinator::State final : public pb::Coordinator::CallbackService {
   CoordinatorOptions options;
   std::optional<RevocationList> crl;
+  std::shared_ptr<HandshakeRefusals> handshake_refusals;  // the TLS verifier's log
   std::unique_ptr<ConnectionGate> gate;
   std::unique_ptr<grpc::Server> server;
 
@@ -534,13 +542,30 @@ CoordinatorOutcome Coordinator::State::outcome() const {
 
 namespace {
 
-std::unique_ptr<grpc::Server> build_server(Coordinator::State& s, const grpc::SslServerCredentialsOptions& ssl,
+// Mutual TLS: the server's certificate and key; the client's certificate is required by TLS
+// and verified by flynn's own verifier (grpc_party_verifier.hpp: the same verification as
+// OpenSSL's built-in one, which could not say why it refused a party, nor whom).
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const std::string& ca, const std::string& cert,
+                                                            const std::string& key,
+                                                            std::shared_ptr<HandshakeRefusals> refusals) {
+  namespace gx = grpc::experimental;
+  auto provider = std::make_shared<gx::StaticDataCertificateProvider>(
+      ca, std::vector<gx::IdentityKeyCertPair>{gx::IdentityKeyCertPair{key, cert}});
+  gx::TlsServerCredentialsOptions tls(provider);
+  tls.watch_root_certs();  // the CA names sent in the CertificateRequest
+  tls.watch_identity_key_cert_pairs();
+  tls.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_BUT_DONT_VERIFY);
+  tls.set_certificate_verifier(party_certificate_verifier(ca, std::move(refusals)));
+  return gx::TlsServerCredentials(tls);
+}
+
+std::unique_ptr<grpc::Server> build_server(Coordinator::State& s, std::shared_ptr<grpc::ServerCredentials> credentials,
                                            std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor>& acceptor) {
   const CoordinatorOptions& o = s.options;
   grpc::ServerBuilder builder;
   // The gate accepts the connections (grpc_connection_gate.hpp); gRPC listens nowhere.
   acceptor = builder.experimental().AddExternalConnectionAcceptor(
-      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, grpc::SslServerCredentials(ssl));
+      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, std::move(credentials));
   builder.RegisterService(&s);
   builder.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
@@ -574,10 +599,21 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
   const CoordinatorOptions& o = s.options;
   check_options(o);
   s.roster.emplace(o.parties, o.allow.empty());
-  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  ssl.pem_root_certs = read_pem(o.tls.ca, "CA certificate (--ca)");
+  const std::string ca = read_pem(o.tls.ca, "CA certificate (--ca)");
   const std::string cert = read_pem(o.tls.cert, "server certificate (--cert)");
-  ssl.pem_key_cert_pairs.push_back({read_pem(o.tls.key, "server private key (--key)"), cert});
+  const std::string key = read_pem(o.tls.key, "server private key (--key)");
+  if (ossl::read_certificates(ca).empty())
+    throw Error(fmt::format("--ca {}: holds no PEM X.509 certificate", o.tls.ca));
+  // gRPC's TLS credentials would only fail at the first handshake: check the pair now.
+  {
+    const ossl::Cert c = ossl::first_certificate(cert);
+    if (!c) throw Error(fmt::format("--cert {}: not a PEM X.509 certificate", o.tls.cert));
+    ossl::Bio bio = ossl::memory(key);
+    const ossl::Key k(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+    if (!k) throw Error(fmt::format("--key {}: not an unencrypted PEM private key", o.tls.key));
+    if (X509_check_private_key(c.get(), k.get()) != 1)
+      throw Error(fmt::format("--key {} is not the key of the certificate --cert {}", o.tls.key, o.tls.cert));
+  }
   if (!o.crl.empty()) s.crl = RevocationList::load(o.crl, o.tls.ca);
   try {
     check_extended_key_usage(cert, TlsRole::Server, "the coordinator");
@@ -590,7 +626,8 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
   limits.max_waiting = kMaxWaitingConnections;
   s.gate = std::make_unique<ConnectionGate>(o.listen, limits, o.log);
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor;
-  s.server = build_server(s, ssl, acceptor);
+  s.handshake_refusals = std::make_shared<HandshakeRefusals>(s.options.log);
+  s.server = build_server(s, server_credentials(ca, cert, key, s.handshake_refusals), acceptor);
   if (!s.server)
     throw Error(fmt::format("cannot start the coordinator on {} (a key and certificate that do not match?)", o.listen));
   State* raw = &s;
@@ -601,6 +638,7 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
 
 Coordinator::~Coordinator() {
   State& s = *state_;
+  if (s.handshake_refusals) s.handshake_refusals->detach();
   if (!s.server) return;
   // End the federation (when run() did not), stop accepting, then let every stream end.
   s.abort("the coordinator is shutting down");
