@@ -339,6 +339,63 @@ TEST(FederationKits, ARevokedPartyOfTheRosterStopsEveryProcess) {
   for (const char* n : {"a.model", "b.model", "c.model"}) EXPECT_FALSE(fs::exists(t.dir.file(n))) << n;
 }
 
+// Expired certificates, on each side: a party refuses its own (it would be refused), a
+// client presenting one is refused by the coordinator's handshake, a coordinator refuses to
+// start with one, and a party refuses a coordinator that presents one, each naming the
+// cause. The certificates are issued by the
+// federation's own CA with openssl, valid until yesterday.
+TEST(FederationKits, ExpiredCertificatesAreRefusedOnBothSidesNamingTheCause) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
+  const auto issued = test::run_shell(fmt::format(
+      "cd {0} && "
+      "printf 'extendedKeyUsage=clientAuth\\n' > client.ext && "
+      "printf 'extendedKeyUsage=serverAuth\\nsubjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext && "
+      "for n in a coordinator; do "
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr -subj /CN=$n && "
+      "e=client.ext; [ $n = coordinator ] && e=server.ext; "
+      "openssl x509 -req -in $n.csr -CA fed/ca/ca.pem -CAkey fed/ca/ca.key -days -1 -extfile $e -out $n.pem || exit 1; "
+      "done",
+      t.dir.path().string()));
+  ASSERT_EQ(issued.exit_code, 0) << issued.err;
+  const std::string dir = t.dir.path().string();
+  // The party's own certificate: refused before it connects.
+  const auto own = test::run_cli(fmt::format("federated join --kit {0}/fed/a --cert {0}/a.pem --key {0}/a.key "
+                                             "--data {0}/party0.csv --model {0}/a.model --deadline 5", dir));
+  test::expect_clean_error(own, "this party's certificate (--cert) has expired");
+  // The same certificate presented to the coordinator anyway (a client without that check).
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 30 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 4 > serve.out 2> serve.err ) & "
+      "for i in $(seq 100); do grep -q 'listening on' serve.err && break; sleep 0.1; done; "
+      "timeout 10 openssl s_client -alpn h2 -connect 127.0.0.1:{2} -cert a.pem -key a.key -CAfile fed/ca/ca.pem -ign_eof "
+      "< /dev/null > s_client.out 2> s_client.err; wait",
+      dir, FLYNN_CLI_PATH, port));
+  const std::string serve_err = test::read_text(t.dir.file("serve.err"));
+  EXPECT_NE(serve_err.find("refused a connection in the TLS handshake: the party's certificate has expired (the "
+                           "certificate presented names 'a')"), std::string::npos) << serve_err;
+  EXPECT_EQ(serve_err.find("joined ("), std::string::npos) << serve_err;
+  // A coordinator with an expired certificate: it refuses to start.
+  test::expect_clean_error(
+      test::run_cli(fmt::format("federated serve --kit {0}/fed/coordinator --labels c0,c1 --listen 127.0.0.1:0 "
+                                "--cert {0}/coordinator.pem --key {0}/coordinator.key --deadline 5", dir)),
+      "the coordinator's certificate (" + dir + "/coordinator.pem) has expired");
+  // A party meeting a server that presents it anyway (openssl's, not flynn's).
+  const auto p = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 15 openssl s_server -www -accept 127.0.0.1:{2} -cert coordinator.pem -key coordinator.key "
+      "-CAfile fed/ca/ca.pem -Verify 1 > s_server.out 2> s_server.err ) & S=$!; sleep 1; "
+      "timeout 20 $F federated join --kit fed/a --data party0.csv --model a.model --deadline 5 > join.out 2> join.err; "
+      "echo $? > join.rc; pkill -P $S; wait",
+      dir, FLYNN_CLI_PATH, port));
+  const std::string join_err = test::read_text(t.dir.file("join.err"));
+  EXPECT_NE(test::read_text(t.dir.file("join.rc")), "0\n") << join_err;
+  EXPECT_NE(join_err.find("the coordinator's certificate has expired"), std::string::npos) << join_err;
+  EXPECT_FALSE(fs::exists(t.dir.file("a.model")));
+}
+
 // The guide's first federated example on a shared table: kits, a coordinator and three
 // party processes, central training, the byte comparison; under 30 s on a 2-core machine.
 TEST(FederationTrial, ASharedTableEqualsCentralTrainingInUnder30Seconds) {

@@ -620,6 +620,19 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
   } catch (const Error& e) {
     s.log(fmt::format("warning: {} (parties will refuse it)", e.what()));
   }
+  // Every party refuses an expired certificate: no federation could ever start, so say so
+  // now rather than at the deadline. One not valid yet only warns: a clock off by minutes
+  // on this machine (or the parties') may be put right while the coordinator waits.
+  if (const ossl::Cert c = ossl::first_certificate(cert)) {
+    if (X509_cmp_current_time(X509_get0_notAfter(c.get())) < 0)
+      throw Error(fmt::format("the coordinator's certificate ({}) has expired: every party would refuse it; ask the "
+                              "federation's CA for a new kit",
+                              o.tls.cert));
+    if (X509_cmp_current_time(X509_get0_notBefore(c.get())) > 0)
+      s.log(fmt::format("warning: the coordinator's certificate ({}) is not valid yet (check this machine's clock): "
+                        "parties will refuse it until it is",
+                        o.tls.cert));
+  }
   GateLimits limits;
   limits.pre_join_bytes = kPreJoinBytes;
   limits.join_timeout_seconds = o.join_timeout_seconds;
