@@ -680,8 +680,9 @@ TEST(FederatedCoordinatorLimits, PartyWithoutClientAuthIsRefused) {
 // refused is refused still, tried by a client that checks nothing itself (a raw gRPC
 // client, not `flynn federated join`, which refuses most of these before connecting): a
 // certificate of another CA, a self-signed one with a party's name, an expired one, one
-// issued for serving. No stream opens (UNAVAILABLE), nothing joins, and each refusal is one
-// coordinator line naming the cause and the CN. A valid certificate still connects.
+// not valid yet, one issued for serving. No stream opens (UNAVAILABLE), nothing joins, and
+// each refusal is one coordinator line naming the cause and the CN. A valid certificate
+// still connects.
 TEST(FederatedCoordinatorLimits, TheHandshakeRefusesEveryCertificateThatIsNotAPartysOfTheCa) {
   Federation f(3, "iid");
   const std::string other = f.dir.file("other");
@@ -695,6 +696,18 @@ TEST(FederatedCoordinatorLimits, TheHandshakeRefusesEveryCertificateThatIsNotAPa
   ASSERT_EQ(self.exit_code, 0) << self.err;
   sign_certificate(f.pki, party_name(2), "expired", "extendedKeyUsage=clientAuth", -1);
   sign_certificate(f.pki, party_name(2), "server-usage", "extendedKeyUsage=serverAuth");
+  // Valid only from 2099 (openssl ca, the one command that sets a start date).
+  const auto future = test::run_shell(fmt::format(
+      "set -e; cd '{0}'; mkdir -p db; touch db/index.txt; openssl rand -hex 8 > db/serial; "
+      "printf '[ca]\ndefault_ca=x\n[x]\ndatabase=db/index.txt\nserial=db/serial\nnew_certs_dir=db\n"
+      "default_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n' > future-ca.cnf; "
+      "printf 'extendedKeyUsage=clientAuth\n' > future.cnf; "
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={1} -keyout future.key "
+      "-out future.csr 2>/dev/null; "
+      "openssl ca -batch -config future-ca.cnf -cert ca.pem -keyfile ca.key -in future.csr -out future.pem "
+      "-startdate 20990101000000Z -enddate 20991231000000Z -extfile future.cnf -notext 2>/dev/null",
+      f.pki, party_name(2)));
+  ASSERT_EQ(future.exit_code, 0) << future.err;
   int port = 0;
   auto server = f.serve(3, {"--deadline", "30"}, &port);
   ASSERT_GT(port, 0) << server->err();
@@ -702,6 +715,7 @@ TEST(FederatedCoordinatorLimits, TheHandshakeRefusesEveryCertificateThatIsNotAPa
       {"foreign", "unknown CA: the party's certificate is not signed by --ca"},
       {"self-signed", "unknown CA: the party's certificate is not signed by --ca"},
       {"expired", "the party's certificate has expired"},
+      {"future", "the party's certificate is not valid yet"},
       {"server-usage", "wrong extended key usage: the certificate is not a party's"}};
   int id = 0;
   for (const auto& [file, cause] : bad) {
