@@ -3,6 +3,8 @@
 //
 //   * the gate (grpc_connection_gate.hpp) bounds what a connection may send and how long
 //     it may live before its Join is accepted;
+//   * the verifier (grpc_party_verifier.hpp) checks a party's certificate in the TLS
+//     handshake and names the cause and the CN of what it refuses;
 //   * the roster (grpc_roster.hpp) admits streams, checks identities and Joins
 //     (grpc_join_check.hpp), and makes the Welcomes;
 //   * the collective step (grpc_collective_step.hpp) takes one contribution per party,
@@ -10,17 +12,18 @@
 //   * every stream writes through its own outbox (grpc_outbox.hpp): a bounded queue with
 //     one write in flight, so a party that stops reading stalls only its own stream;
 //   * the watchdog (Coordinator::run, overdue) aborts the federation naming whoever is
-//     late, and cancels a stream whose write is older than the deadline;
+//     late, and cancels a stream whose write is older than the deadline; before the start
+//     it also stops it once it can no longer begin (cannot_start, lost_for_good);
 // and this file, which wires them to gRPC's reactions. Reactions (reads, write
 // completions, cancellations) only take short locks. Lock order: State::mutex, then an
-// outbox's; no gRPC call is made while State::mutex is held. Text that comes from a party
+// outbox's or the gate's; no gRPC call is made while State::mutex is held. Text that comes from a party
 // (a failure's reason, a CN) is escaped, cut and marked as that party's before it is
 // logged or relayed (relayed_text.hpp).
-#include <openssl/rand.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/x509.h>
 
 #include <algorithm>
