@@ -236,17 +236,164 @@ TEST(FederationKits, TlsFailuresNameTheirCause) {
       "$J --kit other/a > unknown_ca.out 2> unknown_ca.err; "
       "$J --kit fed/a --server-name localhost.example > mismatch.out 2> mismatch.err; "
       "$J --kit fed/a --cert other/a/cert.pem --key other/a/key.pem > refused.out 2> refused.err; "
+      // The coordinator's own certificate presented as a party's (openssl: a party checks its own).
+      "timeout 10 openssl s_client -alpn h2 -connect 127.0.0.1:{2} -cert fed/coordinator/cert.pem "
+      "-key fed/coordinator/key.pem -CAfile fed/ca/ca.pem -ign_eof < /dev/null > eku.out 2>&1; "
       "wait",
-      t.dir.path().string(), FLYNN_CLI_PATH));
+      t.dir.path().string(), FLYNN_CLI_PATH, port));
   auto err = [&](const char* name) { return test::read_text(t.dir.file(name)); };
   EXPECT_NE(err("unknown_ca.err").find("unknown CA: the coordinator's certificate is not signed"), std::string::npos)
       << err("unknown_ca.err");
   EXPECT_NE(err("mismatch.err").find("name mismatch"), std::string::npos) << err("mismatch.err");
   EXPECT_NE(err("refused.err").find("the coordinator refused this party's certificate"), std::string::npos)
       << err("refused.err");
-  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake"), std::string::npos) << err("serve.err");
+  // The coordinator names each cause and the CN the certificate claims.
+  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake: unknown CA: the party's certificate is "
+                                  "not signed by --ca (the certificate presented names 'a')"), std::string::npos)
+      << err("serve.err");
+  EXPECT_NE(err("serve.err").find("refused a connection in the TLS handshake: wrong extended key usage: the "
+                                  "certificate is not a party's (no clientAuth; a coordinator's?) (the certificate "
+                                  "presented names 'coordinator')"), std::string::npos) << err("serve.err");
+  EXPECT_EQ(err("serve.err").find("joined ("), std::string::npos) << err("serve.err");
   for (const char* e : {"unknown_ca.err", "mismatch.err", "refused.err", "serve.err"}) expect_no_grpc_log_line(err(e));
   EXPECT_FALSE(fs::exists(t.dir.file("x.model")));
+}
+
+// Seconds (date +%s.%N) written by a test's shell in `path`.
+double time_in(const std::string& path) { return std::stod(test::read_text(path)); }
+
+// Before the start, a party that left may come back, so one leaving is waited for; but
+// once every party that joined has left and nobody else is connected, there is no one to
+// wait with: the coordinator stops within 2 s of the last one, non-zero, naming them
+// (not at its deadline of 60 s). The parties are killed: no Failure message, only their
+// connections close.
+TEST(FederationKits, EveryPartyLeavingBeforeTheStartStopsTheCoordinator) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(fmt::format("federated provision --out {} --coordinator 127.0.0.1:{} --parties a,b,c,d",
+                                      out, port)).exit_code, 0);
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 60 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 60 > serve.out 2> serve.err; "
+      "echo $? > serve.rc; date +%s.%N > serve.t ) & "
+      "for p in 0 1 2; do n=$(echo a b c | cut -d' ' -f$((p+1))); "
+      "timeout 60 $F federated join --kit fed/$n --data party$p.csv --model $n.model --deadline 60 > $n.out 2> $n.err & "
+      "echo $! > $n.pid; done; "
+      "for i in $(seq 300); do grep -q '(3 of 4)' serve.err && break; sleep 0.1; done; "
+      "date +%s.%N > killed.t; for n in a b c; do pkill -KILL -P $(cat $n.pid); done; wait",
+      t.dir.path().string(), FLYNN_CLI_PATH));
+  const std::string err = test::read_text(t.dir.file("serve.err"));
+  ASSERT_NE(err.find("(3 of 4)"), std::string::npos) << err;
+  EXPECT_NE(test::read_text(t.dir.file("serve.rc")), "0\n") << err;
+  const double took = time_in(t.dir.file("serve.t")) - time_in(t.dir.file("killed.t"));
+  EXPECT_LT(took, 2) << err;
+  EXPECT_NE(err.find("flynn: error: every party that joined left before the federation started ("), std::string::npos)
+      << err;
+  for (const char* n : {"'a'", "'b'", "'c'"}) EXPECT_NE(err.find(n), std::string::npos) << err;
+  std::cout << fmt::format("the coordinator stopped {:.2f} s after the last party was killed\n", took);
+}
+
+// A party of the coordinator's roster (the kit's parties) whose certificate is revoked can
+// never join: with τ = every party, the federation cannot start. The coordinator stops
+// and tells the waiting parties why; every process exits, non-zero, within 2 s of the
+// revoked party's refusal.
+TEST(FederationKits, ARevokedPartyOfTheRosterStopsEveryProcess) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
+  ASSERT_EQ(test::run_cli(fmt::format("federated revoke c --out {}", out)).exit_code, 0);
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 60 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 60 > serve.out 2> serve.err; "
+      "echo $? > serve.rc; date +%s.%N > serve.t ) & "
+      "for p in 0 1; do n=$(echo a b | cut -d' ' -f$((p+1))); "
+      "( timeout 60 $F federated join --kit fed/$n --data party$p.csv --model $n.model --deadline 60 > $n.out 2> $n.err; "
+      "echo $? > $n.rc; date +%s.%N > $n.t ) & done; "
+      "for i in $(seq 300); do grep -q '(2 of 3)' serve.err && break; sleep 0.1; done; "
+      "date +%s.%N > c_started.t; "
+      "timeout 60 $F federated join --kit fed/c --data party2.csv --model c.model --deadline 60 > c.out 2> c.err; "
+      "echo $? > c.rc; date +%s.%N > c.t; wait",
+      t.dir.path().string(), FLYNN_CLI_PATH));
+  auto text = [&](const std::string& name) { return test::read_text(t.dir.file(name)); };
+  const std::string err = text("serve.err");
+  ASSERT_NE(err.find("(2 of 3)"), std::string::npos) << err;
+  EXPECT_NE(text("serve.rc"), "0\n") << err;
+  EXPECT_NE(err.find("revoked"), std::string::npos) << err;
+  EXPECT_NE(err.find("it can never join, so at most 2 of the parties allowed ('a', 'b', 'c') can, and the "
+                     "federation needs 3"), std::string::npos) << err;
+  EXPECT_NE(text("c.rc"), "0\n");
+  EXPECT_NE(text("c.err").find("revoked"), std::string::npos) << text("c.err");
+  double last = time_in(t.dir.file("serve.t"));
+  for (const char* n : {"a", "b"}) {
+    const std::string e = text(fmt::format("{}.err", n));
+    EXPECT_NE(text(fmt::format("{}.rc", n)), "0\n") << e;
+    EXPECT_NE(e.find("it can never join"), std::string::npos) << e;
+    last = std::max(last, time_in(t.dir.file(fmt::format("{}.t", n))));
+  }
+  const double took = last - time_in(t.dir.file("c.t"));
+  EXPECT_LT(took, 2) << err;
+  std::cout << fmt::format("every process exited within {:.2f} s of the revoked party's exit ({:.2f} s after it "
+                           "started)\n", took, last - time_in(t.dir.file("c_started.t")));
+  for (const char* n : {"a.model", "b.model", "c.model"}) EXPECT_FALSE(fs::exists(t.dir.file(n))) << n;
+}
+
+// Expired certificates, on each side: a party refuses its own (it would be refused), a
+// client presenting one is refused by the coordinator's handshake, a coordinator refuses to
+// start with one, and a party refuses a coordinator that presents one, each naming the
+// cause. The certificates are issued by the
+// federation's own CA with openssl, valid until yesterday.
+TEST(FederationKits, ExpiredCertificatesAreRefusedOnBothSidesNamingTheCause) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  const int port = free_port();
+  ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
+  const auto issued = test::run_shell(fmt::format(
+      "cd {0} && "
+      "printf 'extendedKeyUsage=clientAuth\\n' > client.ext && "
+      "printf 'extendedKeyUsage=serverAuth\\nsubjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext && "
+      "for n in a coordinator; do "
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr -subj /CN=$n && "
+      "e=client.ext; [ $n = coordinator ] && e=server.ext; "
+      "openssl x509 -req -in $n.csr -CA fed/ca/ca.pem -CAkey fed/ca/ca.key -days -1 -extfile $e -out $n.pem || exit 1; "
+      "done",
+      t.dir.path().string()));
+  ASSERT_EQ(issued.exit_code, 0) << issued.err;
+  const std::string dir = t.dir.path().string();
+  // The party's own certificate: refused before it connects.
+  const auto own = test::run_cli(fmt::format("federated join --kit {0}/fed/a --cert {0}/a.pem --key {0}/a.key "
+                                             "--data {0}/party0.csv --model {0}/a.model --deadline 5", dir));
+  test::expect_clean_error(own, "this party's certificate (--cert) has expired");
+  // The same certificate presented to the coordinator anyway (a client without that check).
+  const auto r = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 30 $F federated serve --kit fed/coordinator --labels c0,c1,c2 --deadline 4 > serve.out 2> serve.err ) & "
+      "for i in $(seq 100); do grep -q 'listening on' serve.err && break; sleep 0.1; done; "
+      "timeout 10 openssl s_client -alpn h2 -connect 127.0.0.1:{2} -cert a.pem -key a.key -CAfile fed/ca/ca.pem -ign_eof "
+      "< /dev/null > s_client.out 2> s_client.err; wait",
+      dir, FLYNN_CLI_PATH, port));
+  const std::string serve_err = test::read_text(t.dir.file("serve.err"));
+  EXPECT_NE(serve_err.find("refused a connection in the TLS handshake: the party's certificate has expired (the "
+                           "certificate presented names 'a')"), std::string::npos) << serve_err;
+  EXPECT_EQ(serve_err.find("joined ("), std::string::npos) << serve_err;
+  // A coordinator with an expired certificate: it refuses to start.
+  test::expect_clean_error(
+      test::run_cli(fmt::format("federated serve --kit {0}/fed/coordinator --labels c0,c1 --listen 127.0.0.1:0 "
+                                "--cert {0}/coordinator.pem --key {0}/coordinator.key --deadline 5", dir)),
+      "the coordinator's certificate (" + dir + "/coordinator.pem) has expired");
+  // A party meeting a server that presents it anyway (openssl's, not flynn's).
+  const auto p = test::run_shell(fmt::format(
+      "cd {0} && F='{1}'; "
+      "( timeout 15 openssl s_server -www -accept 127.0.0.1:{2} -cert coordinator.pem -key coordinator.key "
+      "-CAfile fed/ca/ca.pem -Verify 1 > s_server.out 2> s_server.err ) & S=$!; sleep 1; "
+      "timeout 20 $F federated join --kit fed/a --data party0.csv --model a.model --deadline 5 > join.out 2> join.err; "
+      "echo $? > join.rc; pkill -P $S; wait",
+      dir, FLYNN_CLI_PATH, port));
+  const std::string join_err = test::read_text(t.dir.file("join.err"));
+  EXPECT_NE(test::read_text(t.dir.file("join.rc")), "0\n") << join_err;
+  EXPECT_NE(join_err.find("the coordinator's certificate has expired"), std::string::npos) << join_err;
+  EXPECT_FALSE(fs::exists(t.dir.file("a.model")));
 }
 
 // The guide's first federated example on a shared table: kits, a coordinator and three

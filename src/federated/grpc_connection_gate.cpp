@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -224,6 +225,12 @@ void ConnectionGate::accept_all(Clock::time_point now) {
           }
           Connection c;
           c.fd = mine;
+          c.grpc_fd = fd;
+          struct stat st {};
+          if (::fstat(mine, &st) == 0) {
+            c.dev = st.st_dev;
+            c.inode = st.st_ino;
+          }
           c.accepted = now;
           connections_.emplace(key, c);
           ++counts_.accepted;
@@ -286,6 +293,16 @@ void ConnectionGate::loop() {
             continue;
           }
           ++it;
+          continue;
+        }
+        // gRPC closed its descriptor (it refused the TLS handshake): nobody reads the
+        // connection any more, and the gate's duplicate alone would hold it open until the
+        // join timeout, the refused party waiting that long to learn it was refused.
+        struct stat st {};
+        if (c.inode != 0 && (::fstat(c.grpc_fd, &st) != 0 || st.st_ino != c.inode || st.st_dev != c.dev)) {
+          --counts_.waiting;
+          drop(it->first, c, true);
+          it = connections_.erase(it);
           continue;
         }
         tcp_info info{};

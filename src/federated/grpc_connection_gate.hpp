@@ -20,6 +20,7 @@
 // One thread, no thread per connection. Each waiting connection costs two descriptors
 // (gRPC's and the gate's duplicate, kept only to read TCP_INFO and shut the socket down).
 #include <grpcpp/server_builder.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -87,6 +88,9 @@ class ConnectionGate {
  private:
   struct Connection {
     int fd = -1;  // the gate's duplicate of the socket
+    int grpc_fd = -1;  // the descriptor handed to gRPC, and its socket's identity (fstat):
+    dev_t dev = 0;     // when gRPC closes it (a handshake it refused), the gate's duplicate
+    ino_t inode = 0;   // would keep the connection open; the gate then closes it too
     Clock::time_point accepted;
     bool released = false;
     bool cutting = false;  // on_cut called, closing at cut_at
