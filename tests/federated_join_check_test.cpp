@@ -15,13 +15,6 @@
 namespace flynn {
 namespace {
 
-// A free TCP port on 127.0.0.1 (bound, then released: the kit needs a fixed port).
-int free_port() {
-  const auto r = test::run_shell(
-      "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'");
-  return std::stoi(r.out);
-}
-
 // A table as users have them: a text column, a missing cell, a label column.
 void write_messy_table(const std::string& path) {
   std::ofstream f(path);
@@ -44,7 +37,7 @@ void write_numeric_table(const std::string& path, bool with_f3, int offset) {
 
 struct Kits {
   test::TempDir dir;
-  int port = free_port();
+  int port = test::free_port();
   Kits() {
     const auto r = test::run_cli(
         fmt::format("federated provision --out {} --coordinator 127.0.0.1:{} --parties a,b,c", dir.file("fed"), port));

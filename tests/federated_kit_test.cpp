@@ -24,13 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A free TCP port on 127.0.0.1 (bound, then released: the kit needs a fixed port).
-int free_port() {
-  const auto r = test::run_shell(
-      "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'");
-  return std::stoi(r.out);
-}
-
 // Three parties' tables of one blob data set, and the pooled table (rows in party order).
 struct Tables {
   test::TempDir dir;
@@ -127,7 +120,7 @@ TEST(FederationKits, AnExistingKitIsNeverOverwrittenAndAFailureLeavesNothing) {
 TEST(FederationKits, ProvisionServeAndThreeJoinsWithOneFlagEach) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   const auto r = test::run_shell(fmt::format(
       "cd {0} && F='{1}'; "
@@ -170,7 +163,7 @@ TEST(FederationKits, AKitUsedByTheWrongSiteIsRefusedNamingTheReason) {
 TEST(FederationKits, ARevokedPartyIsRefusedByTheCoordinator) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   const std::string crl_before = test::read_text(out + "/coordinator/crl.pem");
   const auto rv = test::run_cli(fmt::format("federated revoke b --out {}", out));
@@ -203,7 +196,7 @@ void expect_no_grpc_log_line(const std::string& err) {
 TEST(FederationKits, PartiesStartedBeforeTheCoordinatorWaitForIt) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   const auto r = test::run_shell(fmt::format(
       "cd {0} && F='{1}'; "
@@ -226,7 +219,7 @@ TEST(FederationKits, PartiesStartedBeforeTheCoordinatorWaitForIt) {
 TEST(FederationKits, TlsFailuresNameTheirCause) {
   Tables t;
   const std::string out = t.dir.file("fed"), other = t.dir.file("other");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   ASSERT_EQ(test::run_cli(provision_cmd(other, port)).exit_code, 0);
   const auto r = test::run_shell(fmt::format(
@@ -270,7 +263,7 @@ double time_in(const std::string& path) { return std::stod(test::read_text(path)
 TEST(FederationKits, EveryPartyLeavingBeforeTheStartStopsTheCoordinator) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(fmt::format("federated provision --out {} --coordinator 127.0.0.1:{} --parties a,b,c,d",
                                       out, port)).exit_code, 0);
   const auto r = test::run_shell(fmt::format(
@@ -301,7 +294,7 @@ TEST(FederationKits, EveryPartyLeavingBeforeTheStartStopsTheCoordinator) {
 TEST(FederationKits, ARevokedPartyOfTheRosterStopsEveryProcess) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   ASSERT_EQ(test::run_cli(fmt::format("federated revoke c --out {}", out)).exit_code, 0);
   const auto r = test::run_shell(fmt::format(
@@ -347,7 +340,7 @@ TEST(FederationKits, ARevokedPartyOfTheRosterStopsEveryProcess) {
 TEST(FederationKits, ExpiredCertificatesAreRefusedOnBothSidesNamingTheCause) {
   Tables t;
   const std::string out = t.dir.file("fed");
-  const int port = free_port();
+  const int port = test::free_port();
   ASSERT_EQ(test::run_cli(provision_cmd(out, port)).exit_code, 0);
   const auto issued = test::run_shell(fmt::format(
       "cd {0} && "

@@ -63,6 +63,12 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+int free_port() {
+  const auto r = run_shell(
+      "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); print(s.getsockname()[1])'");
+  return std::stoi(r.out);
+}
+
 CommandResult run_shell(const std::string& command_line) {
   TempDir tmp;
   const std::string out = tmp.file("stdout"), err = tmp.file("stderr");

@@ -42,6 +42,9 @@ CommandResult run_cli(const std::string& args);
 void expect_clean_error(const CommandResult& r, const std::string& needle);
 /// Runs an arbitrary shell command line, capturing stdout and stderr.
 CommandResult run_shell(const std::string& command_line);
+/// A free TCP port on 127.0.0.1 (bound, then released), for processes that need a fixed
+/// port up front (a kit names the coordinator's address).
+int free_port();
 
 /// The repository root (compile-time constant).
 std::string source_dir();
