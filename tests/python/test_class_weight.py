@@ -1,4 +1,4 @@
-"""class_weight (issue 20) from Python: scikit-learn's forms (None, "balanced", a dict), the
+"""class_weight from Python: scikit-learn's forms (None, "balanced", a dict), the
 same model as `flynn train --class-weight`, exact under merge, and what it is for: the
 minority class of an imbalanced table is predicted again."""
 import subprocess
