@@ -5,6 +5,7 @@
 #include <functional>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -216,9 +217,11 @@ PartyFilesCheck check_before_joining(const JoinRequest& request, const JoiningPa
   attempt([&] {
     const JoinOptions jo = join_options_with_kit(request);
     parties = std::max(jo.min_parties, static_cast<int>(jo.expect_parties.size()));
-    for (const auto& [flag, path] : {std::pair{"--ca", jo.tls.ca}, {"--cert", jo.tls.cert}, {"--key", jo.tls.key}})
-      if (read_text(path).empty()) problems.push_back(fmt::format("{} {}: cannot be read (or is empty)", flag, path));
-    const std::string cert = read_text(jo.tls.cert);
+    const PartyPems pems{read_text(jo.tls.ca), read_text(jo.tls.cert), read_text(jo.tls.key)};
+    for (const auto& [flag, path, text] : {std::tuple{"--ca", jo.tls.ca, pems.ca}, {"--cert", jo.tls.cert, pems.cert},
+                                           {"--key", jo.tls.key, pems.key}})
+      if (text.empty()) problems.push_back(fmt::format("{} {}: cannot be read (or is empty)", flag, path));
+    const std::string& cert = pems.cert;
     if (cert.empty()) return;
     check_own_validity(cert);
     check_join_policy(jo, certificate_common_name(cert));

@@ -54,7 +54,7 @@ void check_labels(const Dataset& data, const LabelSet& labels) {
 
 // A name or category in a table's fingerprint value: the separators of that value
 // (, { } |) and % percent-encoded, so the value parses back into columns
-// (table_column_names).
+// (described_columns).
 std::string escaped_name(const std::string& name) {
   std::string r;
   for (char c : name) {
@@ -78,6 +78,14 @@ std::string describe_table(const TableSchema& t) {
       r += "}";
     }
   }
+  return r;
+}
+
+// Up to eight names, quoted and made inert (they may be another party's text), "and N more".
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string r;
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
+  if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
   return r;
 }
 
@@ -118,12 +126,6 @@ std::vector<DescribedColumn> described_columns(const std::string& value, std::st
 std::string table_columns_difference(std::size_t p, const std::string& lead, const std::string& theirs) {
   std::string lead_kind, their_kind;
   const std::vector<DescribedColumn> a = described_columns(lead, lead_kind), b = described_columns(theirs, their_kind);
-  const auto shown = [](const std::vector<std::string>& names) {
-    std::string r;
-    for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
-    if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
-    return r;
-  };
   if (lead_kind != their_kind || lead_kind != "named")
     return a.size() == b.size() ? ""
                                 : fmt::format("party {} is refused: its table has {} columns, party 0's {} (the files "
@@ -139,9 +141,9 @@ std::string table_columns_difference(std::size_t p, const std::string& lead, con
     if (!has(a, c.name)) extra.push_back(c.name);
   if (!missing.empty() || !extra.empty()) {
     std::string why = fmt::format("party {} is refused: its table", p);
-    if (!missing.empty()) why += fmt::format(" lacks {} of party 0's ({})", missing.size() == 1 ? "a column" : "columns", shown(missing));
+    if (!missing.empty()) why += fmt::format(" lacks {} of party 0's ({})", missing.size() == 1 ? "a column" : "columns", quoted_names(missing));
     if (!missing.empty() && !extra.empty()) why += " and";
-    if (!extra.empty()) why += fmt::format(" has {} that party 0's has not ({})", extra.size() == 1 ? "a column" : "columns", shown(extra));
+    if (!extra.empty()) why += fmt::format(" has {} that party 0's has not ({})", extra.size() == 1 ? "a column" : "columns", quoted_names(extra));
     return why + "; every party's table needs the same columns";
   }
   for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
@@ -884,15 +886,6 @@ FederatedEvaluation evaluate_together(Communicator& comm, const FlyNN& model, co
 }
 
 // ---- the local examination of a party's data -------------------------------------------------
-
-namespace {
-std::string quoted_names(const std::vector<std::string>& names) {
-  std::string r;
-  for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
-  if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
-  return r;
-}
-}  // namespace
 
 DataExamination examine_party_data(const FederationSettings& settings, const LabelSet& labels, int parties,
                                    const Dataset& data) {
