@@ -2,7 +2,8 @@
 // trained Digits-sized model (d = 64, default m = 16384, 10 classes), at 1, 2 and 4
 // threads; and 1, 8, 64 and 1024 rows at the Fashion-MNIST shapes (d = 784, pixel-like
 // rows, 10 classes) of the defaults and of the paper's setting, one thread, with the one-row
-// path (fly_hasher.hpp) and without it (the block kernels only). These are the calls where
+// path (fly_hasher.hpp) and without it (the block kernels only), and learning 1 or 1024
+// rows there. FLYNN_SIMD_TARGET=avx2 runs them as on a CPU without AVX-512. These are the calls where
 // fixed per-call costs (threads, buffers, score tables) and the kernels' shape matter more
 // than the hashing itself: per row (items_per_second), one row should cost about what a
 // row of a large batch costs.
@@ -148,6 +149,23 @@ void BM_FilterScorerBuild(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FilterScorerBuild)->ArgNames({"paper"})->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// args: rows per call, setting (0 defaults, 1 paper). partial_fit of that many rows (one
+// row: what an online learner does per example), per row as items_per_second, to compare
+// one row with a row of a 1024-row call.
+void BM_FashionLearnLatency(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  FlyNN& model = fashion_model(state.range(1) == 1);
+  const Rows rows = fashion_rows(n, 6);
+  const DataView view(rows.x.data(), n, kFashionDim);
+  model.partial_fit(view, rows.y);  // the one-row layout, built on first use
+  for (auto _ : state) model.partial_fit(view, rows.y);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n));
+}
+BENCHMARK(BM_FashionLearnLatency)
+    ->ArgNames({"rows", "paper"})
+    ->ArgsProduct({{1, 1024}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_FashionPredictLatency)
     ->ArgNames({"rows", "paper", "one_row"})

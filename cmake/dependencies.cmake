@@ -17,8 +17,10 @@ find_package(fmt REQUIRED)
 
 # ---- flynn::federated: OpenSSL; the public schema files (flynn/federated/public_schema.hpp)
 # are JSON (nlohmann_json, header-only)
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
-find_package(nlohmann_json REQUIRED)
+if(NOT FLYNN_CORE_ONLY)
+  find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
+endif()
+find_package(nlohmann_json REQUIRED)  # also the tests' support code
 
 # ---- flynn::federated_mpi: MPI (C++)
 set(FLYNN_HAVE_MPI 0)

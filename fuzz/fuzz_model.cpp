@@ -23,7 +23,8 @@ flynn::FlyNN rebuild(flynn::io::ModelContents mc) {
   flynn::FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), 1);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
-  if (mc.temperature) model.set_temperature(*mc.temperature);
+  model.set_calibration(mc.calibration);
+  model.set_missing_policy(mc.missing_policy);
   return model;
 }
 
@@ -48,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();  // the loader accepted what it then refuses to read back
   }
   if (!(back.config == mc.config) || !(back.labels == mc.labels) || !(back.counts == mc.counts) ||
-      !(back.provenance == mc.provenance) || back.temperature != mc.temperature)
+      !(back.provenance == mc.provenance) || !(back.calibration == mc.calibration) ||
+      back.missing_policy != mc.missing_policy)
     std::abort();
   if (flynn::io::serialize_model(rebuild(std::move(back))) != once) std::abort();
   return 0;

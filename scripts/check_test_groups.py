@@ -19,7 +19,7 @@ GROUPS = {
     "gRPC cross-silo": ("built without gRPC, or an #if FLYNN_HAVE_GRPC compiled out",
                         r"^(FederatedGrpc|FederatedCoordinatorLimits|MaliciousCoordinator|MaliciousCoordinatorControl|"
                         r"MaliciousParty|MaliciousPartyControl|FederatedTranscript|AgreedSums|CollectiveStep|"
-                        r"JoinCheck|Roster)\."),
+                        r"JoinCheck|Roster|FederationKits|FederationTrial)\."),
     "MPI": ("built without MPI, or no mpirun (GTEST_SKIP)",
             r"^(FederatedMpi\.|SettingsTravel\.EverySettingReachesEveryMpiRank$)"),
     "hostile suite": ("no Python 3 interpreter at configure time", r"^flynn_hostile_suite$"),

@@ -45,7 +45,9 @@ void DataOptions::add_to(CLI::App* app) {
 io::LoadOptions DataOptions::load_options() const {
   io::LoadFlags given = flags;
   given.max_input_bytes = input_limit.bytes();
-  return io::load_options(given);
+  io::LoadOptions o = io::load_options(given);
+  o.missing_given = missing_given();
+  return o;
 }
 
 io::LoadOptions DataOptions::party_load_options() const {

@@ -27,7 +27,31 @@ using namespace flynn::federated;
 struct JoinCliOptions {
   JoinRequest request;
   PartyOptions party;
+  bool verbose = false;
+  bool check = false;
 };
+
+// --check: every problem this party would meet at the start, found before any coordinator.
+void check_command(const JoinCliOptions& o, const JoiningParty& party) {
+  const PartyFilesCheck c = check_before_joining(o.request, party);
+  if (o.party.common.json) {
+    print_json({{"command", "federated join --check"},
+                {"ready", c.problems.empty()},
+                {"rows", c.rows},
+                {"features", c.features},
+                {"classes", c.classes},
+                {"problems", c.problems},
+                {"unchecked", c.unchecked}});
+  } else {
+    if (c.rows) std::cout << fmt::format("data: {} rows, {} features, {} classes\n", c.rows, c.features, c.classes.size());
+    for (std::size_t k = 0; k < c.problems.size(); ++k) std::cout << fmt::format("problem {}: {}\n", k + 1, c.problems[k]);
+    for (const std::string& u : c.unchecked) std::cout << "not checked here: " << u << "\n";
+    if (c.problems.empty()) std::cout << "ready: nothing found that would stop this party at the start\n";
+  }
+  if (!c.problems.empty())
+    throw Error(fmt::format("this party is not ready: {} problem{} (listed above)", c.problems.size(),
+                            c.problems.size() == 1 ? "" : "s"));
+}
 
 void join_command(const JoinCliOptions& o) {
   const CommonOptions& common = o.party.common;
@@ -43,11 +67,19 @@ void join_command(const JoinCliOptions& o) {
   party.dp = o.party.dp.given();
   party.threads = common.threads;
   if (!common.quiet) party.log = [](const std::string& line) { std::fprintf(stderr, "flynn join: %s\n", line.c_str()); };
+  route_grpc_log(o.verbose, nullptr);
+  if (o.check) {
+    check_command(o, party);
+    return;
+  }
   ProgressBar bar("local training", !common.quiet && !common.json);
   party.progress = bar.callback();
   try {
     const JoinOutcome joined = join_federation(o.request, std::move(party));
     bar.finish();
+    // This party's own check of a DP release on its rows (never sent).
+    if (!joined.run.result.release_warning.empty())
+      std::fprintf(stderr, "flynn join: %s", joined.run.result.release_warning.c_str());
     if (common.json) {
       nlohmann::json j = eval::joined_party_json(joined);
       j.update({{"command", "federated join"}, {"model", o.request.model}});
@@ -77,6 +109,10 @@ void add_federated_join(CLI::App& app) {
   o->party.format.missing_opt->description(
       "Missing cells (empty, NA, ?, nan): mean, zero or error; default: the coordinator's --missing, else mean "
       "(the training mean of the federation, stored in the model)");
+  cmd->add_flag("--verbose", o->verbose, "Also print gRPC's own log lines");
+  cmd->add_flag("--check", o->check,
+                "Check this party's kit, TLS files and data against the settings it knows (its flags, the kit) "
+                "without joining: every problem that would stop it at the start, at once; exit 0 when none");
   cmd->callback([o] { join_command(*o); });
 }
 

@@ -29,6 +29,7 @@ struct ServeOptions {
   CommonOptions common;
   HyperParamOptions hyper;
   DpOptions dp;
+  bool verbose = false;
 };
 
 void serve_command(const ServeOptions& o) {
@@ -38,6 +39,7 @@ void serve_command(const ServeOptions& o) {
     std::fprintf(stderr, "flynn serve: %s\n", line.c_str());
     std::fflush(stderr);
   };
+  route_grpc_log(o.verbose, c.log);
   Coordinator coordinator(c);
   // Always printed (also with --quiet): with port 0 it is how one learns the port.
   std::fprintf(stderr, "flynn serve: listening on %s (port %d), waiting for %d part%s\n", c.listen.c_str(),
@@ -69,6 +71,8 @@ void add_federated_serve(CLI::App& app) {
       "Seed of the lifting matrix (default: party 0 draws one and every party uses it)");
   o->dp.add_to(cmd, "Privacy budget epsilon of the federation; enables the DP release");
   o->common.add_to(cmd);
+  cmd->add_flag("--verbose", o->verbose, "Also print gRPC's own log lines (without it, only a failed TLS handshake "
+                                         "is reported, as one line naming its cause)");
   cmd->callback([o] { serve_command(*o); });
 }
 

@@ -24,7 +24,7 @@ namespace {
 using namespace flynn::federated;
 
 struct TrainOptions {
-  std::string data, labels, model, backend = "auto";
+  std::string data, labels, model, test, backend = "auto";
   PartyOptions party;
 };
 
@@ -43,6 +43,7 @@ void run_federated_train(Communicator& comm, const TrainOptions& o, const std::s
     settings.dp = o.party.dp.params();
     settings.threads = o.party.common.threads;
     files = o.party.files(expand_rank(o.data, rank), rank == 0 || per_rank ? model : "");
+    files.test = expand_rank(o.test, rank);
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -54,6 +55,9 @@ void run_federated_train(Communicator& comm, const TrainOptions& o, const std::s
   }
   const PartyRun run = run_party_from_files(comm, files, settings, error);
   if (bar) bar->finish();
+  // Each party's own check of a DP release on its rows: printed where it ran, never sent.
+  if (!run.result.release_warning.empty())
+    std::fprintf(stderr, "flynn: party %d: %s", rank, run.result.release_warning.c_str());
   if (rank != 0) return;
   const eval::TrainedParty p{comm.size(), transport, o.data, o.model, model, per_rank, settings.dp};
   if (!o.party.common.json) {
@@ -102,6 +106,9 @@ void add_federated_train(CLI::App& app) {
       ->required();
   cmd->add_option("--model", o->model, "Output model: written by rank 0, or by every rank when it contains {rank}")
       ->required();
+  cmd->add_option("--test", o->test,
+                  "This party's held-out rows (labelled; {rank} expands): after training, the parties sum their "
+                  "confusion matrices (federated evaluation) and learn the federation's accuracy, not each other's");
   cmd->add_option("--backend", o->backend, "auto (MPI when started by mpirun, else a single party), mpi, solo");
   o->party.add_to(cmd);
   o->party.hyper.option("seed")->description(

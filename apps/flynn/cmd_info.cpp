@@ -1,4 +1,5 @@
-// flynn info: what a model file holds (eval::model_file_summary).
+// flynn info: what a model file holds (eval::model_file_summary); without a model,
+// which SIMD target and kernels this machine runs (flynn/simd.hpp).
 #include <iostream>
 #include <memory>
 
@@ -19,11 +20,19 @@ struct InfoOptions {
 };
 
 const OptionTable<InfoOptions> kInfoOptions = {
-    {"--model", "Model file", &InfoOptions::model, {}, true},
+    {"--model", "Model file (without one: this machine's SIMD target and kernels)", &InfoOptions::model},
     {"--json", "Machine-readable output", &InfoOptions::json},
 };
 
 void run_info(const InfoOptions& o) {
+  if (o.model.empty()) {  // this machine: its SIMD target and kernels
+    const eval::Report r = eval::machine_kernels_report();
+    if (o.json)
+      print_json(r.json);
+    else
+      std::cout << r.text;
+    return;
+  }
   // info builds only the count table, so only that is held to --max-model-memory.
   const eval::ModelFileSummary s = eval::model_file_summary(
       o.model, o.input_limit.bytes(), o.model_memory.limit(ModelUse::Inspect));
@@ -35,7 +44,9 @@ void run_info(const InfoOptions& o) {
 
 void add_info_command(CLI::App& app) {
   auto o = std::make_shared<InfoOptions>();
-  CLI::App* cmd = app.add_subcommand("info", "Show a model file's configuration, classes and counts");
+  CLI::App* cmd = app.add_subcommand(
+      "info", "Show a model file's configuration, classes and counts; without --model, this "
+              "machine's SIMD target and kernels");
   bind_options(cmd, kInfoOptions, *o);
   o->input_limit.add_to(cmd);
   o->model_memory.add_to(cmd);

@@ -189,7 +189,8 @@ def namespaces_and_macros(xml_dir):
                 loc = inner_root.find("compounddef/location")
                 if loc is not None and (loc.get("file") or "").startswith("flynn/"):
                     headers = sorted(set(headers) | {loc.get("file")})
-            members = [(m.get("kind"), m.findtext("name")) for m in definition.iter("memberdef")]
+            members = [(m.get("kind"), m.findtext("name"), m.findtext("argsstring") or "")
+                       for m in definition.iter("memberdef")]
             if headers and (classes or members):
                 namespaces.append({"name": definition.findtext("compoundname"), "headers": headers,
                                    "inner": [n.text for n in definition.findall("innernamespace")],
@@ -214,9 +215,13 @@ def namespace_body(ns):
     out = []
     for kind, name in ns["classes"]:
         out += [f".. {DIRECTIVE[kind]}:: {name}", "   :project: flynn", "   :members:", "   :undoc-members:", ""]
-    for kind, name in ns["members"]:
+    overloaded = {name for kind, name, _ in ns["members"]
+                  if kind == "function" and sum(1 for k, n, _ in ns["members"] if k == kind and n == name) > 1}
+    for kind, name, args in ns["members"]:
         if kind in DIRECTIVE:
-            out += [f".. {DIRECTIVE[kind]}:: {ns['name']}::{name}", "   :project: flynn", ""]
+            # Overloads are told apart by their parameter lists (breathe matches the types).
+            signature = f"{name}{args}" if name in overloaded else name
+            out += [f".. {DIRECTIVE[kind]}:: {ns['name']}::{signature}", "   :project: flynn", ""]
     return out
 
 

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "flynn/calibration.hpp"
 #include "flynn/class_counts.hpp"
 #include "flynn/config.hpp"
 #include "flynn/data_view.hpp"
@@ -19,7 +20,7 @@
 
 namespace flynn {
 
-/// How predict() chooses among classes with equal (minimal) scores.
+/// How predict() chooses among classes of equal (highest) probability.
 enum class TieBreak {
   LowestClass,  ///< the class that comes first in the label list (default; deterministic)
   Random,       ///< uniformly among the tied classes, from SeededRng stream
@@ -53,11 +54,14 @@ struct Provenance {
 /// per-class counts.
 ///
 /// Scores: score_l(x) = Σ_{i ∈ h(x)} γ^{c_l[i]} with 0^0 = 1 (γ = 0 gives binary filters:
-/// the number of winners class l has never seen). predict() returns argmin_l score_l;
-/// predict_proba() returns calibrated probabilities (scores_to_probabilities: a softmax of
-/// −score/(ρ·T) weighted by the smoothed class frequencies) with the model's temperature T.
-/// Scores are summed in double over the winners in ascending unit order, so they are
-/// identical for identical counts.
+/// the number of winners class l has never seen). predict_proba() returns calibrated
+/// probabilities (scores_to_probabilities: a softmax of −score/(ρ·t) mixed with the
+/// smoothed class frequencies at the prior weight w), with the model's Calibration (t, w),
+/// which fit() fits on the training rows' leave-one-out scores (calibration.hpp).
+/// predict() returns the class of highest probability, the first class among equal ones
+/// (argmax_class), so predict() and predict_proba() agree on every row. Scores are summed
+/// in double over the winners in ascending unit order, so they are identical for identical
+/// counts.
 ///
 /// Training is exact integer counting: fit(S) then forget(S') equals fit(S ∖ S'); fit on
 /// parts then merge equals fit on the whole; results do not depend on thread count.
@@ -117,29 +121,61 @@ class FlyNN {
   /// or its columns have d features (and `fill`, when set, d values).
   void set_table_schema(TableSchema schema);
 
-  /// Probability temperature T > 0 used by predict_proba: the one set (by `flynn tune`, or
-  /// read from a model file that stores one), else Defaults::temperature.
-  double temperature() const { return temperature_.value_or(Defaults::temperature); }
-  /// Whether a temperature was set (and is stored in the model file).
-  bool has_temperature() const { return temperature_.has_value(); }
-  /// Throws flynn::Error unless t is finite and positive.
+  /// How predict_proba (and so predict) turns scores into probabilities: the temperature
+  /// and prior weight fitted by fit() (CalibrationSource::LeaveOneOut), set by the caller,
+  /// public under DP, or Calibration{} (Defaults::temperature, prior weight 1) when none
+  /// was fitted. Stored in the model file. Changing the counts (partial_fit, forget, merge,
+  /// set_counts) keeps it: it describes the rows it was fitted on.
+  const Calibration& calibration() const { return calibration_; }
+  /// Throws flynn::Error (model unchanged) unless the calibration is valid.
+  void set_calibration(const Calibration& calibration);
+  /// Fits the calibration on the leave-one-out scores of the sample's rows, which the
+  /// model must hold (they were counted into it): choose_calibration of
+  /// calibration_loss(sample). What fit() does after counting; an empty sample gives
+  /// Calibration{}.
+  void calibrate(const CalibrationSample& sample);
+  /// The fit's summed losses of the sample's rows against this model's counts: what a
+  /// party of a federation computes from its own rows and the aggregated counts.
+  CalibrationLoss calibration_loss(const CalibrationSample& sample) const;
+  /// Scores of rows the model has learned, each by the model without it (rows × L
+  /// row-major; LeaveOneOutScorer): exact out-of-sample scores of training rows, the input
+  /// of the calibration fit. Throws flynn::Error for a row of a class id ≥ L.
+  std::vector<double> leave_one_out_scores(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                                           const PredictOptions& options = {}) const;
+  /// The calibration's temperature t.
+  double temperature() const { return calibration_.temperature; }
+  /// Whether a calibration was fitted or set (and is stored in the model file).
+  bool has_temperature() const { return calibration_.source != CalibrationSource::Default; }
+  /// Sets the temperature t (keeping the prior weight; source Given). Throws flynn::Error
+  /// unless t is finite and positive.
   void set_temperature(double t);
-  /// Back to Defaults::temperature (nothing stored).
-  void clear_temperature() { temperature_.reset(); }
+  /// Back to Calibration{} (nothing stored).
+  void clear_temperature() { calibration_ = Calibration{}; }
+
+  /// The missing-value policy of the table the model was trained on (LoadOptions::missing),
+  /// when it was recorded: prediction fills missing cells the same way unless told
+  /// otherwise (io::model_load_options), so e.g. a model trained with --missing zero, which
+  /// stores no means, predicts a table with missing cells. Stored in the model file.
+  const std::optional<MissingPolicy>& missing_policy() const { return missing_policy_; }
+  void set_missing_policy(std::optional<MissingPolicy> policy) { missing_policy_ = policy; }
 
   /// Threads for training and prediction (0 = all cores). Never changes results.
   void set_threads(int threads) { threads_ = threads; }
   int threads() const { return threads_; }
 
-  /// Forgets everything, then learns `data`. The counts are then exact row sums, so a
-  /// differentially private provenance is reset to exact (Provenance{}).
+  /// Forgets everything, then learns `data` and fits the calibration on the rows'
+  /// leave-one-out scores (every row, or a sample of about kCalibrationRows). The counts
+  /// are then exact row sums, so a differentially private provenance is reset to exact
+  /// (Provenance{}).
   void fit(const Dataset& data, const ProgressFn& progress = {});
   /// Learns `data` on top of what the model holds. Rows' labels are matched to the
   /// model's label list by name; an unknown label throws (naming file and line) before
   /// the model changes. Throws flynn::Error (model unchanged) when the counts are a
   /// differentially private release: the model claims its ε, and exact rows added to it
-  /// would not be covered by it.
-  void partial_fit(const Dataset& data, const ProgressFn& progress = {});
+  /// would not be covered by it. The calibration is kept; rows that `sample` wants are
+  /// added to it (a caller that learns a file chunk by chunk then calls calibrate()).
+  void partial_fit(const Dataset& data, const ProgressFn& progress = {},
+                   CalibrationSample* sample = nullptr);
   /// Removes rows that were learned before: afterwards the model equals one trained
   /// without them. Throws (model unchanged) when some row cannot have been learned, or
   /// when the counts are a differentially private release.
@@ -168,16 +204,17 @@ class FlyNN {
   void set_counts(ClassCounts counts);
 
   /// The counts `data` would add (the same work as partial_fit, without changing the
-  /// model): what a federated party computes.
-  ClassCounts count(const Dataset& data, const ProgressFn& progress = {}) const;
+  /// model): what a federated party computes. Rows that `sample` wants are added to it.
+  ClassCounts count(const Dataset& data, const ProgressFn& progress = {},
+                    CalibrationSample* sample = nullptr) const;
 
   /// Predicted class ids (into labels()) for every row.
   std::vector<std::uint32_t> predict(const Dataset& data, const PredictOptions& options = {}) const;
   /// Scores, n × L row-major (lower = more familiar).
   std::vector<double> scores(const Dataset& data, const PredictOptions& options = {}) const;
-  /// Class probabilities (scores_to_probabilities at temperature(), priors from the
+  /// Class probabilities (scores_to_probabilities with calibration(), priors from the
   /// training rows per class), n × L row-major. Where scores (nearly) tie, the class
-  /// frequencies order the probabilities, while predict() keeps its tie rule.
+  /// frequencies order the probabilities, and predict() follows them.
   std::vector<double> predict_proba(const Dataset& data, const PredictOptions& options = {}) const;
 
   // ---- The same operations on caller-held features (see DataView for lifetimes). The
@@ -185,27 +222,33 @@ class FlyNN {
   // an index into labels() (so classes are named by the model's label list, in its
   // order). Shape and id errors throw flynn::Error before the model changes.
 
-  /// Forgets everything, then learns the rows with their class ids (provenance: exact).
+  /// Forgets everything, then learns the rows with their class ids and fits the
+  /// calibration (provenance: exact).
   void fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
            const ProgressFn& progress = {});
   /// Learns the rows on top of what the model holds; refused for a differentially
   /// private release, as partial_fit(const Dataset&).
   void partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                   const ProgressFn& progress = {});
+                   const ProgressFn& progress = {}, CalibrationSample* sample = nullptr);
   /// Removes rows learned before (see forget(const Dataset&)); the model is unchanged when
   /// it throws.
   void forget(const DataView& rows, std::span<const std::uint32_t> class_ids,
               const ProgressFn& progress = {});
-  /// The counts the rows would add, without changing the model.
+  /// The counts the rows would add, without changing the model; rows that `sample` wants
+  /// are added to it.
   ClassCounts count(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                    const ProgressFn& progress = {}) const;
+                    const ProgressFn& progress = {}, CalibrationSample* sample = nullptr) const;
   /// Predicted class ids (into labels()) for every row of the view.
   std::vector<std::uint32_t> predict(const DataView& rows, const PredictOptions& options = {}) const;
   /// Scores, rows × L row-major (lower = more familiar).
   std::vector<double> scores(const DataView& rows, const PredictOptions& options = {}) const;
-  /// Class probabilities softmax(−score/ρ), rows × L row-major.
+  /// Class probabilities (as predict_proba(const Dataset&)), rows × L row-major.
   std::vector<double> predict_proba(const DataView& rows,
                                     const PredictOptions& options = {}) const;
+  /// The logarithms of predict_proba's probabilities, rows × L row-major, computed without
+  /// underflow (finite where a probability rounds to 0): a decision function that orders
+  /// the classes as the probabilities do.
+  std::vector<double> logits(const DataView& rows, const PredictOptions& options = {}) const;
   /// Each row's FlyHash h(x): its ρ winning units in ascending order, rows × ρ row-major;
   /// exactly the units fit() counts for the row and scores() looks up (with second-order
   /// filters, FlyConfig::pairs, also the pair cells PairCoder derives from them). For studies of the
@@ -216,12 +259,14 @@ class FlyNN {
   // ---- From scores already computed (scores() of n rows, n × L), so that a caller wanting
   // both classes and probabilities hashes each row once.
 
-  /// The predicted class of each of n rows: what predict() returns for the same rows and
-  /// options (options.first_row numbers the rows for the random tie rule).
-  std::vector<std::uint32_t> choose_classes(const std::vector<double>& scores, std::size_t n,
-                                            const PredictOptions& options = {}) const;
   /// Scores (n × L) turned into predict_proba()'s probabilities, in place.
   void to_probabilities(std::vector<double>& scores, std::size_t n) const;
+  /// The predicted class of each of n rows from their probabilities (to_probabilities,
+  /// n × L): the class of highest probability, ties by options.tie_break; what predict()
+  /// returns for the same rows and options (options.first_row numbers the rows for the
+  /// random tie rule).
+  std::vector<std::uint32_t> classes_of_probabilities(const std::vector<double>& probabilities, std::size_t n,
+                                                      const PredictOptions& options = {}) const;
 
  private:
   void check_features(const Dataset& data) const;
@@ -233,9 +278,16 @@ class FlyNN {
   void check_scores_shape(std::size_t size, std::size_t n) const;
   // counts_ -= removed, refusing (model unchanged) rows the model cannot contain.
   void subtract(const ClassCounts& removed);
-  // count() after the checks: hashes the rows and adds each to its class.
+  // partial_fit's counting: counts_ += the rows' counts, leaving counts_ unchanged when a
+  // count would overflow. A call of few rows adds their codes in place.
+  void add_counts(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                  const ProgressFn& progress);
+  // count() after the checks: hashes the rows and adds each to its class (and to
+  // `sample` when it wants the row).
   ClassCounts count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                            const ProgressFn& progress) const;
+                            const ProgressFn& progress, CalibrationSample* sample) const;
+  // fit()'s counting and calibration, after the statistics.
+  void fit_counts(const DataView& rows, std::span<const std::uint32_t> class_ids, const ProgressFn& progress);
   // scores() after the checks.
   std::vector<double> scores_checked(const DataView& rows, const PredictOptions& options) const;
   // Computes the statistics from `data` when the variant standardises.
@@ -255,7 +307,8 @@ class FlyNN {
   Provenance provenance_;
   FeatureStats stats_;
   TableSchema schema_;
-  std::optional<double> temperature_;  // unset: Defaults::temperature
+  Calibration calibration_;
+  std::optional<MissingPolicy> missing_policy_;
   int threads_ = 0;
   struct ScorerCache;  // a mutex, the scorer and its weights; concurrent predictions build them once
   std::unique_ptr<ScorerCache> scorer_cache_;

@@ -276,6 +276,9 @@ struct Defaults {
   /// again under relative scoring and the anchor rules, the rule's new value did worse on
   /// the validation half, so it stays (docs/design/defaults.md, "Probability temperature").
   static constexpr double temperature = 0.054;
+  /// The prior weight w of a model without a fitted calibration (calibration.hpp): none,
+  /// so its probabilities follow the score order.
+  static constexpr double prior_weight = 0.0;
   /// The variant used when none is given for d > low_dim_max features (defined in
   /// config.cpp; docs/design/defaults.md).
   static Variant variant();

@@ -18,6 +18,9 @@
 namespace flynn {
 
 namespace kernels {
+struct Columns;
+struct OneRowPlan;
+enum class Lane;
 struct SparseLists;
 struct OneRowPlanCache;
 struct SignedColumns;
@@ -51,12 +54,14 @@ struct NarrowColumns;
 ///
 /// One-row path: a row of an integer path whose values fit a byte (0..255, or −127..127)
 /// that would otherwise fill a block of the block kernels mostly with padding (a path's
-/// rows in a call leave a partial block of at most 3/4 of the block's rows: one row, a few
-/// rows, the tail of a batch) is hashed alone by a kernel that vectorises across units
-/// (one_row_kernel.hpp), on CPUs with AVX-512 VBMI and VNNI. Its sums are exact integers,
-/// so its winners are exactly those of the block kernels. It reads a copy of the lifting
-/// matrix laid out for it (about 1.1 bytes per matrix entry, ~0.1 s to build at the
-/// Fashion-MNIST shapes), built by the first call of fewer rows than a block; until then
+/// rows in a call leave a partial block of at most 3/4 of the block's rows, 1/2 with the
+/// byte shuffles: one row, a few rows, the tail of a batch) is hashed alone by a kernel that vectorises across units
+/// (one_row_kernel.hpp): byte permutes on CPUs with AVX-512 VBMI and VNNI, byte shuffles
+/// on every other SIMD target (SSSE3 and later, AVX2, NEON, SVE). Its sums are exact
+/// integers, so its winners are exactly those of the block kernels. It reads a copy of the
+/// lifting matrix laid out for it (about 1.1 bytes per matrix entry for the permutes, 2 for
+/// the shuffles; ~0.1 s to build at the Fashion-MNIST shapes), built by the first call of
+/// fewer rows than a block; until then
 /// larger calls hash their tails with the block kernels, so batch jobs never build it.
 ///
 /// Variants (config().variant not paper): each raw row is first encoded by a RowEncoder
@@ -129,9 +134,9 @@ class FlyHasher {
       if (h) h->set_one_row_path(enabled);
   }
   bool one_row_path() const { return one_row_path_; }
-  /// Whether this machine runs the one-row kernel (AVX-512 VBMI and VNNI) and this
-  /// hasher's lifting matrix has a one-row layout (built now if it was not yet); false for
-  /// a paper-half variant unless both halves have one.
+  /// Whether this machine runs a one-row kernel (every SIMD target but Highway's SCALAR)
+  /// and this hasher's lifting matrix has a layout for it (built now if it was not yet);
+  /// false for a paper-half variant unless both halves have one.
   bool has_one_row_kernel() const;
 
   /// Receives consecutive rows' hashes: rows [first_row, first_row + count), winners is
@@ -181,6 +186,13 @@ class FlyHasher {
   // Paper-half variants: hashes both halves of each chunk of rows and joins their winners.
   void stream_halves(const DataView& rows, int threads, const BlockSink& sink,
                      const ProgressFn& progress) const;
+  // The columns rows read: the mirrored layout (16-bit when narrow_ is there), and the
+  // unmirrored one the int8 and int16 rows of a signed hash read (signed_columns.hpp).
+  kernels::Columns mirrored_columns() const;
+  kernels::Columns unmirrored_columns() const;
+  // The plan that hashes the `partial` rows a task leaves of a path of `lane` one by one,
+  // when the one-row path takes them (see the class comment); null when the block kernels do.
+  const kernels::OneRowPlan* one_row_plan_for(kernels::Lane lane, std::size_t partial, std::size_t call_rows) const;
   // The encoder, or throws when a variant needs one that is not there yet.
   const RowEncoder* require_encoder() const;
 

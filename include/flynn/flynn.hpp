@@ -2,7 +2,7 @@
 // The whole core public API of flynn in one include: configuration, the FlyNN classifier
 // and its building blocks (FlyHash, filters, scoring), data (Dataset, DataView, loaders),
 // model files, tables held in memory, atomic file output, metrics, the seeded random
-// generator, errors, progress and the version.
+// generator, errors, progress, the SIMD target and kernels in use, and the version.
 //
 // It needs only flynn::core: no header of FAISS, MPI, OpenSSL, Boost, CLI11, fmt or
 // nlohmann_json is reached from here (a ctest check, flynn_umbrella_header_is_core_only,
@@ -30,5 +30,6 @@
 #include "flynn/progress.hpp"
 #include "flynn/random.hpp"
 #include "flynn/scoring.hpp"
+#include "flynn/simd.hpp"
 #include "flynn/table_schema.hpp"
 #include "flynn/version.hpp"

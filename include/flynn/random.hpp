@@ -53,6 +53,7 @@ enum class RngStream : std::uint64_t {
   LiftingSigns = 10,   ///< index = row of M (signed-lifting variants)
   PaperHalfSeed = 11,  ///< index = 0: the seed of a paper-half variant's second half
   PairCodes = 12,      ///< index = 0: the key of second-order filters' pair order and cells
+  CalibrationSample = 13,  ///< index = 0: the key that picks the rows a calibration fit scores
 };
 
 /// Deterministic generator (SplitMix64). Cheap to copy; not thread-safe (use one per

@@ -65,6 +65,11 @@ inline void score_winners(const std::uint32_t* winners, std::uint32_t rho, const
   }
 }
 
+/// The factor each block of FlyConfig::cell_blocks multiplies its (relative) filter values
+/// by in model_scoring_table: {1} without pairs; with pairs 1/(1 + W) for the units and
+/// W/((1 + W)·pairs) for the pair cells (W = Defaults::pair_weight).
+std::vector<double> block_factors(const FlyConfig& config);
+
 /// scoring_table for a model's count cells (FlyConfig::cells()) at decay `gamma`: without
 /// pairs, scoring_table(counts, gamma, config.filter_scoring, weights). With second-order
 /// filters (pair_codes.hpp) the m unit cells take γ = `gamma` and the pair cells
@@ -113,6 +118,8 @@ class FilterScorer {
     }
   }
   std::size_t n_classes() const { return n_classes_; }
+  /// Codes score() reads per row (ρ, or the config's codes_per_row()).
+  std::uint32_t codes_per_row() const { return rho_; }
   /// Whether a scorer of these settings keeps seen_bits (γ = 0, at most 64 classes,
   /// absolute scores: relative scores are not whole numbers of winners) instead of the
   /// m × L table; what model_footprint counts.
@@ -136,6 +143,15 @@ inline std::uint32_t argmin_class(const double* scores, std::size_t n_classes) {
   return static_cast<std::uint32_t>(best);
 }
 
+/// The class of highest probability; the lowest class id among ties (as numpy's argmax).
+/// FlyNN::predict's decision: the class predict_proba ranks first.
+inline std::uint32_t argmax_class(const double* probabilities, std::size_t n_classes) {
+  std::size_t best = 0;
+  for (std::size_t l = 1; l < n_classes; ++l)
+    if (probabilities[l] > probabilities[best]) best = l;
+  return static_cast<std::uint32_t>(best);
+}
+
 /// Class frequencies with add-one (Laplace) smoothing, (n_l + 1)/(n + L), from the rows per
 /// class (ClassCounts::rows_per_class): positive for every class, so a class without rows
 /// never gets probability exactly 0. With class weights (empty = all 1) each frequency is
@@ -147,16 +163,17 @@ std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_clas
 
 /// Calibrated probabilities of one row of L scores (FlyNN::predict_proba):
 ///
-///   p_l = π_l·exp(−score_l / (ρ·t)) / Σ_k π_k·exp(−score_k / (ρ·t)),
+///   p_l = (1 − w)·q_l + w·π_l,   q_l = exp(−score_l / (ρ·t)) / Σ_k exp(−score_k / (ρ·t)),
 ///
-/// computed from the lowest score so nothing overflows. The temperature t is relative to ρ
-/// (score/ρ ∈ [0, 1] whatever ρ is, so one t transfers across configurations; the default
-/// Defaults::temperature was fitted on the selection half of the OpenML sets). The priors π
-/// (class_priors) matter where scores tie, which with small γ is common: a tie carries no
-/// evidence, so the probabilities fall back to the class frequencies rather than 1/L.
-/// docs/guide/probabilities.md explains it; research/tuning/ has the study. Throws flynn::Error when
-/// t is not finite and positive, ρ = 0, or `priors` does not hold L positive values.
+/// q computed from the lowest score so nothing overflows. The temperature t is relative
+/// to ρ (score/ρ ∈ [0, 1] whatever ρ is); t and the prior weight w ∈ [0, 1) are the
+/// model's Calibration (calibration.hpp), fitted at training time on leave-one-out scores.
+/// q follows the score order; the priors π (class_priors) take the share w, which keeps the
+/// probabilities from the extremes where the scores say little and orders classes whose
+/// scores tie by their frequency. docs/guide/probabilities.md explains it. Throws flynn::Error
+/// when t is not finite and positive, w is not in [0, 1), ρ = 0, or `priors` does not hold
+/// L positive values.
 void scores_to_probabilities(const double* scores, std::size_t n_classes, std::uint32_t rho,
-                             double temperature, const double* priors, double* out);
+                             double temperature, double prior_weight, const double* priors, double* out);
 
 }  // namespace flynn

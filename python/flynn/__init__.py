@@ -14,8 +14,9 @@ and ``flynn forget`` do.
 The user guide's Python page has worked examples; flynn.federated trains across parties,
 flynn.dask on a Dask cluster, flynn.tune searches the hyper-parameters and flynn.report
 writes a classification report (the user guide's reports page).
+flynn.build_info() says which SIMD target and kernels this machine runs.
 """
-from ._flynn import FederationError, FlynnError, __version__
+from ._flynn import FederationError, FlynnError, __version__, build_info
 from ._classifier import FlyNNClassifier, load
 from ._fit_file import fit_file, forget_file, partial_fit_file
 from ._tune import TuneSearch, tune
@@ -24,4 +25,4 @@ from . import federated
 
 __all__ = ["FlyNNClassifier", "load", "fit_file", "partial_fit_file", "forget_file", "tune",
            "TuneSearch", "report", "report_from_predictions", "Report", "federated", "FlynnError",
-           "FederationError", "__version__"]
+           "FederationError", "__version__", "build_info"]

@@ -279,10 +279,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
 
     Scores are Σ γ^count over the ρ winners of a row's hash, per class (with relative
     filter scoring, each class's γ^count divided by its mean over all units); lower = more
-    familiar. ``predict`` returns the class of the lowest score (ties to the first class),
-    ``predict_proba`` calibrated probabilities (prior-weighted softmax(−score/(ρ·t))),
-    ``decision_function`` −score (binary: score of ``classes_[0]`` − score of
-    ``classes_[1]``, > 0 for ``classes_[1]``).
+    familiar. predict_proba returns calibrated probabilities: softmax(−score/(ρ·t)) mixed
+    with the class frequencies at a prior weight w, t and w fitted by fit on the training
+    rows' leave-one-out scores (``calibration_``; docs/guide/probabilities.md); predict the class of
+    highest probability (the first of equal ones); decision_function the probabilities'
+    logarithms (binary: the log-odds of classes_[1], > 0 when it is predicted).
 
     Examples
     --------
@@ -346,9 +347,12 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return core_rows(X), y
 
     def _set_table(self, schema):
-        """Stores the training table's schema in the model (None: it has none)."""
+        """Stores the training table's schema in the model (None: it has none), and the
+        missing-value policy its missing cells were filled by, which `flynn predict` applies
+        to the model's predictions unless told otherwise."""
         if schema is not None and not schema.empty:
             self._model.table_schema = schema
+        self._model.missing_policy = self.missing
         self._note_table()
 
     def _note_table(self):
@@ -587,28 +591,39 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         return X.dtype == np.uint8 or bool(np.isfinite(X.sum()))
 
     def predict(self, X):
-        """The class of each row (the class with the lowest score)."""
+        """The class of each row: the class of highest predict_proba (the first of equal
+        ones), so ``predict(X) == classes_[argmax(predict_proba(X), axis=1)]``."""
         X = self._check_X(X)
         return self.classes_[self._model.predict(X)]
 
     def predict_proba(self, X):
         """Calibrated class probabilities, an array of n × ``len(classes_)``.
 
-        The class frequencies weigh softmax(−score/(ρ·t)), t the model's temperature (set by
-        ``flynn.tune``; 0.054 when none was set). The same function as
-        ``flynn predict --proba``.
+        softmax(−score/(ρ·t)) mixed with the class frequencies at the prior weight w, t and
+        w fitted when the model was trained, on its training rows' leave-one-out scores
+        (``calibration_``); ``predict`` returns the class of highest probability. The same
+        function as ``flynn predict --proba`` (docs/guide/probabilities.md).
         """
         X = self._check_X(X)
         return self._model.predict_proba(X)
 
     def decision_function(self, X):
-        """−score per class (n × L); for two classes, score(classes_[0]) − score(classes_[1])
-        (n,), positive when classes_[1] is predicted."""
+        """The probabilities' logits log f_l − score_l/(ρ·t) per class (n × L; their softmax
+        is predict_proba, their argmax predict); for two classes the log-odds of
+        classes_[1] (n,), positive when classes_[1] is predicted."""
         X = self._check_X(X)
-        scores = self._model.scores(X)
+        logits = self._model.logits(X)
         if len(self.classes_) == 2:
-            return scores[:, 0] - scores[:, 1]
-        return -scores
+            return logits[:, 1] - logits[:, 0]
+        return logits
+
+    @property
+    def calibration_(self):
+        """How the model's scores become probabilities: a dict of temperature, prior_weight,
+        source ("leave-one-out" when fitted at training time, "default", "given",
+        "public" for a differentially private release) and rows (those the fit scored)."""
+        check_is_fitted(self)
+        return dict(self._model.calibration)
 
     def scores(self, X):
         """flynn's raw scores Σ γ^count over the winners, n × L (lower = more familiar)."""
@@ -673,8 +688,11 @@ class FlyNNClassifier(ClassifierMixin, BaseEstimator):
         # estimator parameters, config_dict.cpp); "none" is the estimator's None.
         params = {k: v for k, v in config.items() if k != "n_features"}
         params["class_weight"] = None if params["class_weight"] == "none" else params["class_weight"]
+        # The missing-value policy the model was trained with, when it recorded one: its
+        # predictions fill missing cells the same way.
         clf = cls(**params, n_jobs=n_jobs,
-                  label_name=schema.label_name if schema.named else None)
+                  label_name=schema.label_name if schema.named else None,
+                  missing=model.missing_policy or "mean")
         clf._model = model
         clf.classes_ = _classes_from_names(model.labels) if classes is None else classes
         # A model trained on a table knows its columns (names, categorical ones): X then

@@ -13,25 +13,34 @@ class Report:
 
     Computed once, in the library, from the rows' classes, the classes ``predict``
     returned and the probabilities ``predict_proba`` returned (the CLI's ``--report`` uses
-    the same code). Attributes (the keys of report.json):
+    the same code). ``to_dict()`` returns report.json's content; ``write(folder)`` writes
+    report.json, report.html and the PNG figures at once; in a notebook the report shows as
+    its page. The attributes are the keys of report.json.
 
-      accuracy_, balanced_accuracy_, log_loss_, ece_: floats.
-      rows_:          rows reported on; excluded_rows_: rows whose class the model does not
-                      know (left out).
-      classes_:       class names, in the model's order.
-      per_class_:     one dict per class: "class", "precision", "recall", "f1", "support",
-                      "predicted".
-      macro_avg_, weighted_avg_: dicts of "precision", "recall", "f1".
-      confusion_matrix_:  rows (true class) x columns (predicted class) counts, a numpy
-                      array (None beyond 100 classes); confusion_matrix_normalised_: each
-                      row divided by its rows.
-      reliability_:   the ECE's bins: "bins", "ece", "rows" (one dict per bin: "lower",
-                      "upper", "rows", "mean_confidence", "accuracy").
-      binary_:        for two classes (None otherwise): "positive_class", "prevalence",
-                      "roc_auc", "average_precision", "roc" and "precision_recall" curves.
-
-    ``to_dict()`` returns report.json's content; ``write(folder)`` writes report.json,
-    report.html and the PNG figures at once; in a notebook the report shows as its page.
+    Attributes
+    ----------
+    accuracy_, balanced_accuracy_, log_loss_, ece_ : float
+        The figures over the rows reported on.
+    rows_ : int
+        Rows reported on.
+    excluded_rows_ : int
+        Rows whose class the model does not know (left out).
+    classes_ : list of str
+        Class names, in the model's order.
+    per_class_ : list of dict
+        One per class: "class", "precision", "recall", "f1", "support", "predicted".
+    macro_avg_, weighted_avg_ : dict
+        "precision", "recall", "f1".
+    confusion_matrix_ : numpy.ndarray or None
+        Rows (true class) by columns (predicted class) counts; None beyond 100 classes.
+    confusion_matrix_normalised_ : numpy.ndarray or None
+        Each row of the confusion matrix divided by its rows.
+    reliability_ : dict
+        The ECE's bins: "bins", "ece", "rows" (one dict per bin: "lower", "upper", "rows",
+        "mean_confidence", "accuracy").
+    binary_ : dict or None
+        For two classes (None otherwise): "positive_class", "prevalence", "roc_auc",
+        "average_precision", "roc" and "precision_recall" curves.
     """
 
     def __init__(self, handle):

@@ -304,6 +304,28 @@ def _count_partition(x, y, index, spec):
     return model.counts()
 
 
+def _calibration_partition(x, y, index, spec):
+    """The calibration fit's loss sums over a partition's rows (those the fit picks), scored
+    leave-one-out against the summed model; (zeros, 0) when it has no rows."""
+    rows, labels = _partition_rows(x, y, index, spec["n_features"], spec["missing"])
+    model = _flynn.Model.from_bytes(spec["model"], threads=spec["task_threads"])
+    if rows.shape[0] == 0:
+        return np.zeros(2 * len(_flynn.calibration_grid()) + 1, np.uint64), 0
+    rows = _filled(rows, spec["fill"])
+    ids = _class_ids(labels, spec["classes"])
+    return model.calibration_loss(rows, ids, spec["total_rows"])
+
+
+def _combine_losses(*parts):
+    """The sum of partitions' calibration loss sums (exact: unsigned integers)."""
+    sums = np.zeros(2 * len(_flynn.calibration_grid()) + 1, np.uint64)
+    rows = 0
+    for part_sums, part_rows in parts:
+        sums += np.asarray(part_sums, np.uint64)
+        rows += int(part_rows)
+    return sums, rows
+
+
 def _combine_counts(*parts):
     """The exact sum of count tables (None = an empty partition), overflow-checked by the
     core's ClassCounts."""
@@ -437,6 +459,14 @@ def fit(X, y, classes=None, *, split_every=None, **params):
     if stats is not None:
         _flynn.dask.set_feature_stats(clf._model, *stats)
     clf._model.set_counts(counts, rows_per_class, _flynn.Provenance())
+    # Pass 3: the calibration fit (FlyNN::fit's): each partition scores the rows the fit
+    # picks leave-one-out against the summed counts; the integer loss sums add up exactly.
+    spec.update(model=dask.delayed(clf._model.to_bytes(), pure=True),
+                total_rows=int(np.sum(rows_per_class)))
+    losses = [dask.delayed(_calibration_partition, pure=True)(x, yp, i, spec)
+              for i, (x, yp) in enumerate(zip(x_parts, y_parts))]
+    loss = dask.compute(_tree(losses, _combine_losses, split_every))[0]
+    clf._model.calibrate_from_losses(*loss)
     clf._set_table(schema)
     return clf
 

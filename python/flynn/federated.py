@@ -81,8 +81,8 @@ _HYPER_KEYWORDS = tuple(_flynn.hyper_param_names())
 _NOT_AGREED_SETTINGS = ("auto", "missing", "label_name")
 
 
-def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, n_jobs=None,
-             **settings):
+def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, X_test=None, y_test=None,
+             n_jobs=None, **settings):
     """Simulates FlyNNFL on (X, y), exactly the protocol of ``flynn federated simulate``.
 
     The rows are split among ``parties`` parties, each party trains on its own thread with
@@ -107,6 +107,13 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
         the parties then exchange no statistic of their rows, which a standardising
         ``variant`` needs under DP (without DP and without a variant, the default variant
         applies; with DP and no variant, the paper's).
+    X_test, y_test : array-like, optional
+        Held-out rows and their labels for the federated evaluation (``--test``): they are
+        dealt among the parties (at random, stratified), each party scores its own with the
+        federation's model, and the parties sum their confusion matrices, so every party
+        learns the federation's accuracy, balanced accuracy and confusion matrix and no
+        other party's. In ``federation_report_["federation_test"]``; equal to the model's
+        figures on the pooled rows.
     n_jobs : int, optional
         Threads in all; never changes results.
     **settings
@@ -143,10 +150,20 @@ def simulate(X, y, parties=2, split="iid", *, split_seed=0, feature_stats=None, 
     template = FlyNNClassifier(n_jobs=n_jobs)  # reads X and y as fit does
     X, y = template._check_Xy(X, y, reset=True)
     classes, ids = np.unique(y, return_inverse=True)
+    test = {}
+    if (X_test is None) != (y_test is None):
+        raise ValueError("X_test and y_test go together")
+    if X_test is not None:
+        X_test, y_test = template._check_Xy(X_test, y_test, reset=False)
+        y_test = np.asarray(y_test)
+        unknown = sorted(set(np.unique(y_test).tolist()) - set(classes.tolist()), key=str)
+        if unknown:
+            raise ValueError(f"y_test has labels that y has not: {unknown[:5]}")
+        test = {"X_test": X_test, "y_test": np.searchsorted(classes, y_test).astype(np.uint32)}
     model, report = _flynn.federated.simulate(
         X, ids.astype(np.uint32), _label_names(classes), hyper, int(parties),
         split, int(split_seed), dp, *_feature_stats_pair(feature_stats, X.shape[1]),
-        _threads(n_jobs))
+        _threads(n_jobs), **test)
     clf = FlyNNClassifier._from_model(model, n_jobs, classes=classes)
     if hasattr(template, "feature_names_in_"):
         clf.feature_names_in_ = template.feature_names_in_
@@ -161,5 +178,10 @@ def _rst_text(text):
 
 # The DP keywords' documentation, from the same table: as the CLI's --dp-* flags, dp_epsilon
 # and dp_T go together, and the others need them.
-simulate.__doc__ += "".join(f"    {row['name']} : {row['kind']}\n        {_rst_text(row['help'])}.\n"
+def _dp_kind(row):
+    """A DP row's kind as the docstring says it (dp_T is a count or "auto")."""
+    return 'unsigned integer or "auto"' if row["name"] == "dp_T" else row["kind"]
+
+
+simulate.__doc__ += "".join(f"    {row['name']} : {_dp_kind(row)}\n        {_rst_text(row['help'])}.\n"
                             for row in _DP_FIELDS)

@@ -43,7 +43,10 @@ std::optional<DpParams> dp_params(const py::dict& given) {
       throw py::type_error("unexpected keyword argument '" + name + "'; the DP settings are " + names);
     }
     if (value.is_none()) continue;
-    values[static_cast<std::size_t>(f - fields.data())] = python_setting(f->name, f->kind, value);
+    // dp_T is a count (int) or "auto" (str): its row's kind is Choice for the word.
+    const bool count = std::string_view(f->name) == "dp_T" && !py::isinstance<py::str>(value);
+    values[static_cast<std::size_t>(f - fields.data())] =
+        python_setting(f->name, count ? SettingKind::Unsigned : f->kind, value);
   }
   return federated::dp_params_from_given(values, federated::DpSpelling::Name);
 }
@@ -70,7 +73,8 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
                    const HyperParams& hyper_given, int parties, const std::string& split,
                    std::uint64_t split_seed, const py::dict& dp,
                    std::optional<std::vector<float>> feature_centres,
-                   std::optional<std::vector<float>> feature_scales, int threads) {
+                   std::optional<std::vector<float>> feature_scales, int threads,
+                   const std::optional<py::array>& X_test, const std::optional<LabelIds>& y_test) {
   if (parties < 1 || parties > 4096)
     throw Error("parties = " + std::to_string(parties) + ": must be in [1, 4096]");
   const federated::SplitSpec spec = federated::SplitSpec::parse(split);
@@ -96,6 +100,20 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
   }
   settings.threads = federated::threads_per_party(threads, parties);
 
+  if (X_test.has_value() != y_test.has_value()) throw std::invalid_argument("X_test and y_test go together");
+  std::optional<NumpyRows> test_rows;
+  if (X_test) {
+    test_rows.emplace(*X_test);
+    if (test_rows->n_cols() != rows.n_cols())
+      throw std::invalid_argument("X_test has " + std::to_string(test_rows->n_cols()) + " features, X " +
+                                  std::to_string(rows.n_cols()));
+    if (y_test->ndim() != 1 || static_cast<std::size_t>(y_test->shape(0)) != test_rows->n_rows())
+      throw std::invalid_argument("expected one class id per row of X_test");
+    for (py::ssize_t r = 0; r < y_test->shape(0); ++r)
+      if (y_test->data()[r] >= settings.labels.size())
+        throw std::invalid_argument("X_test row " + std::to_string(r) + ": class id out of range");
+  }
+
   std::optional<federated::ColonyOutcome> out;
   std::vector<std::uint64_t> party_rows;
   {
@@ -110,7 +128,18 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     for (const auto& p : parts) shards.push_back(all.subset(p));
     std::vector<const Dataset*> ptrs;
     for (const Dataset& d : shards) ptrs.push_back(&d);
-    out.emplace(federated::run_colony(ptrs, settings));
+    // The test rows dealt among the parties too (at random, stratified, as `flynn federated
+    // simulate --test` deals them), for the federated evaluation.
+    std::vector<Dataset> test_shards;
+    std::vector<const Dataset*> test_ptrs;
+    if (test_rows) {
+      const Dataset test = labelled_dataset(*test_rows, y_test->data(), settings.labels);
+      for (const auto& p : federated::split_rows(test.labels, test.classes.size(), parties, federated::SplitSpec{},
+                                                 split_seed + 1))
+        test_shards.push_back(test.subset(p));
+      for (const Dataset& d : test_shards) test_ptrs.push_back(&d);
+    }
+    out.emplace(federated::run_colony(ptrs, settings, {}, test_ptrs));
   }
   py::dict report;
   report["parties"] = parties;
@@ -136,6 +165,25 @@ py::tuple simulate(const py::array& X, const LabelIds& y, std::vector<std::strin
     report["privacy"] = p;
   } else {
     report["privacy"] = py::none();
+  }
+  if (test_rows) {
+    // The federated evaluation: what every party learns of the summed confusion matrices.
+    const federated::FederatedEvaluation& e = out->evaluation;
+    py::dict t;
+    t["parties"] = e.parties;
+    t["parties_with_test_rows"] = e.parties_with_rows;
+    if (!e.skipped.empty()) {
+      t["skipped"] = e.skipped;
+    } else {
+      t["rows"] = e.rows;
+      t["accuracy"] = e.accuracy;
+      t["balanced_accuracy"] = e.balanced_accuracy;
+      py::array_t<std::uint64_t> m({static_cast<py::ssize_t>(e.classes), static_cast<py::ssize_t>(e.classes)});
+      std::copy(e.confusion.begin(), e.confusion.end(), m.mutable_data());
+      t["confusion_matrix"] = m;
+      if (settings.dp) t["covered_by_dp"] = false;
+    }
+    report["federation_test"] = t;
   }
   return py::make_tuple(ModelHandle(std::move(out->model)), report);
 }
@@ -225,7 +273,8 @@ py::tuple aggregate_counts(const std::vector<std::pair<
 void bind_federated(py::module_& m) {
   m.def("simulate", &simulate, py::arg("X"), py::arg("y"), py::arg("labels"), py::arg("hyper"),
         py::arg("parties"), py::arg("split"), py::arg("split_seed"), py::arg("dp"),
-        py::arg("feature_centres"), py::arg("feature_scales"), py::arg("threads"));
+        py::arg("feature_centres"), py::arg("feature_scales"), py::arg("threads"), py::arg("X_test") = py::none(),
+        py::arg("y_test") = py::none());
   m.def("dp_param_fields", &dp_param_table,
         "The DP settings' table (flynn/federated/dp_settings.hpp): one dict per row (name, flag, "
         "help, kind, enables); simulate's DP keywords are its names.");

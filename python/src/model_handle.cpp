@@ -29,10 +29,10 @@ const std::uint32_t* checked_labels(const LabelIds& y, const Rows& rows) {
 /// summed over the converted blocks.
 template <typename Rows>
 ClassCounts count_converted_rows(const FlyNN& model, const Rows& rows,
-                                 const std::uint32_t* labels) {
+                                 const std::uint32_t* labels, CalibrationSample* sample = nullptr) {
   ClassCounts total(model.labels().size(), model.config().cells());
   for_each_view(rows, [&](const DataView& block, std::size_t first) {
-    total += model.count(block, {labels + first, block.n_rows()});
+    total += model.count(block, {labels + first, block.n_rows()}, {}, sample);
   });
   return total;
 }
@@ -119,10 +119,13 @@ void ModelHandle::fit_rows(const Rows& rows, const LabelIds& y) {
   if (const std::optional<DataView> v = rows.view()) {
     model_.fit(*v, {labels, rows.n_rows()});  // the caller's memory, not copied
   } else {
-    // fit = the counts of the rows, whatever the model held: summed over converted blocks.
+    // fit = the counts of the rows, whatever the model held, summed over converted blocks,
+    // then the calibration on the rows FlyNN::fit picks.
     if (model_.config().variant.standardize) model_.set_feature_stats(stats_of_converted_rows(model_, rows));
-    model_.set_counts(count_converted_rows(model_, rows, labels));
+    CalibrationSample sample(model_.config(), rows.n_rows());
+    model_.set_counts(count_converted_rows(model_, rows, labels, &sample));
     model_.set_provenance(Provenance{});  // as FlyNN::fit: exact counts of these rows
+    model_.calibrate(sample);
   }
 }
 
@@ -168,6 +171,48 @@ void ModelHandle::forget_rows(const Rows& rows, const LabelIds& y) {
   }
 }
 
+template <typename Rows>
+py::tuple ModelHandle::calibration_loss_rows(const Rows& rows, const LabelIds& y, std::uint64_t total_rows) const {
+  const std::uint32_t* labels = checked_labels(y, rows);
+  CalibrationLoss loss(model_.counts(), {}, model_.config().rho);
+  {
+    py::gil_scoped_release nogil;
+    CalibrationSample sample(model_.config(), total_rows);
+    count_converted_rows(model_, rows, labels, &sample);
+    loss = model_.calibration_loss(sample);
+  }
+  py::array_t<std::uint64_t> sums(static_cast<py::ssize_t>(loss.totals().size()));
+  std::copy(loss.totals().begin(), loss.totals().end(), sums.mutable_data());
+  return py::make_tuple(sums, loss.rows());
+}
+
+py::tuple ModelHandle::calibration_loss(const py::array& X, const LabelIds& y, std::uint64_t total_rows) const {
+  return calibration_loss_rows(NumpyRows(X), y, total_rows);
+}
+py::tuple ModelHandle::calibration_loss_sparse(const CsrRows& X, const LabelIds& y, std::uint64_t total_rows) const {
+  return calibration_loss_rows(X, y, total_rows);
+}
+
+py::array_t<double> ModelHandle::leave_one_out_scores(const py::array& X, const LabelIds& y) const {
+  const NumpyRows rows(X);
+  const std::uint32_t* labels = checked_labels(y, rows);
+  const std::size_t L = model_.labels().size();
+  std::vector<double> out(rows.n_rows() * L);
+  {
+    py::gil_scoped_release nogil;
+    for_each_view(rows, [&](const DataView& block, std::size_t first) {
+      const std::vector<double> part = model_.leave_one_out_scores(block, {labels + first, block.n_rows()});
+      std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(first * L));
+    });
+  }
+  return to_numpy(std::move(out), {static_cast<py::ssize_t>(rows.n_rows()), static_cast<py::ssize_t>(L)});
+}
+
+void ModelHandle::calibrate_from_losses(
+    const py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>& sums, std::uint64_t rows) {
+  model_.set_calibration(choose_calibration({sums.data(), static_cast<std::size_t>(sums.size())}, rows));
+}
+
 py::array_t<std::uint32_t> ModelHandle::predict(const py::array& X) const {
   return predict_rows(NumpyRows(X));
 }
@@ -194,6 +239,13 @@ py::array_t<double> ModelHandle::scores(const py::array& X) const {
 }
 py::array_t<double> ModelHandle::scores_sparse(const CsrRows& X) const {
   return per_class(X, &FlyNN::scores);
+}
+
+py::array_t<double> ModelHandle::logits(const py::array& X) const {
+  return per_class(NumpyRows(X), &FlyNN::logits);
+}
+py::array_t<double> ModelHandle::logits_sparse(const CsrRows& X) const {
+  return per_class(X, &FlyNN::logits);
 }
 
 py::array_t<double> ModelHandle::predict_proba(const py::array& X) const {

@@ -59,18 +59,36 @@ class ModelHandle {
   /// Adds another model's counts (same configuration and labels).
   void merge(const ModelHandle& other) { model_.merge(other.model_); }
 
-  /// Predicted class ids (n,), scores (n × L, lower = more familiar) and probabilities
-  /// softmax(−score/ρ) (n × L). Ties go to the lowest class id.
+  /// Predicted class ids (n,), scores (n × L, lower = more familiar) and calibrated
+  /// probabilities (n × L). The predicted class is the one of highest probability, the
+  /// lowest class id among equal ones.
   pybind11::array_t<std::uint32_t> predict(const pybind11::array& X) const;
   pybind11::array_t<std::uint32_t> predict_sparse(const CsrRows& X) const;
   pybind11::array_t<double> scores(const pybind11::array& X) const;
   pybind11::array_t<double> scores_sparse(const CsrRows& X) const;
   pybind11::array_t<double> predict_proba(const pybind11::array& X) const;
   pybind11::array_t<double> predict_proba_sparse(const CsrRows& X) const;
+  /// FlyNN::logits (n × L): the probabilities' logits, a decision function.
+  pybind11::array_t<double> logits(const pybind11::array& X) const;
+  pybind11::array_t<double> logits_sparse(const CsrRows& X) const;
   /// FlyNN::hash: each row's ρ winning units, ascending (n × ρ, uint32).
   pybind11::array_t<std::uint32_t> hash(const pybind11::array& X) const;
   pybind11::array_t<std::uint32_t> hash_sparse(const CsrRows& X) const;
 
+  /// The calibration fit's sums (CalibrationLoss::totals(): per candidate of
+  /// calibration_grid() the loss, then the right decisions, then the score order's right
+  /// decisions; uint64) and the rows they cover: the rows (which the model holds) that a fit over
+  /// `total_rows` rows would score, scored leave-one-out against the model's counts. A
+  /// party's or partition's share of the fit; summed and given to calibrate_from_losses,
+  /// they give the calibration fit() gives all the rows.
+  pybind11::tuple calibration_loss(const pybind11::array& X, const LabelIds& y, std::uint64_t total_rows) const;
+  pybind11::tuple calibration_loss_sparse(const CsrRows& X, const LabelIds& y, std::uint64_t total_rows) const;
+  /// FlyNN::leave_one_out_scores (n × L) of rows the model holds.
+  pybind11::array_t<double> leave_one_out_scores(const pybind11::array& X, const LabelIds& y) const;
+  /// Sets the calibration of least summed loss (choose_calibration).
+  void calibrate_from_losses(
+      const pybind11::array_t<std::uint64_t, pybind11::array::c_style | pybind11::array::forcecast>& sums,
+      std::uint64_t rows);
   /// A copy of the model's counts (L × m, uint32) and rows per class (L, uint64).
   pybind11::tuple counts() const;
   /// Replaces the counts (shapes L × m and L); `provenance` marks a DP release.
@@ -89,6 +107,8 @@ class ModelHandle {
   template <typename Rows> void forget_rows(const Rows& rows, const LabelIds& y);
   template <typename Rows> pybind11::array_t<std::uint32_t> predict_rows(const Rows& rows) const;
   template <typename Rows> pybind11::array_t<std::uint32_t> hash_rows(const Rows& rows) const;
+  template <typename Rows>
+  pybind11::tuple calibration_loss_rows(const Rows& rows, const LabelIds& y, std::uint64_t total_rows) const;
   using PerClassFn = std::vector<double> (FlyNN::*)(const DataView&, const PredictOptions&) const;
   /// scores or predict_proba (n × L) over the rows.
   template <typename Rows>

@@ -11,6 +11,7 @@
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/simd.hpp"
 #include "flynn/version.hpp"
 #include "model_handle.hpp"
 #include "sparse_rows.hpp"
@@ -36,12 +37,33 @@ py::dict provenance_dict(const Provenance& p) {
   return d;
 }
 
+// flynn.build_info(): the version, and which SIMD target and kernels run here
+// (flynn/simd.hpp; `flynn info` without a model says the same).
+py::dict build_info() {
+  const simd::KernelReport r = simd::kernel_report();
+  py::dict d;
+  d["version"] = flynn::version_string;
+  d["model_format_version"] = io::kModelFormatVersion;
+  d["simd_target"] = r.target;
+  d["simd_pinned"] = r.pinned;
+  d["cpu_targets"] = r.cpu_targets;
+  d["block_kernels"] = true;
+  d["block_rows"] = r.block_rows;
+  d["one_row_kernel"] = r.one_row;
+  d["one_row_kernel_name"] = r.one_row_kernel;
+  return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_flynn, m) {
   m.doc() = "flynn's C++ core (FlyHash + Fly Bloom Filters); use the flynn package instead";
   m.attr("__version__") = flynn::version_string;
   m.attr("model_format_version") = io::kModelFormatVersion;
+  m.def("build_info", &build_info,
+        "This build and machine: version, model format, the SIMD target the kernels run on "
+        "(FLYNN_SIMD_TARGET pins it), the targets this CPU runs, and whether the block and "
+        "one-row kernels are in use (a dict).");
 
   // flynn::Error is a user error with a complete one-line message: a ValueError in Python.
   // The federation's error (the same on every party) is a subclass of it.
@@ -69,8 +91,18 @@ PYBIND11_MODULE(_flynn, m) {
            py::arg("n_features"), py::arg("n_classes") = 0,
            "The concrete configuration for n_features inputs (flynn's defaults filled in).");
 
-  // predict_proba's temperature for a model without one (docs/guide/probabilities.md).
+  // predict_proba's temperature for a model without a fitted calibration
+  // (docs/guide/probabilities.md).
   m.attr("default_temperature") = Defaults::temperature;
+
+  m.def(
+      "calibration_grid",
+      [] {
+        std::vector<std::pair<double, double>> out;
+        for (const Calibration& c : calibration_grid()) out.emplace_back(c.temperature, c.prior_weight);
+        return out;
+      },
+      "The calibration fit's candidates (temperature, prior weight), in the order of its loss sums.");
 
   m.def("hyper_param_names", &python::hyper_param_names,
         "The hyper-parameters' names, in the order of the library's table of settings.");
@@ -108,7 +140,43 @@ PYBIND11_MODULE(_flynn, m) {
       .def("scores", &ModelHandle::scores, py::arg("X"))
       .def("hash", &ModelHandle::hash, py::arg("X"))
       .def("predict_proba", &ModelHandle::predict_proba, py::arg("X"))
+      .def("logits", &ModelHandle::logits, py::arg("X"))
       .def("counts", &ModelHandle::counts)
+      .def("calibration_loss", &ModelHandle::calibration_loss, py::arg("X"), py::arg("y"), py::arg("total_rows"))
+      .def("leave_one_out_scores", &ModelHandle::leave_one_out_scores, py::arg("X"), py::arg("y"))
+      .def("calibrate_from_losses", &ModelHandle::calibrate_from_losses, py::arg("sums"), py::arg("rows"))
+      .def_property(
+          "calibration",
+          [](const ModelHandle& h) {
+            const Calibration& c = h.model().calibration();
+            py::dict d;
+            d["temperature"] = c.temperature;
+            d["prior_weight"] = c.prior_weight;
+            d["source"] = calibration_source_name(c.source);
+            d["rows"] = c.rows;
+            return d;
+          },
+          [](ModelHandle& h, const py::dict& d) {
+            Calibration c = h.model().calibration();
+            c.temperature = d["temperature"].cast<double>();
+            c.prior_weight = d.contains("prior_weight") ? d["prior_weight"].cast<double>() : c.prior_weight;
+            c.source = CalibrationSource::Given;
+            c.rows = 0;
+            h.model().set_calibration(c);
+          },
+          "How scores become probabilities: temperature, prior_weight, source and rows (setting it takes "
+          "temperature and prior_weight, source 'given').")
+      .def_property(
+          "missing_policy",
+          [](const ModelHandle& h) -> py::object {
+            if (!h.model().missing_policy()) return py::none();
+            return py::str(missing_policy_name(*h.model().missing_policy()));
+          },
+          [](ModelHandle& h, const py::object& v) {
+            h.model().set_missing_policy(v.is_none() ? std::nullopt
+                                                     : std::optional(parse_missing_policy(v.cast<std::string>())));
+          },
+          "The missing-value policy the model was trained with (None when not recorded).")
       .def("set_counts", &ModelHandle::set_counts, py::arg("counts"), py::arg("rows_per_class"),
            py::arg("provenance"))
       .def_property("threads", [](const ModelHandle& h) { return h.model().threads(); },

@@ -126,7 +126,10 @@ void bind_sparse_rows(py::module_& m) {
       .def("scores", &ModelHandle::scores_sparse, py::arg("X"))
       .def("hash", &ModelHandle::hash_sparse, py::arg("X"))
       .def("predict_proba", &ModelHandle::predict_proba_sparse,
-           py::arg("X"));
+           py::arg("X"))
+      .def("logits", &ModelHandle::logits_sparse, py::arg("X"))
+      .def("calibration_loss", &ModelHandle::calibration_loss_sparse, py::arg("X"), py::arg("y"),
+           py::arg("total_rows"));
 }
 
 }  // namespace flynn::python

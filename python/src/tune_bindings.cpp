@@ -23,9 +23,9 @@ namespace flynn::python {
 namespace {
 
 /// Runs what `flynn tune` runs on stratified folds of the rows: tune_flynn (the search and
-/// the calibration of the probability temperature on out-of-fold scores; no kNN) and, with
-/// `refit`, the chosen configuration trained on all rows with that temperature
-/// (train_tuned_model, as the CLI's model). Returns the trace, the choice, the calibration
+/// the calibration figures on out-of-fold scores; no kNN) and, with `refit`, the chosen
+/// configuration trained on all rows (train_tuned_model, as the CLI's model, with the
+/// calibration it fits on its rows' leave-one-out scores). Returns the trace, the choice, the calibration
 /// and the model ("model", without refit None) as Python values.
 py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> labels,
               std::uint32_t budget, std::uint32_t folds, std::uint64_t fold_seed,
@@ -58,10 +58,7 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
     const std::vector<std::uint32_t> fold_of_row =
         eval::stratified_folds(data.labels, classes.size(), folds, fold_seed);
     result.emplace(eval::tune_flynn(data, fold_of_row, folds, options));
-    if (refit) {
-      model.emplace(eval::train_tuned_model(data, classes, *result, threads));
-      model->set_temperature(result->temperature());
-    }
+    if (refit) model.emplace(eval::train_tuned_model(data, classes, *result, threads));
   }
   const eval::SearchResult& s = result->search;
   py::list trace;
@@ -117,11 +114,18 @@ py::dict tune(const py::array& X, const LabelIds& y, std::vector<std::string> la
   out["time_limited"] = s.time_limited;
   out["skipped"] = result->skipped;
   out["seconds"] = result->seconds;
-  out["temperature"] = result->temperature();
+  // The refitted model's own calibration (fitted on its rows' leave-one-out scores), else
+  // the fit on the out-of-fold scores.
+  const Calibration chosen = model              ? model->calibration()
+                             : result->calibration ? result->calibration->fit.calibration
+                                                   : Calibration{};
+  out["temperature"] = chosen.temperature;
+  out["prior_weight"] = chosen.prior_weight;
   if (result->calibration) {
     const eval::CalibrationReport& c = *result->calibration;
     py::dict cal;
-    cal["temperature"] = c.fit.temperature;
+    cal["temperature"] = c.fit.calibration.temperature;
+    cal["prior_weight"] = c.fit.calibration.prior_weight;
     cal["out_of_fold_log_loss"] = c.fit.log_loss;
     cal["out_of_fold_ece"] = c.fit.ece;
     cal["heldout_log_loss"] = c.heldout_log_loss;

@@ -131,9 +131,54 @@ void FlyNN::set_feature_stats(FeatureStats stats) {
 }
 
 void FlyNN::set_temperature(double t) {
-  if (!(t > 0.0) || !std::isfinite(t))
-    throw Error(fmt::format("temperature = {}: must be a finite positive number", t));
-  temperature_ = t;
+  Calibration c = calibration_;
+  c.temperature = t;
+  c.source = CalibrationSource::Given;
+  c.rows = 0;
+  set_calibration(c);
+}
+
+void FlyNN::set_calibration(const Calibration& calibration) {
+  calibration.validate();
+  calibration_ = calibration;
+}
+
+CalibrationLoss FlyNN::calibration_loss(const CalibrationSample& sample) const {
+  const std::shared_ptr<const FilterScorer> built = scorer();  // builds the weights once
+  std::vector<double> weights;
+  {
+    const std::lock_guard<std::mutex> lock(scorer_cache_->mutex);
+    weights = scorer_cache_->weights;
+  }
+  return flynn::calibration_loss(counts_, config(), weights, sample, threads_);
+}
+
+std::vector<double> FlyNN::leave_one_out_scores(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                                                const PredictOptions& options) const {
+  check_view(rows);
+  check_class_ids(rows.n_rows(), class_ids);
+  config().check_memory(labels_.size());
+  const std::size_t L = labels_.size();
+  const LeaveOneOutScorer scorer(counts_, config(), class_weights());
+  const PairCoder coder(config());
+  const int workers = detail::resolve_threads(options.threads ? options.threads : threads_);
+  std::vector<PairCoder::Scratch> scratch(static_cast<std::size_t>(workers));
+  const std::uint32_t per_row = coder.codes_per_row();
+  std::vector<double> out(rows.n_rows() * L);
+  hasher_->hash_stream(
+      rows, workers,
+      [&](int worker, std::size_t first, std::size_t n, const std::uint32_t* winners) {
+        const std::uint32_t* codes = coder.block_codes(winners, n, scratch[static_cast<std::size_t>(worker)]);
+        for (std::size_t r = 0; r < n; ++r)
+          scorer.score(codes + r * per_row, class_ids[first + r], out.data() + (first + r) * L);
+      },
+      options.progress);
+  return out;
+}
+
+void FlyNN::calibrate(const CalibrationSample& sample) {
+  const CalibrationLoss loss = calibration_loss(sample);
+  set_calibration(choose_calibration(loss.totals(), loss.rows()));
 }
 
 void FlyNN::learn_feature_stats(const DataView& rows) {
@@ -154,20 +199,20 @@ void FlyNN::learn_feature_stats(const DataView& rows) {
   set_feature_stats(sums.stats());
 }
 
-ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress) const {
+ClassCounts FlyNN::count(const Dataset& data, const ProgressFn& progress, CalibrationSample* sample) const {
   check_features(data);
-  return count_checked(DataView(data), row_class_ids(data), progress);
+  return count_checked(DataView(data), row_class_ids(data), progress, sample);
 }
 
 ClassCounts FlyNN::count(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                         const ProgressFn& progress) const {
+                         const ProgressFn& progress, CalibrationSample* sample) const {
   check_view(rows);
   check_class_ids(rows.n_rows(), class_ids);
-  return count_checked(rows, class_ids, progress);
+  return count_checked(rows, class_ids, progress, sample);
 }
 
 ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                                 const ProgressFn& progress) const {
+                                 const ProgressFn& progress, CalibrationSample* sample) const {
   config().check_memory(labels_.size());
   const int workers = detail::resolve_threads(threads_);
   // One accumulator per worker that actually receives rows, made on its first block: a
@@ -176,6 +221,15 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
   std::vector<std::optional<ClassCounts>> partial(static_cast<std::size_t>(workers));
   const PairCoder coder(config());
   std::vector<PairCoder::Scratch> scratch(static_cast<std::size_t>(workers));
+  // The calibration sample's rows, per worker (a sample holds rows as a set: the merge
+  // below gives the same sample for any thread count).
+  std::vector<CalibrationSample> picked(sample ? static_cast<std::size_t>(workers) : 0,
+                                        sample ? sample->emptied() : CalibrationSample{});
+  // Room for a little more than a worker's even share of the sample, so filling it does
+  // not copy the codes again and again (capacity only: pages are touched as rows arrive).
+  const std::uint64_t sampled = sample ? std::min<std::uint64_t>(sample->expected_rows(), rows.n_rows()) : 0;
+  const std::size_t sample_room = static_cast<std::size_t>(sampled / workers + sampled / (4 * workers) + 64);
+  for (CalibrationSample& p : picked) p.reserve(sample_room);
   const std::uint32_t per_row = coder.codes_per_row();
   hasher_->hash_stream(
       rows, workers,
@@ -184,8 +238,13 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
         if (!c) c.emplace(labels_.size(), config().cells());
         const std::uint32_t* codes = coder.block_codes(winners, n, scratch[static_cast<std::size_t>(worker)]);
         for (std::size_t r = 0; r < n; ++r) c->add_row(class_ids[first + r], codes + r * per_row, per_row);
+        if (!sample) return;
+        CalibrationSample& mine = picked[static_cast<std::size_t>(worker)];
+        for (std::size_t r = 0; r < n; ++r)
+          if (mine.wants(class_ids[first + r], codes + r * per_row)) mine.add(class_ids[first + r], codes + r * per_row);
       },
       progress);
+  for (CalibrationSample& p : picked) sample->merge(std::move(p));
   std::optional<ClassCounts> total;
   for (std::optional<ClassCounts>& c : partial) {
     if (!c) continue;
@@ -196,6 +255,51 @@ ClassCounts FlyNN::count_checked(const DataView& rows, std::span<const std::uint
     }
   }
   return total ? std::move(*total) : ClassCounts(labels_.size(), config().cells());
+}
+
+namespace {
+// A call of at most this fraction of the count table's cells in codes adds them in place:
+// counting them into a fresh table of L × cells first and adding that whole costs about
+// 1 ms at the Fashion-MNIST shapes (5 MB of counts written twice, read once), against
+// about 0.2 ms to hash one row.
+constexpr std::uint64_t kInPlaceCellsPerCode = 64;
+}  // namespace
+
+void FlyNN::add_counts(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                       const ProgressFn& progress) {
+  check_view(rows);
+  check_class_ids(rows.n_rows(), class_ids);
+  const PairCoder coder(config());
+  const std::uint64_t per_row = coder.codes_per_row(), cells = config().cells();
+  if (std::uint64_t(rows.n_rows()) * per_row * kInPlaceCellsPerCode > labels_.size() * cells) {
+    counts_ += count_checked(rows, class_ids, progress, nullptr);
+    return;
+  }
+  // The rows' cells (class · cells + code), then each count checked before any is added.
+  std::vector<std::uint64_t> hits;
+  hits.reserve(rows.n_rows() * per_row);
+  std::mutex mutex;
+  PairCoder::Scratch scratch;
+  hasher_->hash_stream(
+      rows, threads_,
+      [&](int, std::size_t first, std::size_t n, const std::uint32_t* winners) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        const std::uint32_t* codes = coder.block_codes(winners, n, scratch);
+        for (std::size_t r = 0; r < n; ++r)
+          for (std::uint64_t k = 0; k < per_row; ++k)
+            hits.push_back(class_ids[first + r] * cells + codes[r * per_row + k]);
+      },
+      progress);
+  std::sort(hits.begin(), hits.end());
+  std::vector<std::uint32_t>& values = counts_.values();
+  for (std::size_t i = 0, j = 0; i < hits.size(); i = j) {
+    while (j < hits.size() && hits[j] == hits[i]) ++j;
+    if (values[hits[i]] > std::numeric_limits<std::uint32_t>::max() - (j - i))
+      throw Error(fmt::format("count overflow: class {} unit {} would exceed 2^32-1",
+                              hits[i] / cells, hits[i] % cells));
+  }
+  for (std::uint64_t h : hits) ++values[h];
+  for (std::uint32_t c : class_ids) ++counts_.rows_per_class()[c];
 }
 
 namespace {
@@ -216,14 +320,22 @@ void require_no_release(const Provenance& provenance) {
 }
 }  // namespace
 
+void FlyNN::fit_counts(const DataView& rows, std::span<const std::uint32_t> class_ids,
+                       const ProgressFn& progress) {
+  CalibrationSample sample(config(), rows.n_rows());
+  ClassCounts fresh = count(rows, class_ids, progress, &sample);
+  counts_ = std::move(fresh);
+  counts_changed();
+  provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
+  calibrate(sample);
+}
+
 void FlyNN::fit(const Dataset& data, const ProgressFn& progress) {
   const FeatureStats previous = stats_;
+  check_features(data);
   learn_feature_stats(DataView(data));
   try {
-    ClassCounts fresh = count(data, progress);
-    counts_ = std::move(fresh);
-    counts_changed();
-    provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
+    fit_counts(DataView(data), row_class_ids(data), progress);
   } catch (...) {  // e.g. an unknown label: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
     throw;
@@ -235,40 +347,45 @@ void FlyNN::fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
   const FeatureStats previous = stats_;
   learn_feature_stats(rows);
   try {
-    ClassCounts fresh = count(rows, class_ids, progress);
-    counts_ = std::move(fresh);
-    counts_changed();
-    provenance_ = Provenance{};  // exact counts of these rows now, whatever was released before
+    fit_counts(rows, class_ids, progress);
   } catch (...) {  // e.g. a bad class id: leave the model as it was
     if (config().variant.standardize && !previous.empty()) set_feature_stats(previous);
     throw;
   }
 }
 
-void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress) {
+void FlyNN::partial_fit(const Dataset& data, const ProgressFn& progress, CalibrationSample* sample) {
   // The rows form, after the Dataset's own checks (the source named in the message).
   require_no_release(provenance_);
   check_features(data);
-  partial_fit(DataView(data), row_class_ids(data), progress);
+  partial_fit(DataView(data), row_class_ids(data), progress, sample);
 }
 
 void FlyNN::partial_fit(const DataView& rows, std::span<const std::uint32_t> class_ids,
-                        const ProgressFn& progress) {
+                        const ProgressFn& progress, CalibrationSample* sample) {
   require_no_release(provenance_);
+  // The rows go into the sample only once they are learned.
+  CalibrationSample taken = sample ? sample->emptied() : CalibrationSample{};
+  // Without a sample to fill, add_counts adds a few rows' codes in place (one-row updates).
+  const auto learn = [&] {
+    if (sample) counts_ += count(rows, class_ids, progress, &taken);
+    else add_counts(rows, class_ids, progress);
+  };
   if (config().variant.standardize && stats_.empty()) {
     learn_feature_stats(rows);
     try {
-      counts_ += count(rows, class_ids, progress);
+      learn();
       counts_changed();
     } catch (...) {  // the model learned nothing: it has no statistics either
       stats_ = FeatureStats{};
       hasher_ = std::make_unique<FlyHasher>(config(), threads_);
       throw;
     }
-    return;
+  } else {
+    learn();
+    counts_changed();
   }
-  counts_ += count(rows, class_ids, progress);
-  counts_changed();
+  if (sample) sample->merge(std::move(taken));
 }
 
 void FlyNN::subtract(const ClassCounts& removed) {
@@ -396,15 +513,15 @@ std::vector<double> FlyNN::scores_checked(const DataView& rows,
   return out;
 }
 
-std::vector<std::uint32_t> FlyNN::choose_classes(const std::vector<double>& s, std::size_t n,
-                                                 const PredictOptions& options) const {
+std::vector<std::uint32_t> FlyNN::classes_of_probabilities(const std::vector<double>& p, std::size_t n,
+                                                           const PredictOptions& options) const {
   const std::size_t L = labels_.size();
-  check_scores_shape(s.size(), n);
+  check_scores_shape(p.size(), n);
   std::vector<std::uint32_t> out(n);
   std::vector<std::uint32_t> tied;
   for (std::size_t r = 0; r < n; ++r) {
-    const double* row = s.data() + r * L;
-    const double best = *std::min_element(row, row + L);
+    const double* row = p.data() + r * L;
+    const double best = row[argmax_class(row, L)];
     tied.clear();
     for (std::size_t l = 0; l < L; ++l)
       if (row[l] == best) tied.push_back(static_cast<std::uint32_t>(l));
@@ -429,21 +546,48 @@ void FlyNN::to_probabilities(std::vector<double>& s, std::size_t n) const {
   check_scores_shape(s.size(), n);
   std::vector<double> p(L);
   const std::shared_ptr<const std::vector<double>> priors = class_priors_cached();
-  const double t = temperature();
+  const double t = temperature(), w = calibration_.prior_weight;
   for (std::size_t r = 0; r < n; ++r) {
-    scores_to_probabilities(s.data() + r * L, L, config().rho, t, priors->data(), p.data());
+    scores_to_probabilities(s.data() + r * L, L, config().rho, t, w, priors->data(), p.data());
     std::copy(p.begin(), p.end(), s.begin() + static_cast<std::ptrdiff_t>(r * L));
   }
 }
 
+std::vector<double> FlyNN::logits(const DataView& rows, const PredictOptions& options) const {
+  std::vector<double> s = scores(rows, options);
+  const std::size_t L = labels_.size();
+  const std::shared_ptr<const std::vector<double>> priors = class_priors_cached();
+  const double inv = 1.0 / (static_cast<double>(config().rho) * temperature());
+  const double w = calibration_.prior_weight;
+  for (std::size_t r = 0; r < rows.n_rows(); ++r) {
+    double* z = s.data() + r * L;
+    const double best = *std::min_element(z, z + L);
+    // log q_l = −gap_l/(ρt) − log Σ_k exp(−gap_k/(ρt)), then log((1 − w)·q_l + w·π_l) as a
+    // log-sum of its two terms.
+    double total = 0.0;
+    for (std::size_t l = 0; l < L; ++l) total += std::exp(-(z[l] - best) * inv);
+    const double log_total = std::log(total);
+    for (std::size_t l = 0; l < L; ++l) {
+      const double a = std::log1p(-w) - (z[l] - best) * inv - log_total;
+      if (w == 0.0) {
+        z[l] = a;
+        continue;
+      }
+      const double b = std::log(w * (*priors)[l]);
+      z[l] = std::max(a, b) + std::log1p(std::exp(-std::abs(a - b)));
+    }
+  }
+  return s;
+}
+
 std::vector<std::uint32_t> FlyNN::predict(const Dataset& data,
                                           const PredictOptions& options) const {
-  return choose_classes(scores(data, options), data.n_rows, options);
+  return classes_of_probabilities(predict_proba(data, options), data.n_rows, options);
 }
 
 std::vector<std::uint32_t> FlyNN::predict(const DataView& rows,
                                           const PredictOptions& options) const {
-  return choose_classes(scores(rows, options), rows.n_rows(), options);
+  return classes_of_probabilities(predict_proba(rows, options), rows.n_rows(), options);
 }
 
 std::vector<double> FlyNN::predict_proba(const Dataset& data,

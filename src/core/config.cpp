@@ -134,12 +134,12 @@ const NamedVariant kNamedVariants[] = {
 // what standardising columns destroys (rows whose signal is their shape).
 Variant Defaults::variant() { return Variant{true, true, 0, 16, true}; }
 
-// anchor (8 anchor units per standardised feature) for d ≤ 16: chosen on the selection data
-// of issue 20 only: k random columns of each OpenML selection-half set and generated
-// Gaussian mixtures of 10–30 classes in 2–16 dimensions. A later study (research/defaults/history.md)
-// set the bound at 10 under absolute scores (k = 12 favoured zsign-q+paper then); under
-// relative scores the ninth round measured anchors ahead at k = 12 and 16 (median gap 1.03
-// vs 2.35 points), and with their m, ρ and γ rules at 0.70 vs 2.35. Bounds 24 and 32 gained
+// anchor (8 anchor units per standardised feature) for d ≤ 16: chosen on selection data
+// only: k random columns of each OpenML selection-half set and generated Gaussian mixtures
+// of 10–30 classes in 2–16 dimensions. The study of the bound (research/defaults/history.md,
+// research/defaults/anchor_rules/) set it at 10 under absolute scores (k = 12 favoured
+// zsign-q+paper then); under relative scores anchors measured ahead at k = 12 and 16 (median
+// gap 1.03 vs 2.35 points), and with their m, ρ and γ rules at 0.70 vs 2.35. Bounds 24 and 32 gained
 // less on the OpenML selection half at 7–13× the hashing work and were not taken.
 Variant Defaults::low_dim_variant() { return Variant{true, false, 0, 0, false, 8}; }
 
@@ -468,7 +468,8 @@ FlyConfig HyperParams::resolve(std::uint32_t d, std::size_t n_classes) const {
   c.class_weight = class_weight.value_or(ClassWeight{});
   c.class_weight.validate();  // names are checked against a model's classes by FlyNN
   c.filter_scoring = filter_scoring.value_or(Defaults::filter_scoring(c.variant));
-  // The tenth round's rule for d > low_dim_max under relative scoring (Defaults).
+  // The wide-units rule for d > low_dim_max under relative scoring (Defaults;
+  // research/defaults/wide_units/).
   const bool wide_relative = !c.variant.anchors && d > Defaults::low_dim_max &&
                              c.filter_scoring == FilterScoring::Relative;
   c.m = resolved_m(*this, c, wide_relative);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@
 #include "flynn/error.hpp"
 #include "flynn/detail/progress_tracker.hpp"
 #include "flynn/detail/parallel.hpp"
+#include "flynn/detail/simd.hpp"
 #include "flynn/random.hpp"
 
 namespace flynn {
@@ -112,7 +114,7 @@ struct WorkerScratch {
   std::vector<std::uint32_t> nz_columns;
   std::vector<float> nz_f32;
   std::vector<std::int32_t> nz_int;
-  std::vector<std::uint8_t> byte_row;    // one row in the one-row plan's layout (+ alignment)
+  std::vector<std::uint8_t> byte_row;    // one row in a one-row layout (+ alignment), then as bytes
   kernels::TopK<std::int32_t> one_topk;  // its top-ρ
 };
 
@@ -205,11 +207,11 @@ void hash_sparse(const FlyHasher& h, const kernels::ColumnUnits& lists, const T*
 }
 
 // The one-row path (fly_hasher.hpp). Writes the first plan.columns values of integer row
-// x into the plan's byte layout at `buf`, and how its bytes hold them; false when they do
-// not fit a byte (then the row stays with the block kernels).
+// x as bytes into `bytes`, and how they hold them; false when they do not fit a byte (then
+// the row stays with the block kernels).
 template <typename T>
-bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
-                 kernels::ByteValues& values) {
+bool to_bytes(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* bytes,
+              kernels::ByteValues& values) {
   float lo = 0.0f, hi = 0.0f;
   for (std::uint32_t c = 0; c < plan.columns; ++c) {
     lo = std::min(lo, static_cast<float>(x[c]));
@@ -222,15 +224,8 @@ bool to_byte_row(const T* x, const kernels::OneRowPlan& plan, std::uint8_t* buf,
   } else {
     return false;
   }
-  std::memset(buf, 0, plan.shifted_offset());
-  constexpr std::uint32_t bc = kernels::OneRowPlan::kBlockColumns;
-  for (std::uint32_t c0 = 0; c0 < plan.columns; c0 += bc) {
-    std::uint8_t* block = buf + std::size_t(c0 / bc) * kernels::OneRowPlan::kBlockBytes;
-    const std::uint32_t n = std::min(bc, plan.columns - c0);
-    for (std::uint32_t k = 0; k < n; ++k)
-      block[k] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c0 + k]));
-  }
-  plan.shift_row(buf);
+  for (std::uint32_t c = 0; c < plan.columns; ++c)
+    bytes[c] = static_cast<std::uint8_t>(static_cast<std::int32_t>(x[c]));
   return true;
 }
 
@@ -241,18 +236,20 @@ void hash_one_rows(const FlyHasher& h, const kernels::OneRowPlan& plan, const T*
                    std::size_t stride, std::size_t first, std::vector<std::size_t>& ids,
                    std::size_t from, WorkerScratch& sc, std::uint32_t* out) {
   const std::uint32_t d = h.row_width(), rho = h.rho(), m = h.m();
-  sc.byte_row.resize(plan.row_bytes() + 63);
+  sc.byte_row.resize(plan.row_bytes() + 63 + plan.columns);
   auto* buf = reinterpret_cast<std::uint8_t*>(
       (reinterpret_cast<std::uintptr_t>(sc.byte_row.data()) + 63) & ~std::uintptr_t{63});
+  std::uint8_t* bytes = buf + plan.row_bytes();
   std::size_t kept = from;
   for (std::size_t j = from; j < ids.size(); ++j) {
     const std::size_t i = ids[j];
     const T* x = rows + i * stride;
     kernels::ByteValues values{};
-    if (!to_byte_row(x, plan, buf, values)) {
+    if (!to_bytes(x, plan, bytes, values)) {
       ids[kept++] = i;
       continue;
     }
+    plan.lay_out_row(bytes, buf);
     sc.one_topk.reset(1, rho, m);
     sc.one_topk.set_offset(0, static_cast<std::uint32_t>(salt_of(x, d) % m));
     kernels::project_one_row(plan, buf, values, sc.one_topk);
@@ -327,6 +324,19 @@ void hash_group(const FlyHasher& h, const kernels::Columns& cols, const T* rows,
   }
 }
 
+// Variants: a task's `count` rows encoded (standardised, thresholded, mirrored, …) into
+// float rows of `row_width` in sc.encoded, which the kernels then read.
+template <typename T>
+void encode_task_rows(const RowEncoder& encoder, const T* rows, std::size_t stride, std::size_t count,
+                      std::uint32_t input_dim, std::uint32_t row_width, WorkerScratch& sc) {
+  sc.encoded.resize(count * row_width);
+  std::vector<float>& widened = sc.raw;
+  for (std::size_t i = 0; i < count; ++i) {
+    const float* src = float_row(rows + i * stride, input_dim, widened);
+    encoder.encode(src, sc.encoded.data() + i * row_width);
+  }
+}
+
 }  // namespace
 
 FlyHasher::~FlyHasher() = default;
@@ -347,6 +357,7 @@ FlyHasher::FlyHasher(const FlyConfig& config, int threads)
       sparse_(std::make_unique<kernels::SparseLists>()),
       one_row_(std::make_unique<kernels::OneRowPlanCache>()) {
   config_.validate();
+  detail::simd::pin_target_from_environment();  // before any kernel runs
   build_threads_ = threads;
   if (config_.variant.paper_half) {
     const std::array<FlyConfig, 2> parts = config_.halves();
@@ -462,6 +473,43 @@ void FlyHasher::hash_stream(const DataView& rows, int threads, const BlockSink& 
   }
 }
 
+kernels::Columns FlyHasher::mirrored_columns() const {
+  kernels::Columns c;
+  c.s = config_.s;
+  if (narrow_) {
+    c.narrow = narrow_->get(lifting_);
+  } else {
+    c.wide = lifting_.data().data();
+  }
+  return c;
+}
+
+kernels::Columns FlyHasher::unmirrored_columns() const {
+  kernels::Columns c;
+  c.s = config_.s;
+  c.narrow = signed_columns_->columns.data();
+  c.units = signed_columns_->units.data();
+  c.positives = signed_columns_->positives.data();
+  return c;
+}
+
+const kernels::OneRowPlan* FlyHasher::one_row_plan_for(kernels::Lane lane, std::size_t partial,
+                                                       std::size_t call_rows) const {
+  // The rows of an integer path that would leave a partial block of at most 3/4 of its rows
+  // (1/2 with the shuffle kernel, whose row costs about 1.5 rows of a block where the
+  // permute kernel's costs 1.1). A call of fewer rows than a block builds the one-row
+  // layout if it is not there yet; larger calls use it only once built, so batch jobs
+  // never pay for building it.
+  if (partial == 0) return nullptr;
+  const std::optional<kernels::OneRowLayout> layout = kernels::one_row_layout();
+  if (!layout) return nullptr;
+  const std::size_t B = kernels::block_shape(lane, preprocessor_.output_dim()).rows;
+  const std::size_t most = *layout == kernels::OneRowLayout::Permute128 ? B * 3 / 4 : B / 2;
+  if (partial > most) return nullptr;
+  return call_rows < B ? one_row_->get(lifting_, config_.variant.signed_lifting, *layout)
+                       : one_row_->built_plan(*layout);
+}
+
 template <typename T>
 void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, int threads,
                             const BlockSink& sink, const ProgressFn& progress) const {
@@ -472,27 +520,10 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
   std::vector<WorkerScratch> scratch(static_cast<std::size_t>(workers));
   detail::ProgressTracker tracker(progress, n);
   const PathRules rules = path_rules(config_, integer_path_, sparse_path_);
-  // Rows read the mirrored layout, except the int8 and int16 rows of a signed hash, which
-  // read the unmirrored one (signed_columns.hpp); a signed hash builds the mirrored layout
-  // only when a float, uint8 (all-zero) or int32 row needs it.
-  auto mirrored_columns = [&] {
-    kernels::Columns c;
-    c.s = config_.s;
-    if (narrow_) {
-      c.narrow = narrow_->get(lifting_);
-    } else {
-      c.wide = lifting_.data().data();
-    }
-    return c;
-  };
+  // A signed hash builds the mirrored layout only when a float, uint8 (all-zero) or int32
+  // row needs it.
   const kernels::Columns unsigned_cols = signed_columns_ ? kernels::Columns{} : mirrored_columns();
-  kernels::Columns unmirrored;
-  if (signed_columns_) {
-    unmirrored.s = config_.s;
-    unmirrored.narrow = signed_columns_->columns.data();
-    unmirrored.units = signed_columns_->units.data();
-    unmirrored.positives = signed_columns_->positives.data();
-  }
+  const kernels::Columns unmirrored = signed_columns_ ? unmirrored_columns() : kernels::Columns{};
   detail::parallel_for(tasks, workers, [&](std::size_t task, int worker) {
     WorkerScratch& sc = scratch[static_cast<std::size_t>(worker)];
     const std::size_t first = task * kTaskRows;
@@ -511,26 +542,16 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       auto ids = [&](RowPath p) -> std::vector<std::size_t>& {
         return sc.by_path[static_cast<int>(p)];
       };
-      // The one-row path (see the class comment): the rows of an integer path that would
-      // leave a partial block of at most 3/4 of its rows. A call of fewer rows than a
-      // block builds the one-row layout if it is not there yet; larger calls use it only
-      // once built, so batch jobs never pay for building it.
-      if (one_row_path_ && kernels::one_row_kernel_available()) {
-        const std::uint32_t width = preprocessor_.output_dim();
+      if (one_row_path_) {
         const std::pair<RowPath, kernels::Lane> paths[] = {{RowPath::U8, kernels::Lane::U8},
                                                            {RowPath::S8, kernels::Lane::S8},
                                                            {RowPath::I16, kernels::Lane::I16},
                                                            {RowPath::I32, kernels::Lane::I32}};
         for (const auto& [path, lane] : paths) {
           std::vector<std::size_t>& v = ids(path);
-          const std::size_t B = kernels::block_shape(lane, width).rows;
-          const std::size_t partial = v.size() % B;
-          if (partial == 0 || partial > B * 3 / 4) continue;
-          const kernels::OneRowPlan* plan =
-              n < B ? one_row_->get(lifting_, config_.variant.signed_lifting)
-                    : one_row_->built_plan();
-          if (!plan) continue;
-          hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
+          const std::size_t partial = v.size() % kernels::block_shape(lane, preprocessor_.output_dim()).rows;
+          if (const kernels::OneRowPlan* plan = one_row_plan_for(lane, partial, n))
+            hash_one_rows(*this, *plan, krows, kstride, kfirst, v, v.size() - partial, sc, out);
         }
       }
       const bool need_mirrored = !ids(RowPath::F32).empty() || !ids(RowPath::U8).empty() ||
@@ -552,15 +573,7 @@ void FlyHasher::stream_rows(const T* rows, std::size_t stride, std::size_t n, in
       }
     };
     if (encoder) {
-      // Variants: the task's rows encoded (standardised, thresholded, mirrored, …) into
-      // float rows of row_width_, which the kernels then read.
-      sc.encoded.resize(count * row_width_);
-      std::vector<float>& widened = sc.raw;
-      for (std::size_t i = 0; i < count; ++i) {
-        const T* x = rows + (first + i) * stride;
-        const float* src = float_row(x, config_.input_dim, widened);
-        encoder->encode(src, sc.encoded.data() + i * row_width_);
-      }
+      encode_task_rows(*encoder, rows + first * stride, stride, count, config_.input_dim, row_width_, sc);
       hash_rows(static_cast<const float*>(sc.encoded.data()), std::size_t{row_width_}, std::size_t{0});
     } else {
       hash_rows(rows, stride, first);
@@ -600,8 +613,8 @@ std::vector<std::uint32_t> FlyHasher::hash(const float* rows, std::size_t n, int
 
 bool FlyHasher::has_one_row_kernel() const {
   if (halves_[0]) return halves_[0]->has_one_row_kernel() && halves_[1]->has_one_row_kernel();
-  return kernels::one_row_kernel_available() &&
-         one_row_->get(lifting_, config_.variant.signed_lifting) != nullptr;
+  const std::optional<kernels::OneRowLayout> layout = kernels::one_row_layout();
+  return layout && one_row_->get(lifting_, config_.variant.signed_lifting, *layout) != nullptr;
 }
 
 const char* FlyHasher::row_path(const DataView& rows) const {

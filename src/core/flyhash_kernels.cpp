@@ -7,29 +7,12 @@
 #include <algorithm>
 
 #include "core/flyhash_kernels.hpp"
-#include "flynn/detail/simd.hpp"
+#include "core/simd_load-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-// One column of a block as accumulator lanes: a plain load, or bytes widened to int16.
-template <class D>
-HWY_INLINE hn::VFromD<D> LoadColumn(D d, const hn::TFromD<D>* HWY_RESTRICT p) {
-  return hn::LoadU(d, p);
-}
-template <class D>
-HWY_INLINE hn::VFromD<D> LoadColumn(D d, const std::uint8_t* HWY_RESTRICT p) {
-  const hn::Rebind<std::uint8_t, D> d8;
-  const hn::RebindToUnsigned<D> du;
-  return hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, p)));
-}
-template <class D>
-HWY_INLINE hn::VFromD<D> LoadColumn(D d, const std::int8_t* HWY_RESTRICT p) {
-  const hn::Rebind<std::int8_t, D> d8;
-  return hn::PromoteTo(d, hn::LoadU(d8, p));
-}
 
 // Offers the lanes of activation vector `a` (unit `unit`) at or above their row's
 // threshold `t` (few, once the buffers fill): their positions come from the comparison
@@ -89,22 +72,22 @@ void ProjectWta(D d, const E* HWY_RESTRICT xt, const Index* HWY_RESTRICT cols, s
     const Index* c1 = c0 + s;
     const Index* c2 = c1 + s;
     const Index* c3 = c2 + s;
-    auto a0 = LoadColumn(d, xt + std::size_t(c0[0]) * B);
-    auto a1 = LoadColumn(d, xt + std::size_t(c1[0]) * B);
-    auto a2 = LoadColumn(d, xt + std::size_t(c2[0]) * B);
-    auto a3 = LoadColumn(d, xt + std::size_t(c3[0]) * B);
+    auto a0 = LoadWidened(d, xt + std::size_t(c0[0]) * B);
+    auto a1 = LoadWidened(d, xt + std::size_t(c1[0]) * B);
+    auto a2 = LoadWidened(d, xt + std::size_t(c2[0]) * B);
+    auto a3 = LoadWidened(d, xt + std::size_t(c3[0]) * B);
     for (std::uint32_t k = 1; k < s; ++k) {
-      a0 = hn::Add(a0, LoadColumn(d, xt + std::size_t(c0[k]) * B));
-      a1 = hn::Add(a1, LoadColumn(d, xt + std::size_t(c1[k]) * B));
-      a2 = hn::Add(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
-      a3 = hn::Add(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
+      a0 = hn::Add(a0, LoadWidened(d, xt + std::size_t(c0[k]) * B));
+      a1 = hn::Add(a1, LoadWidened(d, xt + std::size_t(c1[k]) * B));
+      a2 = hn::Add(a2, LoadWidened(d, xt + std::size_t(c2[k]) * B));
+      a3 = hn::Add(a3, LoadWidened(d, xt + std::size_t(c3[k]) * B));
     }
     OfferFour(d, a0, a1, a2, a3, t, thr, {unit, unit + 1, unit + 2, unit + 3}, topk);
   }
   for (; unit < unit_end; ++unit) {
     const Index* c = cols + std::size_t(unit) * s;
-    auto a = LoadColumn(d, xt + std::size_t(c[0]) * B);
-    for (std::uint32_t k = 1; k < s; ++k) a = hn::Add(a, LoadColumn(d, xt + std::size_t(c[k]) * B));
+    auto a = LoadWidened(d, xt + std::size_t(c[0]) * B);
+    for (std::uint32_t k = 1; k < s; ++k) a = hn::Add(a, LoadWidened(d, xt + std::size_t(c[k]) * B));
     OfferLanes(d, a, t, unit, topk);
     t = hn::LoadU(d, thr);
   }
@@ -125,7 +108,7 @@ void ProjectWtaSigned(D d, const E* HWY_RESTRICT xt, const std::uint16_t* HWY_RE
   auto t = hn::LoadU(d, thr);
   // First column: positive when p > 0, else negated; later columns add while k < p.
   auto first = [&](const std::uint16_t* c, std::uint32_t p) {
-    const auto x = LoadColumn(d, xt + std::size_t(c[0]) * B);
+    const auto x = LoadWidened(d, xt + std::size_t(c[0]) * B);
     return p > 0 ? x : hn::Neg(x);
   };
   auto sum_one = [&](std::uint32_t pos) {
@@ -133,8 +116,8 @@ void ProjectWtaSigned(D d, const E* HWY_RESTRICT xt, const std::uint16_t* HWY_RE
     const std::uint32_t p = positives[pos];
     auto a = first(c, p);
     std::uint32_t k = 1;
-    for (; k < p; ++k) a = hn::Add(a, LoadColumn(d, xt + std::size_t(c[k]) * B));
-    for (; k < s; ++k) a = hn::Sub(a, LoadColumn(d, xt + std::size_t(c[k]) * B));
+    for (; k < p; ++k) a = hn::Add(a, LoadWidened(d, xt + std::size_t(c[k]) * B));
+    for (; k < s; ++k) a = hn::Sub(a, LoadWidened(d, xt + std::size_t(c[k]) * B));
     return a;
   };
   std::uint32_t pos = begin;
@@ -157,16 +140,16 @@ void ProjectWtaSigned(D d, const E* HWY_RESTRICT xt, const std::uint16_t* HWY_RE
     auto a3 = first(c3, p);
     std::uint32_t k = 1;
     for (; k < p; ++k) {
-      a0 = hn::Add(a0, LoadColumn(d, xt + std::size_t(c0[k]) * B));
-      a1 = hn::Add(a1, LoadColumn(d, xt + std::size_t(c1[k]) * B));
-      a2 = hn::Add(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
-      a3 = hn::Add(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
+      a0 = hn::Add(a0, LoadWidened(d, xt + std::size_t(c0[k]) * B));
+      a1 = hn::Add(a1, LoadWidened(d, xt + std::size_t(c1[k]) * B));
+      a2 = hn::Add(a2, LoadWidened(d, xt + std::size_t(c2[k]) * B));
+      a3 = hn::Add(a3, LoadWidened(d, xt + std::size_t(c3[k]) * B));
     }
     for (; k < s; ++k) {
-      a0 = hn::Sub(a0, LoadColumn(d, xt + std::size_t(c0[k]) * B));
-      a1 = hn::Sub(a1, LoadColumn(d, xt + std::size_t(c1[k]) * B));
-      a2 = hn::Sub(a2, LoadColumn(d, xt + std::size_t(c2[k]) * B));
-      a3 = hn::Sub(a3, LoadColumn(d, xt + std::size_t(c3[k]) * B));
+      a0 = hn::Sub(a0, LoadWidened(d, xt + std::size_t(c0[k]) * B));
+      a1 = hn::Sub(a1, LoadWidened(d, xt + std::size_t(c1[k]) * B));
+      a2 = hn::Sub(a2, LoadWidened(d, xt + std::size_t(c2[k]) * B));
+      a3 = hn::Sub(a3, LoadWidened(d, xt + std::size_t(c3[k]) * B));
     }
     OfferFour(d, a0, a1, a2, a3, t, thr, {units[pos], units[pos + 1], units[pos + 2], units[pos + 3]},
               topk);
@@ -179,8 +162,15 @@ void ProjectWtaSigned(D d, const E* HWY_RESTRICT xt, const std::uint16_t* HWY_RE
 
 template <typename T>
 using FullTag = hn::ScalableTag<T>;
+// Half the lanes of FullTag. On scalable targets (SVE) HWY_LANES is the largest vector the
+// architecture allows, not this CPU's, so the half is asked of the dispatch instead.
+#if HWY_HAVE_SCALABLE
+template <typename T>
+using HalfTag = hn::ScalableTag<T, -1>;
+#else
 template <typename T>
 using HalfTag = hn::CappedTag<T, std::max<std::size_t>(1, HWY_LANES(T) / 2)>;
+#endif
 
 std::int64_t TargetId() { return HWY_TARGET; }
 std::size_t LanesI16() { return hn::Lanes(FullTag<std::int16_t>()); }
@@ -322,8 +312,4 @@ FLYNN_DISPATCH(float, float, ProjectF32U16, ProjectF32U32)
 const char* simd_target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(TargetId)()); }
 
 }  // namespace flynn::kernels
-
-namespace flynn::detail::simd {
-std::string target_name() { return kernels::simd_target_name(); }
-}  // namespace flynn::detail::simd
 #endif  // HWY_ONCE

@@ -1,5 +1,6 @@
-// Highway dynamic dispatch, with the AVX3_DL target (VBMI, VNNI) that Highway 1.0 builds
-// only on request: this file is compiled once per SIMD target.
+// The one-row kernel of the Permute128 layout (one_row_kernel.hpp), and the choice of
+// kernel. Highway dynamic dispatch, with the AVX3_DL target (VBMI, VNNI) that Highway 1.0
+// builds only on request: this file is compiled once per SIMD target.
 #ifndef HWY_WANT_AVX3_DL
 #define HWY_WANT_AVX3_DL
 #endif
@@ -34,7 +35,7 @@ template <bool kSignedValues, bool kSignedLifting>
 __attribute__((target(HWY_TARGET_STR ",avx512vnni"))) void SumRow(const OneRowPlan& plan,
                                                   const std::uint8_t* HWY_RESTRICT row,
                                                   TopK<std::int32_t>& topk) {
-  constexpr std::uint32_t G = OneRowPlan::kGroups;
+  constexpr std::uint32_t G = Permute128::kGroups;
   const __m512i ones = _mm512_set1_epi8(1);
   const __m512i zero = _mm512_setzero_si512();
   const std::uint8_t* HWY_RESTRICT slots = plan.slots.data();
@@ -44,12 +45,13 @@ __attribute__((target(HWY_TARGET_STR ",avx512vnni"))) void SumRow(const OneRowPl
   const std::size_t batches = plan.batch_steps.size() - 1;
   std::int32_t* thr = topk.thresholds();
   __m512i t = _mm512_set1_epi32(thr[0]);
-  HWY_ALIGN std::int32_t lanes[OneRowPlan::kLanes];
+  HWY_ALIGN std::int32_t lanes[Permute128::kLanes];
+  constexpr std::size_t kStepBytes = OneRowPlan::kBatchUnits * Permute128::kSlots;
   for (std::size_t b = 0; b < batches; ++b, units += OneRowPlan::kBatchUnits) {
     __m512i acc[G];
     for (std::uint32_t g = 0; g < G; ++g) acc[g] = zero;
     const std::uint16_t* HWY_RESTRICT end = plan.windows.data() + steps[b + 1];
-    for (; window != end; ++window, slots += OneRowPlan::kStepBytes) {
+    for (; window != end; ++window, slots += kStepBytes) {
       const std::uint8_t* w = row + *window;
       const __m512i lo = _mm512_load_si512(w);
       const __m512i hi = _mm512_load_si512(w + 64);
@@ -73,7 +75,7 @@ __attribute__((target(HWY_TARGET_STR ",avx512vnni"))) void SumRow(const OneRowPl
       const __mmask16 k = _mm512_cmpge_epi32_mask(acc[g], t);
       if (!k) continue;
       _mm512_store_si512(lanes, acc[g]);
-      const std::uint32_t* u = units + g * OneRowPlan::kLanes;
+      const std::uint32_t* u = units + g * Permute128::kLanes;
       for (unsigned bits = k; bits; bits &= bits - 1) {
         const unsigned l = static_cast<unsigned>(__builtin_ctz(bits));
         if (u[l] != OneRowPlan::kNoUnit) topk.offer(0, lanes[l], u[l]);
@@ -107,10 +109,20 @@ namespace flynn::kernels {
 HWY_EXPORT(OneRowAvailable);
 HWY_EXPORT(ProjectOneRow);
 
-bool one_row_kernel_available() { return HWY_DYNAMIC_DISPATCH(OneRowAvailable)(); }
+std::optional<OneRowLayout> one_row_layout() {
+  if (HWY_DYNAMIC_DISPATCH(OneRowAvailable)()) return OneRowLayout::Permute128;
+  if (detail::shuffle_kernel_available()) return OneRowLayout::Shuffle16;
+  return std::nullopt;
+}
+
+const char* one_row_kernel_name(OneRowLayout layout) {
+  return layout == OneRowLayout::Permute128 ? "AVX-512 VBMI byte permute (Permute128)"
+                                            : "byte shuffle (Shuffle16)";
+}
 
 void project_one_row(const OneRowPlan& plan, const std::uint8_t* row, ByteValues values,
                      TopK<std::int32_t>& topk) {
+  if (plan.layout == OneRowLayout::Shuffle16) return detail::project_shuffle(plan, row, values, topk);
   HWY_DYNAMIC_DISPATCH(ProjectOneRow)(plan, row, values, topk);
 }
 

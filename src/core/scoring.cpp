@@ -72,13 +72,18 @@ std::vector<double> model_scoring_table(const ClassCounts& counts, const FlyConf
   const std::size_t L = counts.n_classes();
   std::vector<double> table(std::size_t(counts.m()) * L);
   const std::vector<FlyConfig::CellBlock> blocks = config.cell_blocks(gamma);  // units, pairs
-  const double W = Defaults::pair_weight;
-  const double factor[2] = {1.0 / (1.0 + W), W / ((1.0 + W) * config.pairs)};
+  const std::vector<double> factor = block_factors(config);
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     fill_filter_values(counts, blocks[b].first, blocks[b].last, blocks[b].gamma, weights, table);
     scale_block(table, L, blocks[b].first, blocks[b].last, config.filter_scoring, factor[b]);
   }
   return table;
+}
+
+std::vector<double> block_factors(const FlyConfig& config) {
+  if (!config.pairs) return {1.0};
+  const double W = Defaults::pair_weight;
+  return {1.0 / (1.0 + W), W / ((1.0 + W) * config.pairs)};
 }
 
 std::vector<std::uint64_t> seen_bits(const ClassCounts& counts, const std::vector<double>& weights) {
@@ -144,9 +149,10 @@ std::vector<double> class_priors(const std::vector<std::uint64_t>& rows_per_clas
 }
 
 void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t rho,
-                             double t, const double* priors, double* out) {
+                             double t, double w, const double* priors, double* out) {
   if (!(t > 0.0) || !std::isfinite(t))
     throw Error(fmt::format("temperature {}: must be a finite positive number", t));
+  if (!(w >= 0.0 && w < 1.0)) throw Error(fmt::format("prior weight {}: must be a number in [0, 1)", w));
   if (rho == 0) throw Error("probabilities: rho must be at least 1");
   for (std::size_t l = 0; l < L; ++l)
     if (!(priors[l] > 0.0) || !std::isfinite(priors[l]))
@@ -154,8 +160,8 @@ void scores_to_probabilities(const double* scores, std::size_t L, std::uint32_t 
   const double inv = 1.0 / (static_cast<double>(rho) * t);
   const double best = *std::min_element(scores, scores + L);
   double total = 0.0;
-  for (std::size_t l = 0; l < L; ++l) total += out[l] = priors[l] * std::exp(-(scores[l] - best) * inv);
-  for (std::size_t l = 0; l < L; ++l) out[l] /= total;
+  for (std::size_t l = 0; l < L; ++l) total += out[l] = std::exp(-(scores[l] - best) * inv);
+  for (std::size_t l = 0; l < L; ++l) out[l] = (1.0 - w) * (out[l] / total) + w * priors[l];
 }
 
 }  // namespace flynn

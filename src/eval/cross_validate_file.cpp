@@ -47,11 +47,16 @@ const OptionTable<CrossValidateFileRequest>& cross_validate_file_fields() {
 
 namespace {
 
-// The report of the out-of-fold answers (a model `flynn train` makes has the default
-// temperature), with what was cross-validated.
+// The report of the out-of-fold answers, with what was cross-validated. Their probabilities
+// take the calibration the training rule (flynn::choose_calibration) chooses on these
+// out-of-fold scores, as a model `flynn train` makes fits one on its rows.
 ClassificationReport cv_report(const CrossValidateFileRequest& o, const Dataset& data, const FlyConfig& config,
                                const std::vector<double>& scores, const std::vector<std::uint32_t>& folds) {
-  ClassificationReport r = out_of_fold_report(data, config, scores, folds, o.folds, Defaults::temperature,
+  const Calibration calibration =
+      fit_calibration(scores, data.classes.size(), config.rho, data.labels,
+                      class_weights_of_rows(config, data.classes, data.labels))
+          .calibration;
+  ClassificationReport r = out_of_fold_report(data, config, scores, folds, o.folds, calibration,
                                               fmt::format("flynn eval: {}", o.data));
   r.facts = {{"data", o.data},
              {"features", data.n_features},

@@ -35,10 +35,10 @@ TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, i
 
 std::string calibration_text(const CalibrationReport& c) {
   return fmt::format(
-      "probability temperature fitted on out-of-fold scores: {:.4g}; held-out (cross-fitted) log-loss {:.4f}, "
-      "ECE {:.4f}; default t = {:g}: {:.4f}, {:.4f}\n",
-      c.fit.temperature, c.heldout_log_loss, c.heldout_ece, Defaults::temperature, c.default_log_loss,
-      c.default_ece);
+      "calibration fitted on out-of-fold scores: t = {:.4g}, prior weight {:g}; held-out (cross-fitted) log-loss "
+      "{:.4f}, ECE {:.4f}; default (t = {:g}, prior weight 1): {:.4f}, {:.4f}\n",
+      c.fit.calibration.temperature, c.fit.calibration.prior_weight, c.heldout_log_loss, c.heldout_ece,
+      Defaults::temperature, c.default_log_loss, c.default_ece);
 }
 
 nlohmann::json to_json(const TestFileEvaluation& e) {
@@ -55,7 +55,8 @@ nlohmann::json to_json(const TestFileEvaluation& e) {
 }
 
 nlohmann::json to_json(const CalibrationReport& c) {
-  return {{"temperature", c.fit.temperature},
+  return {{"temperature", c.fit.calibration.temperature},
+          {"prior_weight", c.fit.calibration.prior_weight},
           {"out_of_fold_log_loss", c.fit.log_loss},
           {"out_of_fold_ece", c.fit.ece},
           {"heldout_log_loss", c.heldout_log_loss},

@@ -42,12 +42,40 @@ std::string privacy_line(const std::optional<PrivacyAccount>& a, const std::opti
           : fmt::format("record unit, parallel composition: each of {} parties {} picks x {:.6g} per pick",
                         a->parties, a->T, a->per_pick);
   return fmt::format(
-      "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}, {} "
+      "differential privacy: epsilon spent {:.6g} in total, {:.6g} per party (T = {}{}, {} "
       "exponent, {} unit; {}){}\n",
-      a->total, a->per_party, a->T, dp_exponent_name(dp->exponent), dp_unit_name(dp->unit), composition,
+      a->total, a->per_party, a->T, dp->T_auto ? " from --dp-T auto" : "", dp_exponent_name(dp->exponent), dp_unit_name(dp->unit), composition,
       dp->postprocess == DpPostprocess::None
           ? ""
           : fmt::format("; release post-processed: {}", dp_postprocess_name(dp->postprocess)));
+}
+
+nlohmann::json federation_test_json(const FederatedEvaluation& e, const LabelSet& labels, bool dp) {
+  nlohmann::json j = {{"parties_with_test_rows", e.parties_with_rows}, {"parties", e.parties}};
+  if (!e.skipped.empty()) {
+    j["skipped"] = e.skipped;
+    return j;
+  }
+  j.update({{"rows", e.rows},
+            {"accuracy", e.accuracy},
+            {"balanced_accuracy", e.balanced_accuracy},
+            {"classes", labels.names()},
+            {"confusion_matrix", nlohmann::json::array()},
+            {"covered_by_dp", false}});
+  for (std::size_t t = 0; t < e.classes; ++t)
+    j["confusion_matrix"].push_back(std::vector<std::uint64_t>(e.confusion.begin() + t * e.classes,
+                                                               e.confusion.begin() + (t + 1) * e.classes));
+  if (!dp) j.erase("covered_by_dp");
+  return j;
+}
+
+std::string federation_test_text(const FederatedEvaluation& e, bool dp) {
+  if (e.parties_with_rows == 0) return "";  // nobody asked for it
+  if (!e.skipped.empty()) return fmt::format("federated evaluation skipped: {}\n", e.skipped);
+  return fmt::format("federated evaluation ({} of {} parties gave test rows, {} rows): accuracy {:.4f}, "
+                     "balanced accuracy {:.4f}{}\n",
+                     e.parties_with_rows, e.parties, e.rows, e.accuracy, e.balanced_accuracy,
+                     dp ? " (exact: test rows are not covered by the release's epsilon)" : "");
 }
 
 nlohmann::json federation_model_json(const PartyResult& result, const std::string& file) {
@@ -79,6 +107,7 @@ nlohmann::json simulation_json(const SimulationResult& r, const SimulationSpec& 
           {"model_crc32", fmt::format("{:08x}", io::model_checksum(out.model_file))},
           {"identical_on_all_parties", true},
           {"parties_detail", parties},
+          {"federation_test", federation_test_json(out.evaluation, spec.settings.labels, spec.settings.dp.has_value())},
           {"differential_privacy", privacy_account_json(out.privacy, spec.settings.dp)}};
 }
 
@@ -98,6 +127,7 @@ std::string simulation_text(const SimulationResult& r, const SimulationSpec& spe
                    r.training_seconds, r.aggregate_seconds, out.wall_seconds, io::model_checksum(out.model_file));
   s += fmt::format("test ({}, {} rows): accuracy {:.4f}, balanced accuracy {:.4f}\n", test_description, test_rows,
                    r.accuracy, r.balanced_accuracy);
+  s += federation_test_text(out.evaluation, spec.settings.dp.has_value());
   return s;
 }
 
@@ -144,6 +174,7 @@ nlohmann::json trained_party_json(const PartyRun& run, const TrainedParty& p) {
             {"model", p.per_rank ? p.model : p.model_path},
             {"model_per_rank", p.per_rank},
             {"parties_detail", party_reports_json(run.reports, {})},
+            {"federation_test", federation_test_json(run.evaluation, run.result.model.labels(), p.dp.has_value())},
             {"differential_privacy", privacy_account_json(run.result.privacy, p.dp)}});
   return j;
 }
@@ -159,6 +190,7 @@ std::string trained_party_text(const PartyRun& run, const TrainedParty& p) {
                                        io::model_checksum(file), human_bytes(file.size()))
                          : fmt::format("all {} parties hold the identical model (crc32 {:08x}, {})\n", p.parties,
                                        io::model_checksum(file), human_bytes(file.size()))) +
+         federation_test_text(run.evaluation, p.dp.has_value()) +
          fmt::format("model: {}\n", p.per_rank ? fmt::format("{} (one copy per rank)", p.model)
                                                : fmt::format("{} (written by rank 0)", p.model_path));
 }
@@ -188,6 +220,7 @@ nlohmann::json joined_party_json(const JoinOutcome& p) {
     privacy = {{"epsilon_total", a->total},
                {"epsilon_per_party", a->per_party},
                {"T", a->T},
+               {"T_auto", p.dp->T_auto},
                {"exponent", dp_exponent_name(p.dp->exponent)},
                {"unit", dp_unit_name(p.dp->unit)},
                {"postprocess", dp_postprocess_name(p.dp->postprocess)},
@@ -207,6 +240,7 @@ nlohmann::json joined_party_json(const JoinOutcome& p) {
             {"seconds_masking", p.masking_seconds},
             {"wire_bytes", wire_json(p.wire)},
             {"parties_detail", parties},
+            {"federation_test", federation_test_json(run.evaluation, run.result.model.labels(), p.dp.has_value())},
             {"differential_privacy", privacy}});
   return j;
 }
@@ -231,7 +265,8 @@ std::string joined_party_text(const JoinOutcome& p) {
                                                     *run.ledger_spent, p.budget)
                                       : "");
   return s + fmt::format("all {} parties hold the identical model (crc32 {:08x}, {})\n", p.names.size(),
-                         io::model_checksum(run.model_file), human_bytes(run.model_file.size()));
+                         io::model_checksum(run.model_file), human_bytes(run.model_file.size())) +
+         federation_test_text(run.evaluation, p.dp.has_value());
 }
 
 }  // namespace flynn::eval

@@ -69,11 +69,20 @@ SimulationResult simulate_federation(const Dataset& train, const Dataset& test, 
   std::vector<const Dataset*> ptrs;
   for (const Dataset& d : shards) ptrs.push_back(&d);
 
-  SimulationResult r(run_colony(ptrs, spec.settings));
   // Test rows read before the federation's means existed (LoadOptions::impute = false):
   // fill them with the training rows' means, which equal the federation's exactly
   // (ImputationSums add up the same however the rows are split).
   if (has_missing(test_ids)) fill_missing(test_ids, ImputationSums::of(train).means());
+  // The test rows dealt among the parties as well (at random, stratified), for the
+  // federated evaluation, which must equal the central one below on the pooled rows.
+  std::vector<Dataset> test_shards;
+  for (const auto& rows : split_rows(test_ids.labels, test_ids.classes.size(), spec.parties, SplitSpec{},
+                                     spec.split_seed + 1))
+    test_shards.push_back(test_ids.subset(rows));
+  std::vector<const Dataset*> test_ptrs;
+  for (const Dataset& d : test_shards) test_ptrs.push_back(&d);
+
+  SimulationResult r(run_colony(ptrs, spec.settings, {}, test_ptrs));
   PredictOptions po;
   po.threads = spec.predict_threads;
   const std::vector<std::uint32_t> predicted = r.outcome.model.predict(test_ids, po);
@@ -123,6 +132,7 @@ nlohmann::json privacy_account_json(const std::optional<PrivacyAccount>& a, cons
           {"epsilon_requested", dp->epsilon},
           {"epsilon_per_pick", a->per_pick},
           {"T", a->T},
+          {"T_auto", dp->T_auto},
           {"parties", a->parties},
           {"exponent", dp_exponent_name(dp->exponent)},
           {"unit", dp_unit_name(dp->unit)},
@@ -183,6 +193,14 @@ SimulationOfFiles simulate_files(const SimulationRequest& r, const federated::Pa
   nlohmann::json j = simulation_json(result, spec, train_rows, test_rows, data.test_description);
   j.update({{"command", "federated simulate"}, {"data", r.data}});
   std::string text = simulation_text(result, spec, train_rows, test_rows, data.test_description);
+  // Each party's local check of a DP release on its own rows (simulated: all are here).
+  nlohmann::json warnings = nlohmann::json::array();
+  for (std::size_t p = 0; p < result.outcome.release_warnings.size(); ++p) {
+    const std::string& w = result.outcome.release_warnings[p];
+    warnings.push_back(w);
+    if (!w.empty()) text += fmt::format("party {}: {}", p, w);
+  }
+  if (spec.settings.dp) j["release_warnings"] = std::move(warnings);
   if (!r.model.empty()) text += fmt::format("model: {}\n", r.model);
   return {std::move(result), std::move(j), std::move(text)};
 }

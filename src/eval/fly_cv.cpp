@@ -58,7 +58,8 @@ std::vector<CvResult> FlyCvEvaluator::results_per_gamma(const FlyConfig& config,
   const std::vector<double> weights =
       scores.empty() ? std::vector<double>{} : class_weights_of_rows(config, data_.classes, data_.labels);
   std::vector<CvResult> out(G);
-  // One task per γ: each fits its own temperature (60 passes over n × L scores).
+  // One task per γ: each fits its own calibration (one pass over n × L scores per
+  // temperature of the grid).
   detail::parallel_for(G, scores.empty() ? 1 : detail::resolve_threads(threads), [&](std::size_t g, int) {
     const std::vector<std::uint32_t> p(predicted.begin() + static_cast<std::ptrdiff_t>(g * n),
                                        predicted.begin() + static_cast<std::ptrdiff_t>((g + 1) * n));
@@ -69,7 +70,7 @@ std::vector<CvResult> FlyCvEvaluator::results_per_gamma(const FlyConfig& config,
       OutOfFoldLogLoss ll = out_of_fold_log_loss(s, L, config.rho, data_.labels, fold_of_row_, k_, weights);
       r.fold_log_loss = std::move(ll.fold_log_loss);
       r.log_loss = ll.log_loss;
-      r.temperature = ll.temperature;
+      r.calibration = ll.calibration;
     }
     out[g] = std::move(r);
   });

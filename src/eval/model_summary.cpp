@@ -7,10 +7,43 @@
 #include "flynn/eval/study_io.hpp"
 #include "flynn/feature_stats.hpp"
 #include "flynn/model_footprint.hpp"
+#include "flynn/simd.hpp"
 
 namespace flynn::eval {
 
 namespace {
+
+// How the model turns scores into probabilities (and so chooses its class), and the
+// missing-value policy its predictions apply.
+Report calibration_report(const io::ModelContents& mc) {
+  const Calibration& c = mc.calibration;
+  Report r;
+  r.json = {{"temperature", c.temperature},
+            {"prior_weight", c.prior_weight},
+            {"source", calibration_source_name(c.source)},
+            {"rows", c.rows}};
+  std::string how;
+  switch (c.source) {
+    case CalibrationSource::LeaveOneOut:
+      how = fmt::format("fitted on the leave-one-out scores of {} training rows", c.rows);
+      break;
+    case CalibrationSource::Given: how = "set by the caller (not fitted by this build)"; break;
+    case CalibrationSource::Public:
+      how = "from the release's public parameters only (differentially private: no row was scored, so the "
+            "probabilities are not calibrated on data)";
+      break;
+    case CalibrationSource::Default: how = "none fitted: the default"; break;
+  }
+  r.text = fmt::format("probabilities: t = {:.4g}, prior weight {:g}; {}; predict returns the class of highest "
+                       "probability\n",
+                       c.temperature, c.prior_weight, how);
+  if (mc.missing_policy) {
+    r.json["missing"] = missing_policy_name(*mc.missing_policy);
+    r.text += fmt::format("missing:  cells filled as in training (--missing {}) unless prediction says otherwise\n",
+                          missing_policy_name(*mc.missing_policy));
+  }
+  return r;
+}
 
 // Each class's rows and the fullness of its counts: the units first, then (with pairs) the
 // pair cells after them, so a user sees how full the pair block is (puma32H: every cell;
@@ -120,6 +153,8 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
   // What a paper-half variant's second half hashes, as the loaded model decides it.
   const Report paper_half = paper_half_report(mc.config, mc.stats);
   if (!paper_half.json.is_null()) j["paper_half"] = paper_half.json;
+  const Report calibration = calibration_report(mc);
+  j["calibration"] = calibration.json;
   if (mc.provenance.differentially_private)
     j["dp"] = {{"epsilon", mc.provenance.epsilon}, {"T", mc.provenance.dp_T}, {"parties", mc.provenance.dp_parties}};
   if (!mc.schema.empty()) j["table"] = table_json(mc.schema);
@@ -133,6 +168,7 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
                             mc.provenance.epsilon, mc.provenance.dp_T, mc.provenance.dp_parties)
               : fmt::format("training: {} rows\n", mc.counts.total_rows());
   text += paper_half.text;
+  text += calibration.text;
   text += fmt::format("classes:  {}\n", mc.labels.size());
   text += fmt::format("memory:   an estimated {} to load and predict, {} the limit of {}{}\n", use.describe(),
                       within ? "within" : "ABOVE", memory_size_text(memory_limit),
@@ -163,6 +199,18 @@ Report paper_half_report(const FlyConfig& config, const FeatureStats& stats) {
                        raw ? "raw row" : "row as the first half does", rows, columns, raw ? "at least" : "fewer than",
                        config.paper_half_min_columns);
   return r;
+}
+
+Report machine_kernels_report() {
+  const simd::KernelReport r = simd::kernel_report();
+  return {{{"simd_target", r.target},
+           {"simd_pinned", r.pinned},
+           {"cpu_targets", r.cpu_targets},
+           {"block_kernels", true},
+           {"block_rows", r.block_rows},
+           {"one_row_kernel", r.one_row},
+           {"one_row_kernel_name", r.one_row_kernel}},
+          simd::kernel_report_text(r)};
 }
 
 }  // namespace flynn::eval

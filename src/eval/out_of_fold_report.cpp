@@ -11,7 +11,8 @@ namespace flynn::eval {
 FoldAnswers out_of_fold_answers(const Dataset& data, const FlyConfig& config,
                                 const std::vector<double>& scores,
                                 const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
-                                double temperature) {
+                                const Calibration& calibration) {
+  calibration.validate();
   const std::size_t n = data.n_rows, L = data.classes.size();
   if (!data.has_labels || data.labels.size() != n)
     throw Error("out-of-fold answers: the rows need labels");
@@ -38,9 +39,10 @@ FoldAnswers out_of_fold_answers(const Dataset& data, const FlyConfig& config,
   a.proba.resize(n * L);
   for (std::size_t r = 0; r < n; ++r) {
     const double* s = scores.data() + r * L;
-    a.predicted[r] = argmin_class(s, L);
-    flynn::scores_to_probabilities(s, L, config.rho, temperature, priors[fold_of_row[r]].data(),
-                                   a.proba.data() + r * L);
+    double* p = a.proba.data() + r * L;
+    flynn::scores_to_probabilities(s, L, config.rho, calibration.temperature, calibration.prior_weight,
+                                   priors[fold_of_row[r]].data(), p);
+    a.predicted[r] = argmax_class(p, L);  // predict's rule: the first class of highest probability
   }
   return a;
 }
@@ -48,8 +50,8 @@ FoldAnswers out_of_fold_answers(const Dataset& data, const FlyConfig& config,
 ClassificationReport out_of_fold_report(const Dataset& data, const FlyConfig& config,
                                         const std::vector<double>& scores,
                                         const std::vector<std::uint32_t>& fold_of_row,
-                                        std::uint32_t k, double temperature, std::string title) {
-  const FoldAnswers a = out_of_fold_answers(data, config, scores, fold_of_row, k, temperature);
+                                        std::uint32_t k, const Calibration& calibration, std::string title) {
+  const FoldAnswers a = out_of_fold_answers(data, config, scores, fold_of_row, k, calibration);
   ClassificationReportBuilder builder(data.classes.names());
   builder.add(data.labels, a.predicted, a.proba);
   return std::move(builder).finish(
@@ -58,9 +60,9 @@ ClassificationReport out_of_fold_report(const Dataset& data, const FlyConfig& co
           "Out-of-fold answers of {}-fold stratified cross-validation on {} rows: each row is "
           "answered by "
           "the model trained on the other folds (the class predict returns, and the probabilities "
-          "predict_proba returns at temperature {:.4g}), so no row is judged by a model that saw "
-          "it.",
-          k, data.n_rows, temperature));
+          "predict_proba returns at temperature {:.4g} and prior weight {:.4g}), so no row is judged by a "
+          "model that saw it.",
+          k, data.n_rows, calibration.temperature, calibration.prior_weight));
 }
 
 }  // namespace flynn::eval

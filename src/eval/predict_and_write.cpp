@@ -24,11 +24,12 @@ const OptionTable<PredictFileRequest>& predict_file_fields() {
       {"--data", "Rows to classify (with or without the label column)", &R::data, {}, true},
       {"--out", "Write predictions CSV here (default: stdout)", &R::out},
       {"--proba",
-       "Add calibrated class probabilities (prior-weighted softmax(-score/(rho*t)), see docs/guide/probabilities.md) to "
-       "the CSV",
+       "Add the class probabilities to the CSV: softmax(-score/(rho*t)) mixed with the class frequencies, t and the "
+       "mix fitted at training on the rows' leave-one-out scores (docs/guide/probabilities.md); the prediction is the class "
+       "of highest probability",
        &R::proba},
       {"--tie-break",
-       "Equal scores: 'lowest' (first class in the label list, default) or 'random' (seeded, as the reference)",
+       "Equal probabilities: 'lowest' (first class in the label list, default) or 'random' (seeded, as the reference)",
        &R::tie_break},
       {"--tie-seed", "Seed for --tie-break random", &R::tie_seed},
       {"--report",
@@ -116,8 +117,8 @@ Report predict_and_write(const PredictFileRequest& o, const PredictFileRun& how)
     throw Error(fmt::format("--tie-break: '{}' is not one of lowest, random", o.tie_break));
   }
   fo.predict.tie_seed = o.tie_seed;
-  // Calibrated probabilities (flynn/scoring.hpp) at the model's temperature (`flynn tune`
-  // fits one; otherwise the default).
+  // The model's calibrated probabilities (flynn/calibration.hpp), of which the prediction
+  // is the first largest.
   fo.proba = o.proba;
   fo.progress = how.progress;
   const FlyNN model = io::load_model(o.model, how.threads, how.max_input_bytes, how.model_memory);

@@ -94,21 +94,23 @@ void add_skipped(Report& out, const TuneFileRequest& o, const TuneResult& r) {
   std::string names;
   for (const std::string& s : r.skipped) names += (names.empty() ? "" : ", ") + s;
   out.text += fmt::format("left out to finish within the {:g} s time limit: {}{}\n", o.time_limit, names,
-                          r.calibration ? "" : " (the probabilities keep the default temperature)");
+                          r.calibration ? "" : " (no out-of-fold calibration figures)");
 }
 
-// The report of the chosen configuration's out-of-fold answers at the saved temperature,
-// written and named in `j`; returns the line of text that says so.
+// The report of the chosen configuration's out-of-fold answers with the saved model's
+// calibration, written and named in `j`; returns the line of text that says so.
 std::string add_tune_report(nlohmann::json& j, const TuneFileRequest& o, const Dataset& data, const TuneResult& r,
-                            const std::vector<std::uint32_t>& folds) {
+                            const std::vector<std::uint32_t>& folds, const Calibration& calibration) {
   ClassificationReport rep = out_of_fold_report(data, r.config, r.out_of_fold_scores, folds, o.folds,
-                                                r.temperature(), fmt::format("flynn tune: {}", o.data));
-  rep.facts = {{"data", o.data},          {"model", o.model},
-               {"folds", o.folds},        {"fold seed", o.fold_seed},
-               {"configuration", r.config.describe()}, {"temperature", r.temperature()}};
-  if (r.calibration)
-    rep.facts["temperature fitted on"] = "these out-of-fold scores (the calibration line of flynn tune's output "
-                                         "gives cross-fitted figures)";
+                                                calibration, fmt::format("flynn tune: {}", o.data));
+  rep.facts = {{"data", o.data},
+               {"model", o.model},
+               {"folds", o.folds},
+               {"fold seed", o.fold_seed},
+               {"configuration", r.config.describe()},
+               {"temperature", calibration.temperature},
+               {"prior weight", calibration.prior_weight},
+               {"calibration fitted on", calibration_source_name(calibration.source)}};
   Report written;
   attach_report(written, rep, o.report);
   j["report"] = written.json["report"];
@@ -154,7 +156,7 @@ struct Tuned {
   const LabelSet& labels;
   const TuneOptions& options;
   const TuneResult& result;
-  double temperature;
+  Calibration calibration;  // the saved model's
   std::uintmax_t model_bytes;
 };
 
@@ -176,7 +178,8 @@ nlohmann::json tune_json(const TuneFileRequest& o, const Tuned& t) {
                       {"balanced_accuracy", r.cv.balanced_accuracy},
                       {"macro_f1", r.cv.macro_f1},
                       {"search", to_json(r.search, so)},
-                      {"temperature", t.temperature},
+                      {"temperature", t.calibration.temperature},
+                      {"prior_weight", t.calibration.prior_weight},
                       {"model", o.model},
                       {"model_bytes", t.model_bytes}};
   if (so.metric == CvMetric::LogLoss) {
@@ -235,8 +238,8 @@ std::string choice_text(const TuneFileRequest& o, const Tuned& t) {
                       "{:.4f} (chosen by {})\n",
                       o.folds, r.cv.mean, r.cv.sd, r.cv.balanced_accuracy, r.cv.macro_f1, o.metric);
   if (so.metric == CvMetric::LogLoss)
-    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g})\n", r.cv.log_loss,
-                        r.cv.temperature);
+    text += fmt::format("out-of-fold log-loss of its calibrated probabilities: {:.4f} (t = {:.4g}, prior weight {:g})\n",
+                        r.cv.log_loss, r.cv.calibration.temperature, r.cv.calibration.prior_weight);
   if (r.calibration) text += calibration_text(*r.calibration);
   return text;
 }
@@ -271,17 +274,16 @@ Report tune_file(const TuneFileRequest& o, const TuneFileRun& how) {
   const TuneResult r = tune_flynn(data, folds, o.folds, to, phase(how, "tuning"));
   FlyNN model = train_tuned_model(data, labels, r, how.threads, phase(how, "training the chosen configuration"));
   phase(how, "");
-  const double temperature = r.temperature();
-  model.set_temperature(temperature);
+  // The model keeps the calibration it fitted on its rows' leave-one-out scores.
   model.set_table_schema(data.schema);
   io::save_model(model, o.model);
-  const Tuned tuned{data, labels, to, r, temperature, std::filesystem::file_size(o.model)};
+  const Tuned tuned{data, labels, to, r, model.calibration(), std::filesystem::file_size(o.model)};
 
   Report out;
   out.json = tune_json(o, tuned);
   if (knn) out.json.update(knn->json);
   if (test) out.json["test"] = to_json(evaluate_test_file(*test, model, how.threads));
-  const std::string report_line = o.report.empty() ? "" : add_tune_report(out.json, o, data, r, folds);
+  const std::string report_line = o.report.empty() ? "" : add_tune_report(out.json, o, data, r, folds, model.calibration());
   out.json["seconds"] = detail::seconds_since(t0);
   out.text = choice_text(o, tuned);
   if (knn) out.text += knn->text;

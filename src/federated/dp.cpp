@@ -77,10 +77,28 @@ std::vector<DpPostprocess> all_dp_postprocesses() {
 void DpParams::validate(std::uint64_t cells) const {
   if (!(std::isfinite(epsilon) && epsilon >= 1e-6 && epsilon <= 1e6))
     throw Error(fmt::format("dp-epsilon = {}: must be a number in [1e-6, 1e6]", epsilon));
-  if (T == 0) throw Error("dp-T = 0: each party must release at least one entry");
+  if (T == 0 && !T_auto) throw Error("dp-T = 0: each party must release at least one entry");
   if (cells > 0 && T > cells)
     throw Error(fmt::format("dp-T = {}: more than the {} entries (m × classes) a party holds",
                             T, cells));
+}
+
+DpParams DpParams::resolved(std::uint64_t cells, std::uint32_t parties) const {
+  DpParams out = *this;
+  if (T_auto) out.T = auto_dp_T(*this, parties, cells);
+  out.validate(cells);
+  return out;
+}
+
+std::uint32_t auto_dp_T(const DpParams& params, std::uint32_t parties, std::uint64_t cells) {
+  if (parties == 0) throw Error("a federation needs at least one party");
+  if (cells == 0) throw Error("dp-T auto: the model has no cells");
+  // T = 2^round(log2(kAutoTScale · ε'/τ)): ε' the party's budget, 1/τ its share of the
+  // rows (the rows themselves are not public), within [1, kAutoTMax] and m·L.
+  const double epsilon_party = params.unit == DpUnit::Paper ? params.epsilon / parties : params.epsilon;
+  const double power = std::floor(std::log2(kAutoTScale * epsilon_party / parties) + 0.5);
+  const std::uint64_t T = power <= 0 ? 1 : power >= 31 ? kAutoTMax : std::uint64_t{1} << static_cast<int>(power);
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::min<std::uint64_t>(T, kAutoTMax), cells));
 }
 
 double Rational::to_double() const {
@@ -147,6 +165,7 @@ double DiscreteLaplace::cdf(std::int64_t k) const {
 DpMechanism::DpMechanism(const DpParams& p, std::uint32_t tau) : params(p), parties(tau) {
   params.validate();
   if (tau == 0) throw Error("a federation needs at least one party");
+  if (params.T == 0) throw Error("dp-T auto: T is fixed once m and the classes are known (DpParams::resolved)");
   // Under the record unit each party spends the whole ε (parallel composition).
   const std::uint32_t split = params.unit == DpUnit::Paper ? tau : 1;
   epsilon_party = params.epsilon / split;

@@ -12,6 +12,40 @@ namespace {
 using detail::choice_row;
 using detail::setting_row;
 
+// --dp-T takes a count or the word "auto" (T from public quantities, fixed once m and the
+// classes are known: DpParams::resolved), so the row's kind is Choice; it also takes a
+// count as an Unsigned value (Python's int, the library's callers).
+OptionField<DpParams> dp_T_row() {
+  OptionField<DpParams> f = detail::setting_field<DpParams>(
+      "dp_T", SettingKind::Choice,
+      {"--dp-T",
+       "Entries each party releases (with --dp-epsilon): a count, or 'auto' for the rule that chooses T from "
+       "epsilon, the parties and m x classes (docs/guide/privacy.md, \"Choosing T\")",
+       "dp-T", nullptr, /*enables=*/true});
+  f.get = [](const DpParams& p) -> std::optional<SettingValue> {
+    return p.T_auto ? SettingValue(std::string("auto")) : SettingValue(std::uint64_t{p.T});
+  };
+  f.set = [](DpParams& p, const SettingValue& v) {
+    std::uint64_t t = 0;
+    if (const std::string* text = std::get_if<std::string>(&v)) {
+      if (*text == "auto") {
+        p.T = 0;
+        p.T_auto = true;
+        return;
+      }
+      if (text->empty() || text->find_first_not_of("0123456789") != std::string::npos)
+        throw Error(fmt::format("dp-T = '{}': expected a count of entries or 'auto'", *text));
+      t = setting_as<std::uint64_t>(parse_setting(SettingKind::Unsigned, *text, "dp_T"), "dp_T");
+    } else {
+      t = setting_as<std::uint64_t>(v, "dp_T");
+    }
+    if (t > 0xFFFFFFFFu) throw Error(fmt::format("dp_T: {} is above 2^32 - 1", t));
+    p.T = static_cast<std::uint32_t>(t);
+    p.T_auto = false;
+  };
+  return f;
+}
+
 OptionTable<DpParams> make_fields() {
   using P = DpParams;
   OptionTable<DpParams> rows = {
@@ -20,8 +54,7 @@ OptionTable<DpParams> make_fields() {
            "Total privacy budget epsilon of the federation; enables the DP release (each party spends "
            "epsilon/parties under --dp-unit paper, epsilon under --dp-unit record)",
            "dp-epsilon", nullptr, /*enables=*/true}),
-      setting_row<&P::T, "dp_T">(
-          {"--dp-T", "Entries each party releases (with --dp-epsilon)", "dp-T", nullptr, /*enables=*/true}),
+      dp_T_row(),
       choice_row<&P::exponent, "dp_exponent", &parse_dp_exponent, &dp_exponent_name>(
           {"--dp-exponent",
            "Exponential-mechanism exponent: 'paper' eps'*c/(4T) (default) or 'reference' eps'*c/(2T), see "

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -224,6 +225,12 @@ void ConnectionGate::accept_all(Clock::time_point now) {
           }
           Connection c;
           c.fd = mine;
+          c.grpc_fd = fd;
+          struct stat st {};
+          if (::fstat(mine, &st) == 0) {
+            c.dev = st.st_dev;
+            c.inode = st.st_ino;
+          }
           c.accepted = now;
           connections_.emplace(key, c);
           ++counts_.accepted;
@@ -261,63 +268,69 @@ void ConnectionGate::loop() {
     std::vector<std::pair<std::string, std::string>> cuts;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // Connections whose peer hung up or that gRPC shut down: forget them.
-      for (std::size_t i = 1; i < fds.size(); ++i) {
-        if (!(fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) continue;
-        const auto it = connections_.find(keys[i]);
-        if (it == connections_.end() || it->second.fd != fds[i].fd) continue;
-        if (!it->second.released) --counts_.waiting;
-        drop(it->first, it->second, false);
-        connections_.erase(it);
-      }
+      forget_hung_up(fds, keys);
       for (auto it = connections_.begin(); it != connections_.end();) {
-        Connection& c = it->second;
-        if (c.released) {
+        const Review r = review(it->second, now);
+        if (r.forget) {
           --counts_.waiting;
-          drop(it->first, c, false);
+          drop(it->first, it->second, r.shut);
           it = connections_.erase(it);
           continue;
         }
-        if (c.cutting) {
-          if (now >= c.cut_at) {
-            --counts_.waiting;
-            drop(it->first, c, true);
-            it = connections_.erase(it);
-            continue;
-          }
-          ++it;
-          continue;
-        }
-        tcp_info info{};
-        socklen_t len = sizeof info;
-        std::uint64_t received = 0;
-        if (::getsockopt(c.fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
-            len >= offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
-          received = info.tcpi_bytes_received;
-        std::string why;
-        // A fast sender is cut sooner: its refusal is best effort, its bytes are not free.
-        auto grace = std::chrono::milliseconds(500);
-        if (received > limits_.pre_join_bytes) {
-          grace = std::chrono::milliseconds(100);
-          why = fmt::format("the connection sent {} bytes before its Join was accepted (at most {})",
-                            received, limits_.pre_join_bytes);
-          ++counts_.cut_bytes;
-        } else if (std::chrono::duration<double>(now - c.accepted).count() > limits_.join_timeout_seconds) {
-          why = fmt::format("no Join was accepted on the connection within {} s (--join-timeout)",
-                            limits_.join_timeout_seconds);
-          ++counts_.cut_timeout;
-        }
-        if (!why.empty()) {
-          c.cutting = true;
-          c.cut_at = now + grace;
-          cuts.emplace_back(it->first, std::move(why));
-        }
+        if (!r.cut_because.empty()) cuts.emplace_back(it->first, r.cut_because);
         ++it;
       }
     }
     for (const auto& [key, why] : cuts)
       if (on_cut_) on_cut_(key, why);
   }
+}
+
+void ConnectionGate::forget_hung_up(const std::vector<pollfd>& fds, const std::vector<std::string>& keys) {
+  // Connections whose peer hung up or that gRPC shut down: forget them.
+  for (std::size_t i = 1; i < fds.size(); ++i) {
+    if (!(fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) continue;
+    const auto it = connections_.find(keys[i]);
+    if (it == connections_.end() || it->second.fd != fds[i].fd) continue;
+    if (!it->second.released) --counts_.waiting;
+    drop(it->first, it->second, false);
+    connections_.erase(it);
+  }
+}
+
+ConnectionGate::Review ConnectionGate::review(Connection& c, Clock::time_point now) {
+  if (c.released) return {.forget = true, .shut = false, .cut_because = {}};
+  if (c.cutting) return {.forget = now >= c.cut_at, .shut = true, .cut_because = {}};
+  // gRPC closed its descriptor (it refused the TLS handshake): nobody reads the
+  // connection any more, and the gate's duplicate alone would hold it open until the
+  // join timeout, the refused party waiting that long to learn it was refused.
+  struct stat st {};
+  if (c.inode != 0 && (::fstat(c.grpc_fd, &st) != 0 || st.st_ino != c.inode || st.st_dev != c.dev))
+    return {.forget = true, .shut = true, .cut_because = {}};
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  std::uint64_t received = 0;
+  if (::getsockopt(c.fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+      len >= offsetof(tcp_info, tcpi_bytes_received) + sizeof info.tcpi_bytes_received)
+    received = info.tcpi_bytes_received;
+  Review r;
+  // A fast sender is cut sooner: its refusal is best effort, its bytes are not free.
+  auto grace = std::chrono::milliseconds(500);
+  if (received > limits_.pre_join_bytes) {
+    grace = std::chrono::milliseconds(100);
+    r.cut_because = fmt::format("the connection sent {} bytes before its Join was accepted (at most {})", received,
+                                limits_.pre_join_bytes);
+    ++counts_.cut_bytes;
+  } else if (std::chrono::duration<double>(now - c.accepted).count() > limits_.join_timeout_seconds) {
+    r.cut_because =
+        fmt::format("no Join was accepted on the connection within {} s (--join-timeout)", limits_.join_timeout_seconds);
+    ++counts_.cut_timeout;
+  }
+  if (!r.cut_because.empty()) {
+    c.cutting = true;
+    c.cut_at = now + grace;
+  }
+  return r;
 }
 
 }  // namespace flynn::federated

@@ -20,6 +20,8 @@
 // One thread, no thread per connection. Each waiting connection costs two descriptors
 // (gRPC's and the gate's duplicate, kept only to read TCP_INFO and shut the socket down).
 #include <grpcpp/server_builder.h>
+#include <poll.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,6 +32,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace flynn::federated {
 
@@ -87,12 +90,24 @@ class ConnectionGate {
  private:
   struct Connection {
     int fd = -1;  // the gate's duplicate of the socket
+    int grpc_fd = -1;  // the descriptor handed to gRPC, and its socket's identity (fstat):
+    dev_t dev = 0;     // when gRPC closes it (a handshake it refused), the gate's duplicate
+    ino_t inode = 0;   // would keep the connection open; the gate then closes it too
     Clock::time_point accepted;
     bool released = false;
     bool cutting = false;  // on_cut called, closing at cut_at
     Clock::time_point cut_at;
   };
   void loop();
+  // What one pass of the loop does with a connection: forget it (closing the socket if
+  // `shut`), start cutting it (`cut_because` names why), or leave it waiting.
+  struct Review {
+    bool forget = false;
+    bool shut = false;
+    std::string cut_because;
+  };
+  Review review(Connection& c, Clock::time_point now);
+  void forget_hung_up(const std::vector<pollfd>& fds, const std::vector<std::string>& keys);
   void accept_all(Clock::time_point now);
   void drop(const std::string& key, Connection& c, bool shut);
 

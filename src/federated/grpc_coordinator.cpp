@@ -3,6 +3,8 @@
 //
 //   * the gate (grpc_connection_gate.hpp) bounds what a connection may send and how long
 //     it may live before its Join is accepted;
+//   * the verifier (grpc_party_verifier.hpp) checks a party's certificate in the TLS
+//     handshake and names the cause and the CN of what it refuses;
 //   * the roster (grpc_roster.hpp) admits streams, checks identities and Joins
 //     (grpc_join_check.hpp), and makes the Welcomes;
 //   * the collective step (grpc_collective_step.hpp) takes one contribution per party,
@@ -10,25 +12,35 @@
 //   * every stream writes through its own outbox (grpc_outbox.hpp): a bounded queue with
 //     one write in flight, so a party that stops reading stalls only its own stream;
 //   * the watchdog (Coordinator::run, overdue) aborts the federation naming whoever is
-//     late, and cancels a stream whose write is older than the deadline;
+//     late, and cancels a stream whose write is older than the deadline; before the start
+//     it also stops it once it can no longer begin (cannot_start, lost_for_good);
 // and this file, which wires them to gRPC's reactions. Reactions (reads, write
 // completions, cancellations) only take short locks. Lock order: State::mutex, then an
-// outbox's; no gRPC call is made while State::mutex is held. Text that comes from a party
+// outbox's or the gate's; no gRPC call is made while State::mutex is held. Text that comes from a party
 // (a failure's reason, a CN) is escaped, cut and marked as that party's before it is
 // logged or relayed (relayed_text.hpp).
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/x509.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "federated/grpc_collective_step.hpp"
 #include "federated/grpc_join_check.hpp"
+#include "federated/grpc_party_verifier.hpp"
 #include "federated/grpc_roster.hpp"
+#include "federated/openssl_util.hpp"
 #include "federated/relayed_text.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/party.hpp"
@@ -66,6 +78,7 @@ grpc::StatusCode status_of(JoinRefusal::Kind k) {
 struct Coordinator::State final : public pb::Coordinator::CallbackService {
   CoordinatorOptions options;
   std::optional<RevocationList> crl;
+  std::shared_ptr<HandshakeRefusals> handshake_refusals;  // the TLS verifier's log
   std::unique_ptr<ConnectionGate> gate;
   std::unique_ptr<grpc::Server> server;
 
@@ -79,6 +92,9 @@ struct Coordinator::State final : public pb::Coordinator::CallbackService {
   bool any_joined = false;
   int finished = 0;
   int calls = 0;  // reactors alive (OnDone not yet run)
+  // Before the start, what tells that the federation can no longer begin (watch, admit):
+  std::vector<std::string> left;  // parties that joined and then left (CNs, first leave order)
+  std::set<std::string> lost;     // names of --allow refused for good (Refusal::permanent)
   std::atomic<std::uint64_t> connections_cut{0};  // by the gate, without a stream (log only)
 
   void log(const std::string& line) {
@@ -100,6 +116,8 @@ struct Coordinator::State final : public pb::Coordinator::CallbackService {
   std::string finish_error() const;
   std::string overdue(Clock::time_point now) const;
   void watch(Clock::time_point now);
+  std::string cannot_start() const;
+  std::string lost_for_good(const Slot& s, const Refusal& r);
   void on_connection_cut(const std::string& key, const std::string& why);
   CoordinatorOutcome outcome() const;
 };
@@ -182,12 +200,16 @@ void Coordinator::State::refuse(const std::shared_ptr<Slot>& s, const Refusal& r
 // The checks when a stream opens, before anything is read. True: read its Join.
 bool Coordinator::State::admit(const std::shared_ptr<Slot>& s) {
   std::optional<Refusal> no = identity_refusal(*s, options.allow, crl ? &*crl : nullptr);
-  if (!no) {
+  std::string stop;
+  {
     std::lock_guard<std::mutex> lock(mutex);
-    no = over ? std::optional<Refusal>(Refusal{grpc::StatusCode::ABORTED, reason}) : roster->admit(s);
+    if (!no) no = over ? std::optional<Refusal>(Refusal{grpc::StatusCode::ABORTED, reason}) : roster->admit(s);
+    else if (no->permanent) stop = lost_for_good(*s, *no);
   }
   if (!no) return true;
   refuse(s, *no);
+  // The refused party hears its own reason first; the others then hear why it is over.
+  if (!stop.empty()) abort(stop);
   return false;
 }
 
@@ -200,6 +222,7 @@ void Coordinator::State::on_gone(const std::shared_ptr<Slot>& s, const char* how
       s->gone = true;
       if (!s->joined || (!over && !started)) {
         roster->leave(s);  // before the federation started: it may come back
+        if (s->joined && std::find(left.begin(), left.end(), s->name) == left.end()) left.push_back(s->name);
         if (s->joined) {
           lock.unlock();
           log(fmt::format("{} left before the federation started", who(*s)));
@@ -436,6 +459,7 @@ void Coordinator::State::watch(Clock::time_point now) {
     std::lock_guard<std::mutex> lock(mutex);
     if (over) return;
     why = overdue(now);
+    if (why.empty()) why = cannot_start();
     for (const auto& s : roster->waiting())
       if (seconds_between(s->opened, now) > options.join_timeout_seconds) late.push_back(s);
     if (!why.empty())
@@ -449,6 +473,37 @@ void Coordinator::State::watch(Clock::time_point now) {
     abort(why);
     for (const auto& s : stalled) s->outbox->cancel();
   }
+}
+
+// Before the start (mutex held): "" while the federation may still begin. Once a party
+// joined, waiting is for the others to come; when every party that joined has left and no
+// one else is connected — no stream, no connection at the gate — there is nobody left to
+// wait with, so the coordinator stops rather than wait out its deadline. A party never
+// seen is not counted as gone: until one joined, the coordinator waits for its deadline.
+std::string Coordinator::State::cannot_start() const {
+  if (started || left.empty() || !roster->joined().empty() || !roster->waiting().empty()) return "";
+  if (gate && gate->counts().waiting > 0) return "";
+  std::string names;
+  for (const auto& n : left) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", inert_text(n, 100));
+  return fmt::format("every party that joined left before the federation started ({}), and no other party is "
+                     "connected", names);
+}
+
+// `s` was refused for good (mutex held): when it is one of the names of --allow (the
+// kit's parties), fewer may ever join; once fewer than τ can, the federation can never
+// start. Returns the reason to stop, "" while it still may start. Without --allow any
+// certificate of the CA may take the place, so nothing is concluded.
+std::string Coordinator::State::lost_for_good(const Slot& s, const Refusal& r) {
+  if (started || over || options.allow.empty()) return "";
+  const std::set<std::string> allowed(options.allow.begin(), options.allow.end());
+  if (!allowed.count(s.name)) return "";
+  lost.insert(s.name);
+  const int can_join = static_cast<int>(allowed.size() - lost.size());
+  if (can_join >= options.parties) return "";
+  std::string names;
+  for (const auto& n : allowed) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", inert_text(n, 100));
+  return fmt::format("{}; it can never join, so at most {} of the parties allowed ({}) can, and the federation "
+                     "needs {}", r.why, can_join, names, options.parties);
 }
 
 // The gate is about to close a connection that has not joined: end its streams first.
@@ -490,13 +545,30 @@ CoordinatorOutcome Coordinator::State::outcome() const {
 
 namespace {
 
-std::unique_ptr<grpc::Server> build_server(Coordinator::State& s, const grpc::SslServerCredentialsOptions& ssl,
+// Mutual TLS: the server's certificate and key; the client's certificate is required by TLS
+// and verified by flynn's own verifier (grpc_party_verifier.hpp: the same verification as
+// OpenSSL's built-in one, which could not say why it refused a party, nor whom).
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const std::string& ca, const std::string& cert,
+                                                            const std::string& key,
+                                                            std::shared_ptr<HandshakeRefusals> refusals) {
+  namespace gx = grpc::experimental;
+  auto provider = std::make_shared<gx::StaticDataCertificateProvider>(
+      ca, std::vector<gx::IdentityKeyCertPair>{gx::IdentityKeyCertPair{key, cert}});
+  gx::TlsServerCredentialsOptions tls(provider);
+  tls.watch_root_certs();  // the CA names sent in the CertificateRequest
+  tls.watch_identity_key_cert_pairs();
+  tls.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_BUT_DONT_VERIFY);
+  tls.set_certificate_verifier(party_certificate_verifier(ca, std::move(refusals)));
+  return gx::TlsServerCredentials(tls);
+}
+
+std::unique_ptr<grpc::Server> build_server(Coordinator::State& s, std::shared_ptr<grpc::ServerCredentials> credentials,
                                            std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor>& acceptor) {
   const CoordinatorOptions& o = s.options;
   grpc::ServerBuilder builder;
   // The gate accepts the connections (grpc_connection_gate.hpp); gRPC listens nowhere.
   acceptor = builder.experimental().AddExternalConnectionAcceptor(
-      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, grpc::SslServerCredentials(ssl));
+      grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD, std::move(credentials));
   builder.RegisterService(&s);
   builder.SetMaxReceiveMessageSize(static_cast<int>(o.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(o.max_message_bytes));
@@ -530,15 +602,39 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
   const CoordinatorOptions& o = s.options;
   check_options(o);
   s.roster.emplace(o.parties, o.allow.empty());
-  grpc::SslServerCredentialsOptions ssl(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-  ssl.pem_root_certs = read_pem(o.tls.ca, "CA certificate (--ca)");
+  const std::string ca = read_pem(o.tls.ca, "CA certificate (--ca)");
   const std::string cert = read_pem(o.tls.cert, "server certificate (--cert)");
-  ssl.pem_key_cert_pairs.push_back({read_pem(o.tls.key, "server private key (--key)"), cert});
+  const std::string key = read_pem(o.tls.key, "server private key (--key)");
+  if (ossl::read_certificates(ca).empty())
+    throw Error(fmt::format("--ca {}: holds no PEM X.509 certificate", o.tls.ca));
+  // gRPC's TLS credentials would only fail at the first handshake: check the pair now.
+  {
+    const ossl::Cert c = ossl::first_certificate(cert);
+    if (!c) throw Error(fmt::format("--cert {}: not a PEM X.509 certificate", o.tls.cert));
+    ossl::Bio bio = ossl::memory(key);
+    const ossl::Key k(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+    if (!k) throw Error(fmt::format("--key {}: not an unencrypted PEM private key", o.tls.key));
+    if (X509_check_private_key(c.get(), k.get()) != 1)
+      throw Error(fmt::format("--key {} is not the key of the certificate --cert {}", o.tls.key, o.tls.cert));
+  }
   if (!o.crl.empty()) s.crl = RevocationList::load(o.crl, o.tls.ca);
   try {
     check_extended_key_usage(cert, TlsRole::Server, "the coordinator");
   } catch (const Error& e) {
     s.log(fmt::format("warning: {} (parties will refuse it)", e.what()));
+  }
+  // Every party refuses an expired certificate: no federation could ever start, so say so
+  // now rather than at the deadline. One not valid yet only warns: a clock off by minutes
+  // on this machine (or the parties') may be put right while the coordinator waits.
+  if (const ossl::Cert c = ossl::first_certificate(cert)) {
+    if (X509_cmp_current_time(X509_get0_notAfter(c.get())) < 0)
+      throw Error(fmt::format("the coordinator's certificate ({}) has expired: every party would refuse it; ask the "
+                              "federation's CA for a new kit",
+                              o.tls.cert));
+    if (X509_cmp_current_time(X509_get0_notBefore(c.get())) > 0)
+      s.log(fmt::format("warning: the coordinator's certificate ({}) is not valid yet (check this machine's clock): "
+                        "parties will refuse it until it is",
+                        o.tls.cert));
   }
   GateLimits limits;
   limits.pre_join_bytes = kPreJoinBytes;
@@ -546,7 +642,8 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
   limits.max_waiting = kMaxWaitingConnections;
   s.gate = std::make_unique<ConnectionGate>(o.listen, limits, o.log);
   std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor;
-  s.server = build_server(s, ssl, acceptor);
+  s.handshake_refusals = std::make_shared<HandshakeRefusals>(s.options.log);
+  s.server = build_server(s, server_credentials(ca, cert, key, s.handshake_refusals), acceptor);
   if (!s.server)
     throw Error(fmt::format("cannot start the coordinator on {} (a key and certificate that do not match?)", o.listen));
   State* raw = &s;
@@ -557,6 +654,7 @@ Coordinator::Coordinator(CoordinatorOptions options) : state_(std::make_unique<S
 
 Coordinator::~Coordinator() {
   State& s = *state_;
+  if (s.handshake_refusals) s.handshake_refusals->detach();
   if (!s.server) return;
   // End the federation (when run() did not), stop accepting, then let every stream end.
   s.abort("the coordinator is shutting down");

@@ -25,12 +25,16 @@ std::optional<Refusal> identity_refusal(const Slot& s, const std::vector<std::st
   if (!allow.empty() && std::find(allow.begin(), allow.end(), s.name) == allow.end())
     return Refusal{grpc::StatusCode::PERMISSION_DENIED,
                    fmt::format("'{}' is not on the coordinator's allow-list (--allow)", shown_name(s.name))};
+  const std::string party = fmt::format("party '{}'", shown_name(s.name));
   try {
-    const std::string party = fmt::format("party '{}'", shown_name(s.name));
     check_extended_key_usage(s.tls_cert, TlsRole::Client, party);
-    if (crl) crl->check(s.tls_cert, party);
   } catch (const Error& e) {
     return Refusal{grpc::StatusCode::PERMISSION_DENIED, e.what()};
+  }
+  try {
+    if (crl) crl->check(s.tls_cert, party);
+  } catch (const Error& e) {
+    return Refusal{grpc::StatusCode::PERMISSION_DENIED, e.what(), true};
   }
   return std::nullopt;
 }

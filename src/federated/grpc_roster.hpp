@@ -45,6 +45,10 @@ std::string who(const Slot& s);
 struct Refusal {
   grpc::StatusCode code;
   std::string why;
+  /// The party cannot be admitted at all while this coordinator runs, whatever it retries:
+  /// its certificate is revoked by the CRL loaded at start (never reloaded). Every other
+  /// refusal may be cured by the party (another certificate, a restart, a later Join).
+  bool permanent = false;
 };
 
 /// Why a stream whose TLS peer is `s` may not take part (nullopt: it may).

@@ -3,17 +3,23 @@
 #include "flynn/federated/dp_postprocess.hpp"
 #include "flynn/federated/dp_settings.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include <fmt/format.h>
 
+#include "flynn/calibration.hpp"
 #include "flynn/detail/cpu_time.hpp"
+#include "flynn/federated/dp_utility.hpp"
 #include "flynn/imputation.hpp"
 #include "flynn/io/feature_stats_file.hpp"
 #include "flynn/io/model_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "flynn/io/table_columns.hpp"
 #include "flynn/settings_table.hpp"
 #include "core/io/byte_codec.hpp"
@@ -46,19 +52,112 @@ void check_labels(const Dataset& data, const LabelSet& labels) {
   data.class_ids_in(labels);
 }
 
+// A name or category in a table's fingerprint value: the separators of that value
+// (, { } |) and % percent-encoded, so the value parses back into columns
+// (described_columns).
+std::string escaped_name(const std::string& name) {
+  std::string r;
+  for (char c : name) {
+    if (c == '%' || c == ',' || c == '{' || c == '}' || c == '|')
+      r += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      r += c;
+  }
+  return r;
+}
+
 // The table's columns as one fingerprint value: names (or positions) and categories.
 std::string describe_table(const TableSchema& t) {
   std::string r = t.named ? "named:" : "unnamed:";
   for (std::size_t k = 0; k < t.columns.size(); ++k) {
     const TableColumn& c = t.columns[k];
-    r += (k ? "," : "") + (t.named ? c.name : std::to_string(k + 1));
+    r += (k ? "," : "") + (t.named ? escaped_name(c.name) : std::to_string(k + 1));
     if (c.categorical()) {
       r += "{";
-      for (std::size_t i = 0; i < c.categories.size(); ++i) r += (i ? "|" : "") + c.categories[i];
+      for (std::size_t i = 0; i < c.categories.size(); ++i) r += (i ? "|" : "") + escaped_name(c.categories[i]);
       r += "}";
     }
   }
   return r;
+}
+
+// Up to eight names, quoted and made inert (they may be another party's text), "and N more".
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string r;
+  for (std::size_t k = 0; k < names.size() && k < 8; ++k) r += fmt::format("{}'{}'", k ? ", " : "", inert_text(names[k], 60));
+  if (names.size() > 8) r += fmt::format(" and {} more", names.size() - 8);
+  return r;
+}
+
+// One column of a describe_table value: its (escaped) name and its categories' text.
+struct DescribedColumn {
+  std::string name, categories;
+};
+
+// describe_table's value back into columns; "named:" or "unnamed:" in `kind`. Another
+// party's value is untrusted text: anything that does not parse gives no columns.
+std::vector<DescribedColumn> described_columns(const std::string& value, std::string& kind) {
+  const auto colon = value.find(':');
+  if (colon == std::string::npos) return {};
+  kind = value.substr(0, colon);
+  std::vector<DescribedColumn> out;
+  DescribedColumn current;
+  bool in_categories = false;
+  for (std::size_t i = colon + 1; i < value.size(); ++i) {
+    const char c = value[i];
+    if (in_categories) {
+      if (c == '}') in_categories = false;
+      else current.categories += c;
+    } else if (c == '{') {
+      in_categories = true;
+    } else if (c == ',') {
+      out.push_back(std::move(current));
+      current = {};
+    } else {
+      current.name += c;
+    }
+  }
+  if (colon + 1 < value.size()) out.push_back(std::move(current));
+  return out;
+}
+
+// Why party p's table columns differ from party 0's, by column; "" when the values do not
+// parse (the generic field-by-field message then says it).
+std::string table_columns_difference(std::size_t p, const std::string& lead, const std::string& theirs) {
+  std::string lead_kind, their_kind;
+  const std::vector<DescribedColumn> a = described_columns(lead, lead_kind), b = described_columns(theirs, their_kind);
+  if (lead_kind != their_kind || lead_kind != "named")
+    return a.size() == b.size() ? ""
+                                : fmt::format("party {} is refused: its table has {} columns, party 0's {} (the files "
+                                              "have no header to name them)",
+                                              p, b.size(), a.size());
+  std::vector<std::string> missing, extra;
+  const auto has = [](const std::vector<DescribedColumn>& cols, const std::string& name) {
+    return std::any_of(cols.begin(), cols.end(), [&](const DescribedColumn& c) { return c.name == name; });
+  };
+  for (const DescribedColumn& c : a)
+    if (!has(b, c.name)) missing.push_back(c.name);
+  for (const DescribedColumn& c : b)
+    if (!has(a, c.name)) extra.push_back(c.name);
+  if (!missing.empty() || !extra.empty()) {
+    std::string why = fmt::format("party {} is refused: its table", p);
+    if (!missing.empty()) why += fmt::format(" lacks {} of party 0's ({})", missing.size() == 1 ? "a column" : "columns", quoted_names(missing));
+    if (!missing.empty() && !extra.empty()) why += " and";
+    if (!extra.empty()) why += fmt::format(" has {} that party 0's has not ({})", extra.size() == 1 ? "a column" : "columns", quoted_names(extra));
+    return why + "; every party's table needs the same columns";
+  }
+  for (std::size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    if (a[k].name != b[k].name)
+      return fmt::format("party {} is refused: its columns are in another order than party 0's (column {} is '{}', "
+                         "party 0's '{}'); every party's table needs the same columns in the same order",
+                         p, k + 1, inert_text(b[k].name, 60), inert_text(a[k].name, 60));
+    if (a[k].categories != b[k].categories)
+      return fmt::format("party {} is refused: the categories of its text column '{}' differ from party 0's (each "
+                         "party learned them from its own rows); give every party the same public schema with "
+                         "--schema FILE (`flynn schema` writes one)",
+                         p, inert_text(b[k].name, 60));
+  }
+  return "";
 }
 
 // Whether the federation computes missing-value means (an exact all-reduce of the columns'
@@ -239,6 +338,7 @@ struct PartyState {
   // 1. agreement
   FlyConfig config;                       // the federation's (its seed from party 0)
   std::vector<std::uint64_t> local_rows;  // this party's rows per class of `labels`
+  std::optional<DpParams> dp_params;      // settings.dp with T fixed (--dp-T auto resolved)
   bool seed_given = false;                // by party 0's settings (else party 0 drew it)
   // 2. statistics
   std::vector<std::uint64_t> totals;  // the federation's rows per class (not under DP)
@@ -251,55 +351,27 @@ struct PartyState {
   std::vector<DpEntry> release;
   std::optional<DpMechanism> mechanism;
   std::optional<FlyNN> local;  // its lifting matrix is reused for the final model
+  // The rows of this party central training's calibration would score (not under DP).
+  std::optional<CalibrationSample> sample;
   // 4. aggregation
   Traffic control, aggregate_traffic;
   PartyTimings times;
 };
 
 // The local checks of the data against the settings, and the configuration they resolve
-// to (its seed not yet agreed).
-FlyConfig check_and_resolve(const PartyState& st, const Dataset& data) {
-  const FederationSettings& settings = st.settings;
-  const bool dp = st.dp;
-  try {
-    check_labels(data, st.labels);  // "data.csv:9: label 'zebra' is not one of …"
-  } catch (const Error& e) {
-    throw QuotesRows(e.what());
+// to (its seed not yet agreed); every problem at once (examine_party_data).
+FlyConfig check_and_resolve(PartyState& st, const Dataset& data) {
+  DataExamination e = examine_party_data(st.settings, st.labels, st.tau, data);
+  if (e.problems.empty()) {
+    st.dp_params = e.dp_params;
+    return *e.config;
   }
-  // The feature set: from the public schema when there is one; under DP a table with
-  // categorical columns must have one (its categories would come from its rows).
-  if (settings.schema) {
-    check_fits_public_schema(data, *settings.schema);
-  } else if (dp && data.schema.has_categorical()) {
-    throw Error(
-        "the data has text (categorical) columns: under DP their categories must come from "
-        "public knowledge, not the rows, so give every party the same public schema with "
-        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
-        "\"Public schema under DP\")");
-  }
-  // Under DP the default variant is the paper's: standardising variants' statistics are
-  // not protected by the release (an explicit --variant is checked below).
-  HyperParams hyper = settings.hyper;
-  if (dp && !hyper.variant) hyper.variant = Variant{};
-  const FlyConfig config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), st.labels.size());
-  if (settings.feature_stats) io::check_feature_stats_fit(*settings.feature_stats, config);
-  if (dp && config.variant.standardize && !settings.feature_stats)
-    throw Error(fmt::format(
-        "variant {} standardises features with training statistics, which the DP release "
-        "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
-        "--variant paper or sign",
-        variant_name(config.variant)));
-  if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
-    throw Error(
-        "the data has missing cells: with --dp the federation's column means that would fill "
-        "them are statistics the DP release does not protect; use --missing zero, give public "
-        "fill values in the --schema file, or fill them before training");
-  if (dp) {
-    settings.dp->validate(std::uint64_t(config.cells()) * st.labels.size());
-    // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
-    const DpMechanism check(*settings.dp, static_cast<std::uint32_t>(st.tau));
-  }
-  return config;
+  std::string all = e.problems.size() == 1 ? e.problems[0]
+                                           : fmt::format("{} problems with this party's data: ", e.problems.size());
+  for (std::size_t k = 0; e.problems.size() > 1 && k < e.problems.size(); ++k)
+    all += fmt::format("{}({}) {}", k ? "; " : "", k + 1, e.problems[k]);
+  if (e.quotes_rows) throw QuotesRows(all);
+  throw Error(all);
 }
 
 // What the parties must agree on, as (field, value) pairs compared one by one.
@@ -378,6 +450,13 @@ void check_hellos(const std::vector<Hello>& hellos, const std::string& local_det
   for (std::size_t p = 1; p < hellos.size(); ++p) {
     const auto& theirs = hellos[p].fingerprint;
     if (theirs != lead.fingerprint) {
+      // Tables that differ are named by column first (a missing column also changes d).
+      const std::string lead_table = value_of(lead.fingerprint, "table columns"),
+                        their_table = value_of(theirs, "table columns");
+      if (lead_table != their_table && lead_table != "(none)" && their_table != "(none)") {
+        const std::string why = table_columns_difference(p, lead_table, their_table);
+        if (!why.empty()) throw FederationError(why);
+      }
       for (const Fingerprint* side : {&lead.fingerprint, &theirs})
         for (const auto& entry : *side) {
           const std::string& field = entry.first;
@@ -431,6 +510,8 @@ std::vector<SumShape> planned_sums(const PartyState& st) {
                     FeatureSums(d, st.config.value_transform).to_limbs().size()});
   if (!st.dp) sums.push_back({std::string(purpose::kCounts), 4, cells});
   else if (st.secure) sums.push_back({std::string(purpose::kDpRelease), 8, cells});
+  if (!st.dp) sums.push_back({std::string(purpose::kCalibration), 8, calibration_totals_size() + 1});
+  sums.push_back({std::string(purpose::kEvaluation), 8, classes * classes});  // evaluate_together
   return sums;
 }
 
@@ -517,13 +598,17 @@ std::string count_locally(PartyState& st) {
     auto t = Clock::now();
     st.local.emplace(st.config, st.labels, settings.threads);
     st.local->set_feature_stats(st.stats);
+    // The rows central training on the pooled rows would calibrate on: a function of each
+    // row and the federation's row count, so each party picks its own share of them.
+    if (!st.dp)
+      st.sample.emplace(st.config, std::accumulate(st.totals.begin(), st.totals.end(), std::uint64_t{0}));
     times.setup = since(t);
     t = Clock::now();
-    st.counts = st.local->count(*st.rows, settings.progress);
+    st.counts = st.local->count(*st.rows, settings.progress, st.sample ? &*st.sample : nullptr);
     times.local = since(t);
     if (st.dp) {
       t = Clock::now();
-      st.mechanism.emplace(*settings.dp, static_cast<std::uint32_t>(st.tau));
+      st.mechanism.emplace(*st.dp_params, static_cast<std::uint32_t>(st.tau));
       SecureRng rng;  // never the seeded generator of the lifting matrix
       st.release = privatize(st.counts, *st.mechanism, rng);
       // E.g. the budget ledger: it records the release, or refuses it (reported to every
@@ -572,7 +657,7 @@ ClassCounts aggregate_counts(PartyState& st) {
   } else {
     const std::vector<std::string> all = st.comm.allgather(encode_release(st.release), purpose::kDpRelease);
     std::vector<std::vector<DpEntry>> releases;
-    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.settings.dp->T));
+    for (int p = 0; p < st.tau; ++p) releases.push_back(decode_release(all[p], p, st.dp_params->T));
     try {
       aggregated.values() = sum_releases(releases, cells);
     } catch (const Error& e) {
@@ -581,25 +666,58 @@ ClassCounts aggregate_counts(PartyState& st) {
   }
   if (st.dp)
     postprocess_release(aggregated.values(), st.config.cells(), st.labels.size(), st.config.cell_blocks(st.config.gamma),
-                        st.mechanism->noise_scale, st.settings.dp->postprocess);
+                        st.mechanism->noise_scale, st.dp_params->postprocess);
   return aggregated;
 }
 
-// Phase 5: the released model (the local model with the federation's counts and table,
-// its DP provenance) and what the party reports about the run.
+// Phase 5 without DP: the calibration central training fits (FlyNN::calibrate), from every
+// party's loss sums of its sampled rows' leave-one-out scores against the aggregated
+// counts. The sums are exact integers (fixed-point losses, row tallies), so their total is
+// the pooled rows' whatever the split, and every party chooses the same calibration. One
+// masked all-reduce under secure aggregation: a party's sums stay hidden like its counts.
+void calibrate_together(PartyState& st) {
+  const CalibrationLoss loss = st.local->calibration_loss(*st.sample);
+  std::vector<std::uint64_t> sums = loss.totals();
+  sums.push_back(loss.rows());
+  st.comm.allreduce_sum(std::span<std::uint64_t>(sums), purpose::kCalibration);
+  const std::uint64_t rows = sums.back();
+  sums.pop_back();
+  try {
+    st.local->set_calibration(choose_calibration(sums, rows));
+  } catch (const Error& e) {
+    throw FederationError(e.what());
+  }
+}
+
+// Phase 5: the released model (the local model with the federation's counts, calibration,
+// table and missing-value policy, its DP provenance) and what the party reports about the run.
 PartyResult release_model(PartyState& st, ClassCounts aggregated) {
   const auto t = Clock::now();
   st.local->set_counts(std::move(aggregated));
+  if (st.dp)
+    st.local->set_calibration(dp_calibration());  // from public quantities only
+  else
+    calibrate_together(st);
   st.local->set_table_schema(std::move(st.table));
+  st.local->set_missing_policy(st.settings.missing);  // as central training records it
   PartyResult result(std::move(*st.local));
   if (st.dp) {
     Provenance prov;
     prov.differentially_private = true;
     prov.epsilon = st.settings.dp->epsilon;
-    prov.dp_T = st.settings.dp->T;
+    prov.dp_T = st.dp_params->T;
     prov.dp_parties = static_cast<std::uint32_t>(st.tau);
     result.model.set_provenance(prov);
     result.privacy = account(*st.mechanism);
+    // The party's own check of the release (local: nothing of it is sent).
+    if (st.rows->n_rows > 0 && st.rows->has_labels) {
+      try {
+        result.release_warning = release_warning(
+            check_release(result.model, *st.rows, st.counts, *st.mechanism, static_cast<std::uint32_t>(st.tau)));
+      } catch (const Error& e) {  // e.g. rows the model cannot score: said locally, never sent
+        result.release_warning = std::string("the released model could not be checked on this party's rows: ") + e.what();
+      }
+    }
   }
   st.times.finalize = since(t);
   st.times.total = since(st.t_start);
@@ -680,6 +798,159 @@ std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& r
           ossl::hex(rep.model_sha256), rep.model_crc32, rep.model_bytes));
   }
   return reports;
+}
+
+namespace {
+
+// This party's confusion matrix of its test rows under `model` (row: true class).
+std::vector<std::uint64_t> local_confusion(const FlyNN& model, const Dataset& test) {
+  const std::size_t L = model.labels().size();
+  if (!test.has_labels) throw Error("the test rows have no labels");
+  std::size_t unknown = 0;
+  const std::vector<std::uint32_t> truth = io::truth_ids(test, model.labels(), &unknown);
+  if (unknown > 0)
+    throw Error(fmt::format("{} test row{} ha{} a label outside the federation's label list ({})", unknown,
+                            unknown == 1 ? "" : "s", unknown == 1 ? "s" : "ve", model.labels().joined()));
+  const std::vector<std::uint32_t> predicted = model.predict(test);
+  std::vector<std::uint64_t> confusion(L * L, 0);
+  for (std::size_t r = 0; r < truth.size(); ++r) ++confusion[std::size_t(truth[r]) * L + predicted[r]];
+  return confusion;
+}
+
+}  // namespace
+
+FederatedEvaluation evaluate_together(Communicator& comm, const FlyNN& model, const Dataset* test,
+                                      const std::string& local_error) {
+  const std::size_t L = model.labels().size();
+  std::vector<std::uint64_t> confusion(L * L, 0);
+  std::string error = local_error;
+  if (error.empty() && test) {
+    try {
+      confusion = local_confusion(model, *test);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  // Under DP or secure aggregation a reason may quote the party's rows: it stays here.
+  const bool rows_private = model.provenance().differentially_private || comm.secure_aggregation();
+  const std::string sent =
+      error.empty() || !rows_private ? error : "this party could not read or score its test rows (its reason stays with it)";
+  io::ByteWriter w;
+  w.u8(test && error.empty() ? 1 : 0);
+  w.str(detail::bounded_reason(sent));
+  const std::vector<std::string> all = comm.allgather(w.data(), purpose::kEvaluationStatus);
+  FederatedEvaluation ev;
+  ev.classes = L;
+  ev.parties = static_cast<int>(all.size());
+  std::string failures;
+  for (int p = 0; p < static_cast<int>(all.size()); ++p) {
+    io::ByteReader r = message_reader(all[p], p, "evaluation status");
+    const std::uint8_t gives = r.u8("gives test rows");
+    const std::string err = r.str();
+    r.done();
+    if (gives > 1) throw FederationError(fmt::format("party {} sent an evaluation status of {}", p, gives));
+    ev.parties_with_rows += gives;
+    if (!err.empty())
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", relayed_from(fmt::format("party {}", p), err));
+  }
+  if (!failures.empty())
+    throw FederationError(fmt::format("{} failed: {}", purpose::kEvaluationStatus, failures),
+                          sent != error ? error : std::string());
+  if (ev.parties_with_rows == 0) {
+    ev.skipped = "no party gave test rows";
+    return ev;
+  }
+  if (ev.parties_with_rows == 1 && ev.parties > 1) {
+    ev.skipped = "only one party gave test rows: their sum would be that party's own confusion matrix";
+    return ev;
+  }
+  comm.allreduce_sum(std::span<std::uint64_t>(confusion), purpose::kEvaluation);
+  ev.confusion = std::move(confusion);
+  // From the matrix itself, not row by row through ClassTally: the sum comes from other
+  // parties, and a liar's 2^63 in a cell must not become a loop of 2^63 steps.
+  double recall_sum = 0;
+  std::size_t present = 0;
+  std::uint64_t correct = 0;
+  for (std::size_t t = 0; t < L; ++t) {
+    std::uint64_t support = 0;
+    for (std::size_t p = 0; p < L; ++p) support += ev.confusion[t * L + p];
+    ev.rows += support;
+    correct += ev.confusion[t * L + t];
+    if (support == 0) continue;
+    ++present;
+    recall_sum += static_cast<double>(ev.confusion[t * L + t]) / static_cast<double>(support);
+  }
+  ev.accuracy = ev.rows ? static_cast<double>(correct) / static_cast<double>(ev.rows) : 0.0;
+  ev.balanced_accuracy = present ? recall_sum / static_cast<double>(present) : 0.0;
+  return ev;
+}
+
+// ---- the local examination of a party's data -------------------------------------------------
+
+DataExamination examine_party_data(const FederationSettings& settings, const LabelSet& labels, int parties,
+                                   const Dataset& data) {
+  DataExamination out;
+  const bool dp = settings.dp.has_value();
+  const auto note = [&](const std::function<void()>& check) {
+    try {
+      check();
+    } catch (const std::exception& e) {
+      out.problems.emplace_back(e.what());
+    }
+  };
+  try {
+    check_labels(data, labels);  // "data.csv:9: label 'zebra' is not one of …"
+  } catch (const std::exception& e) {
+    out.problems.emplace_back(e.what());
+    out.quotes_rows = true;
+  }
+  // The feature set: from the public schema when there is one; under DP a table with
+  // categorical columns must have one (its categories would come from its rows).
+  if (settings.schema) {
+    note([&] { check_fits_public_schema(data, *settings.schema); });
+  } else if (dp && data.schema.has_categorical()) {
+    std::vector<std::string> text;
+    for (std::size_t k = 0; k < data.schema.columns.size(); ++k)
+      if (data.schema.columns[k].categorical())
+        text.push_back(data.schema.named ? data.schema.columns[k].name : fmt::format("column {}", k + 1));
+    out.problems.push_back(fmt::format(
+        "the data has text (categorical) columns ({}): under DP their categories must come from "
+        "public knowledge, not the rows, so give every party the same public schema with "
+        "--schema FILE (`flynn schema` writes one from a public sample; docs/guide/federated.md, "
+        "\"Public schema under DP\")",
+        quoted_names(text)));
+  }
+  if (dp && settings.missing == MissingPolicy::Mean && data.schema.fill.empty() && has_missing(data))
+    out.problems.emplace_back(
+        "the data has missing cells: with --dp the federation's column means that would fill "
+        "them are statistics the DP release does not protect; use --missing zero, give public "
+        "fill values in the --schema file, or fill them before training");
+  // Under DP the default variant is the paper's: standardising variants' statistics are
+  // not protected by the release (an explicit --variant is checked below).
+  HyperParams hyper = settings.hyper;
+  if (dp && !hyper.variant) hyper.variant = Variant{};
+  std::optional<FlyConfig> config;
+  note([&] { config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), labels.size()); });
+  if (!config) return out;
+  if (settings.feature_stats) note([&] { io::check_feature_stats_fit(*settings.feature_stats, *config); });
+  if (dp && config->variant.standardize && !settings.feature_stats)
+    out.problems.push_back(fmt::format(
+        "variant {} standardises features with training statistics, which the DP release "
+        "does not protect: give public statistics with --feature-stats FILE (Python: feature_stats=), or use "
+        "--variant paper or sign",
+        variant_name(config->variant)));
+  if (dp)
+    note([&] {
+      // The one place --dp-T auto becomes a number: from ε, τ and m·L, which every party
+      // knows identically (the fingerprint compares them), so every party fixes the same T.
+      const auto tau = static_cast<std::uint32_t>(std::max(parties, 1));
+      const DpParams resolved = settings.dp->resolved(std::uint64_t(config->cells()) * labels.size(), tau);
+      // Also the exact noise scale 2Tτ/ε must be representable: refuse now, not mid-run.
+      const DpMechanism check(resolved, tau);
+      out.dp_params = resolved;
+    });
+  out.config = config;
+  return out;
 }
 
 }  // namespace flynn::federated

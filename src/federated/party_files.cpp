@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "flynn/error.hpp"
 #include "flynn/federated/budget_ledger.hpp"
 #include "flynn/io/feature_stats_file.hpp"
+#include "flynn/io/predict_file.hpp"
 #include "federated/safety_switches.hpp"
 
 namespace flynn::federated {
@@ -49,6 +51,28 @@ Dataset load_party_rows(const std::string& path, const io::LoadOptions& load,
   return d;
 }
 
+namespace {
+
+// The federated evaluation of this party's --test rows, read as `flynn predict` reads rows.
+FederatedEvaluation evaluate_party_test_rows(Communicator& comm, const FlyNN& model, const PartyFiles& files) {
+  std::optional<Dataset> test;
+  std::string error;
+  if (!files.test.empty()) {
+    try {
+      io::LoadOptions load = files.load;
+      load.impute = true;  // the training rows' cells stay missing for the federation's means; these are filled
+      test = io::load_dataset(files.test, io::model_load_options(load, model));
+      if (!test->has_labels) throw Error(fmt::format("--test {}: the test rows need a label column", files.test));
+    } catch (const std::exception& e) {
+      test.reset();
+      error = e.what();
+    }
+  }
+  return evaluate_together(comm, model, test ? &*test : nullptr, error);
+}
+
+}  // namespace
+
 PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, FederationSettings settings,
                               std::string local_error, const std::function<void(const PartyRun&)>& await_end) {
   std::unique_ptr<Dataset> data;
@@ -56,6 +80,9 @@ PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, Feder
   if (local_error.empty()) {
     try {
       if (!files.model.empty()) check_writable_output(files.model, "cannot write the model to " + files.model);
+      // Read after training (for the model), but a missing file is said before it.
+      if (!files.test.empty() && !fs::is_regular_file(files.test))
+        throw Error(fmt::format("--test {}: no such file", files.test));
       if (!files.ledger.empty() && !settings.dp)
         throw Error("this party keeps a DP budget ledger (--dp-ledger), but the federation "
                     "releases exact counts (no differential privacy): refusing");
@@ -84,8 +111,9 @@ PartyRun run_party_from_files(Communicator& comm, const PartyFiles& files, Feder
   PartyInput input;
   input.data = data.get();
   input.error = local_error;
-  PartyRun run{train_party(comm, input, settings), {}, {}, {}};
+  PartyRun run{train_party(comm, input, settings), {}, {}, {}, {}};
   run.reports = compare_models(comm, run.result, run.model_file);
+  run.evaluation = evaluate_party_test_rows(comm, run.result.model, files);
   // Every party holds the model whose digest every party signed (compare_models). It is
   // staged beside its target, the parties agree that every one could, and it is put in
   // place only when `await_end` returns (over gRPC: the coordinator's Done); on any
@@ -112,6 +140,58 @@ std::string local_detail_line(const std::exception& e, const std::string& who) {
   const auto* fe = dynamic_cast<const FederationError*>(&e);
   if (!fe || fe->local_detail().empty()) return "";
   return fmt::format("{}: this party's reason (not sent to the federation): {}", who, fe->local_detail());
+}
+
+PartyFilesCheck check_party_files(const PartyFiles& files, FederationSettings settings, int parties) {
+  PartyFilesCheck out;
+  const bool dp = settings.dp.has_value();
+  const auto attempt = [&](const std::function<void()>& step) {
+    try {
+      step();
+      return true;
+    } catch (const std::exception& e) {
+      out.problems.emplace_back(e.what());
+      return false;
+    }
+  };
+  if (!files.model.empty()) attempt([&] { check_writable_output(files.model, "cannot write the model to " + files.model); });
+  if (!files.ledger.empty() && !dp)
+    out.problems.emplace_back("this party keeps a DP budget ledger (--dp-ledger), but no DP settings are given "
+                              "(--dp-epsilon): a federation without DP refuses it");
+  settings.missing = files.load.missing;
+  if (!files.feature_stats.empty())
+    attempt([&] { settings.feature_stats = io::load_feature_stats(files.feature_stats, files.max_input_bytes); });
+  bool schema_read = true;
+  if (!files.schema.empty())
+    schema_read = attempt([&] { settings.schema = load_public_schema(files.schema, files.max_input_bytes); });
+  std::optional<Dataset> data;
+  if (schema_read) attempt([&] { data = load_party_rows(files.data, files.load, settings.schema, files.schema, dp); });
+  if (data) {
+    out.rows = data->n_rows;
+    out.features = data->n_features;
+    for (std::size_t c = 0; c < data->classes.size(); ++c) out.classes.push_back(data->classes.name(c));
+    if (settings.labels.empty()) {
+      settings.labels = data->classes;
+      out.unchecked.emplace_back(
+          "the labels: no label list was given here (the coordinator's --labels decide), so this file's own "
+          "classes stood in for it");
+    }
+    DataExamination e = examine_party_data(settings, settings.labels, parties, *data);
+    for (std::string& p : e.problems) out.problems.push_back(std::move(p));
+  }
+  if (!files.test.empty())
+    attempt([&] {
+      io::LoadOptions load = files.load;
+      load.impute = true;
+      const Dataset test = io::load_dataset(files.test, load);
+      if (!test.has_labels) throw Error(fmt::format("--test {}: the test rows need a label column", files.test));
+    });
+  if (!dp)
+    out.unchecked.emplace_back(
+        "the checks only differential privacy makes (text columns need a public --schema, missing cells need "
+        "--missing zero or public fill values, LIBSVM needs --schema): give the federation's --dp-epsilon and "
+        "--dp-T to include them");
+  return out;
 }
 
 }  // namespace flynn::federated

@@ -16,7 +16,8 @@ namespace flynn::federated {
 
 ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
                          const FederationSettings& settings,
-                         const std::vector<std::string>& errors) {
+                         const std::vector<std::string>& errors,
+                         const std::vector<const Dataset*>& tests) {
   const int tau = static_cast<int>(parties.size());
   if (tau < 1) throw Error("a federation needs at least one party");
   ThreadColony colony(tau);
@@ -25,6 +26,7 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
     std::unique_ptr<PartyResult> result;
     std::string file;
     std::vector<PartyReport> reports;
+    FederatedEvaluation evaluation;
     std::exception_ptr error;
     bool federation_error = false;
   };
@@ -44,6 +46,8 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
       mine.progress = {};  // progress callbacks are not safe to share across parties
       slot.result = std::make_unique<PartyResult>(train_party(colony.party(rank), input, mine));
       slot.reports = compare_models(colony.party(rank), *slot.result, slot.file);
+      const Dataset* test = rank < static_cast<int>(tests.size()) ? tests[rank] : nullptr;
+      slot.evaluation = evaluate_together(colony.party(rank), slot.result->model, test);
     } catch (const FederationError&) {
       // Every party raises the same one: nobody is left waiting.
       slot.error = std::current_exception();
@@ -85,7 +89,9 @@ ColonyOutcome run_colony(const std::vector<const Dataset*>& parties,
   out.privacy = slots[0].result->privacy;
   out.seed_drawn = slots[0].result->seed_drawn;
   for (const Slot& s : slots) out.rows.push_back(s.result->rows);
+  for (const Slot& s : slots) out.release_warnings.push_back(s.result->release_warning);
   out.wall_seconds = wall;
+  out.evaluation = std::move(slots[0].evaluation);
   return out;
 }
 

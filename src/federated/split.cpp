@@ -130,7 +130,8 @@ void split_by_class(const std::vector<std::vector<std::size_t>>& by_class, std::
     std::vector<std::size_t> rows = by_class[l];
     flynn::shuffle(rows, rng);
     std::vector<std::vector<std::size_t>> part(holders.size());
-    deal_by_weights(rows, std::vector<double>(holders.size(), 1.0), part);
+    const std::vector<double> equal_weights(holders.size(), 1.0);
+    deal_by_weights(rows, equal_weights, part);
     for (std::size_t h = 0; h < holders.size(); ++h)
       out[holders[h]].insert(out[holders[h]].end(), part[h].begin(), part[h].end());
   }

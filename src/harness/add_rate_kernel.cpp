@@ -1,5 +1,6 @@
-// The streaming-add roofline of the speed benchmark (add_rate_kernel.hpp), dispatched like
-// the FlyHash kernels so both run on the same SIMD target.
+// The streaming-add roofline of `flynn bench` (flynn/harness/add_rate.hpp), dispatched like
+// the FlyHash kernels so both run on the same SIMD target. Part of the paper harness, not of
+// the installed flynn::core: only the speed benchmark measures it.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "harness/add_rate_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -9,27 +10,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/simd_load-inl.h"
 #include "flynn/detail/cpu_time.hpp"
-#include "harness/add_rate_kernel.hpp"
+#include "flynn/detail/simd.hpp"
+#include "flynn/harness/add_rate.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace flynn::detail::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using kernels::HWY_NAMESPACE::LoadWidened;  // simd_load-inl.h
 
 // Sums `passes` times over buf (len elements, a multiple of 8 vectors); returns a value
-// derived from the sums so the work cannot be optimised away.
-template <class D>
-HWY_INLINE hn::VFromD<D> LoadLanes(D d, const hn::TFromD<D>* HWY_RESTRICT p) {
-  return hn::LoadU(d, p);
-}
-template <class D>
-HWY_INLINE hn::VFromD<D> LoadLanes(D d, const std::uint8_t* HWY_RESTRICT p) {
-  const hn::Rebind<std::uint8_t, D> d8;
-  return hn::BitCast(d, hn::PromoteTo(hn::RebindToUnsigned<D>(), hn::LoadU(d8, p)));
-}
-
-// E: storage type, T: lane type (E = uint8 widens to int16 on load).
+// derived from the sums so the work cannot be optimised away. E: storage type, T: lane
+// type (E = uint8 widens to int16 on load).
 template <typename E, typename T>
 double StreamAdd(const E* HWY_RESTRICT buf, std::size_t len, std::size_t passes) {
   const hn::ScalableTag<T> d;
@@ -38,14 +32,14 @@ double StreamAdd(const E* HWY_RESTRICT buf, std::size_t len, std::size_t passes)
   auto a4 = hn::Zero(d), a5 = hn::Zero(d), a6 = hn::Zero(d), a7 = hn::Zero(d);
   for (std::size_t p = 0; p < passes; ++p) {
     for (std::size_t i = 0; i < len; i += 8 * N) {
-      a0 = hn::Add(a0, LoadLanes(d, buf + i));
-      a1 = hn::Add(a1, LoadLanes(d, buf + i + N));
-      a2 = hn::Add(a2, LoadLanes(d, buf + i + 2 * N));
-      a3 = hn::Add(a3, LoadLanes(d, buf + i + 3 * N));
-      a4 = hn::Add(a4, LoadLanes(d, buf + i + 4 * N));
-      a5 = hn::Add(a5, LoadLanes(d, buf + i + 5 * N));
-      a6 = hn::Add(a6, LoadLanes(d, buf + i + 6 * N));
-      a7 = hn::Add(a7, LoadLanes(d, buf + i + 7 * N));
+      a0 = hn::Add(a0, LoadWidened(d, buf + i));
+      a1 = hn::Add(a1, LoadWidened(d, buf + i + N));
+      a2 = hn::Add(a2, LoadWidened(d, buf + i + 2 * N));
+      a3 = hn::Add(a3, LoadWidened(d, buf + i + 3 * N));
+      a4 = hn::Add(a4, LoadWidened(d, buf + i + 4 * N));
+      a5 = hn::Add(a5, LoadWidened(d, buf + i + 5 * N));
+      a6 = hn::Add(a6, LoadWidened(d, buf + i + 6 * N));
+      a7 = hn::Add(a7, LoadWidened(d, buf + i + 7 * N));
     }
   }
   auto s = hn::Add(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Add(hn::Add(a4, a5), hn::Add(a6, a7)));
@@ -97,6 +91,7 @@ double measure(Fn fn, double seconds) {
 }  // namespace
 
 double peak_add_rate(Lane lane, double seconds) {
+  pin_target_from_environment();
   if (lane == Lane::Uint8ToInt16)
     return measure<std::uint8_t>(HWY_DYNAMIC_DISPATCH(StreamAddU8), seconds);
   if (lane == Lane::Int16)

@@ -13,7 +13,9 @@
 #include "flynn/harness/file_path_benchmark.hpp"
 #include "flynn/harness/peer_benchmark.hpp"
 #include "flynn/harness/plot.hpp"
+#include "flynn/eval/model_summary.hpp"
 #include "flynn/harness/speed_benchmark.hpp"
+#include "flynn/simd.hpp"
 #include "flynn/io/atomic_file.hpp"
 #include "flynn/harness/layers.hpp"
 
@@ -93,6 +95,10 @@ const OptionTable<BenchRequest>& bench_fields() {
        &R::file_path},
       {"--file-repeats", "Alternated runs of each --file-path measurement (the lowest is compared)",
        &R::file_repeats, {}, false, 1, 100},
+      {"--simd",
+       "Run on this SIMD target as if the CPU had no better one (e.g. avx2 on an AVX-512 machine; "
+       "as FLYNN_SIMD_TARGET)",
+       &R::simd},
   };
   return fields;
 }
@@ -160,8 +166,24 @@ Report run_file_path(const BenchRequest& o, int threads, const std::function<voi
 
 }  // namespace
 
+namespace {
+Report run_chosen_bench(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log);
+}  // namespace
+
+// The benchmark `o` asks for, then which SIMD target and kernels ran it.
 Report run_bench_command(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log) {
   if (o.peers && o.file_path) throw Error("--peers and --file-path are separate benchmarks: give one");
+  if (!o.simd.empty()) simd::pin_target(o.simd);
+  Report r = run_chosen_bench(o, threads, log);
+  const Report kernels = eval::machine_kernels_report();
+  r.json["kernels"] = kernels.json;
+  r.text += "\n" + kernels.text;
+  return r;
+}
+
+namespace {
+
+Report run_chosen_bench(const BenchRequest& o, int threads, const std::function<void(const std::string&)>& log) {
   if (o.peers) return run_peers(o, threads, log);
   if (o.file_path) return run_file_path(o, threads, log);
   auto [train, test] = load_split(o.fashion_dir);
@@ -186,5 +208,7 @@ Report run_bench_command(const BenchRequest& o, int threads, const std::function
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace flynn::harness

@@ -98,6 +98,7 @@ FilePathBenchmarkReport run_file_path_benchmark(const std::string& images_path, 
         fit.push_back(in_process.wall);
         fit_cpu.push_back(in_process.cpu);
         if (i == 0) {
+          model->set_missing_policy(training.load.missing);  // recorded by training from a file
           fit_bytes = io::serialize_model(*model);
           r.in_process_row_path = model->hasher().row_path(view);
         }

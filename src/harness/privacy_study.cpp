@@ -104,8 +104,9 @@ std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& tes
   std::vector<PrivacyPoint> out;
   {
     PrivacyPoint p;
-    p.balanced_accuracy =
-        balanced_accuracy(truth, scorer.predict(SparseScorer::nonzero(total.values()), spec.config.gamma), L);
+    const std::vector<std::uint32_t> predicted = scorer.predict(SparseScorer::nonzero(total.values()), spec.config.gamma);
+    p.balanced_accuracy = balanced_accuracy(truth, predicted, L);
+    p.accuracy = accuracy(truth, predicted);
     p.bytes_sent_per_party = std::uint64_t(m) * L * 4;
     out.push_back(p);
   }
@@ -129,8 +130,9 @@ std::vector<PrivacyPoint> privacy_trial(const Dataset& train, const Dataset& tes
           p.T = T;
           p.unit = unit;
           p.postprocess = how;
-          p.balanced_accuracy =
-              balanced_accuracy(truth, scorer.predict(SparseScorer::nonzero(dense), spec.config.gamma), L);
+          const std::vector<std::uint32_t> predicted = scorer.predict(SparseScorer::nonzero(dense), spec.config.gamma);
+          p.balanced_accuracy = balanced_accuracy(truth, predicted, L);
+          p.accuracy = accuracy(truth, predicted);
           p.bytes_sent_per_party = 4 + std::uint64_t(T) * 8;
           out.push_back(p);
         }

@@ -17,6 +17,7 @@
 #include "flynn/error.hpp"
 #include "flynn/harness/checkpoint.hpp"
 #include "flynn/eval/federated_simulation.hpp"
+#include "flynn/federated/party.hpp"
 #include "flynn/harness/fashion_mnist.hpp"
 #include "flynn/harness/manifest.hpp"
 #include "flynn/harness/plot.hpp"
@@ -180,6 +181,8 @@ Central central_model(const ScalingData& d, const FlyConfig& config, int threads
   model.fit(d.train);
   Central c;
   c.seconds = detail::seconds_since(t0);
+  // A federation's model records the parties' missing-value policy, as training from a file does.
+  model.set_missing_policy(federated::FederationSettings{}.missing);
   c.crc = io::model_checksum(io::serialize_model(model));
   Dataset test = d.test;
   test.relabel(d.train.classes);

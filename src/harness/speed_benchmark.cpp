@@ -13,7 +13,8 @@
 #include "flynn/baselines/knn.hpp"
 #include "flynn/io/model_file.hpp"
 #include "flynn/detail/parallel.hpp"
-#include "harness/add_rate_kernel.hpp"
+#include "flynn/detail/simd.hpp"
+#include "flynn/harness/add_rate.hpp"
 #include "flynn/harness/layers.hpp"
 
 namespace flynn::harness {

@@ -162,6 +162,35 @@ TEST(Cli, LabelsFlagFixesClassOrderAndTestAccuracy) {
   EXPECT_TRUE(j["test"].contains("accuracy"));
 }
 
+// flynn info without a model: this machine's SIMD target and kernels, as text and JSON;
+// FLYNN_SIMD_TARGET pins the target (AVX2 on an x86 CPU that has it), and a value that is
+// no target is a clean error naming the variable.
+TEST(Cli, InfoWithoutAModelReportsTheSimdTargetAndKernels) {
+  auto r = run_cli("info");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("SIMD target: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("block kernels: in use"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("one-row kernel: "), std::string::npos) << r.out;
+  r = run_cli("info --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["block_kernels"].get<bool>());
+  EXPECT_FALSE(j["simd_target"].get<std::string>().empty());
+  const bool avx2 = j["cpu_targets"].get<std::string>().find("AVX2") != std::string::npos;
+  if (avx2) {
+    r = test::run_shell("FLYNN_SIMD_TARGET=avx2 " + std::string(FLYNN_CLI_PATH) + " info --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto pinned = nlohmann::json::parse(r.out);
+    EXPECT_EQ(pinned["simd_target"], "AVX2");
+    EXPECT_EQ(pinned["simd_pinned"], "AVX2");
+    EXPECT_EQ(pinned["one_row_kernel_name"], "byte shuffle (Shuffle16)");
+  }
+  r = test::run_shell("FLYNN_SIMD_TARGET=avx9 " + std::string(FLYNN_CLI_PATH) + " info");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("FLYNN_SIMD_TARGET=avx9: unknown SIMD target 'avx9'"), std::string::npos)
+      << r.err;
+}
+
 TEST(Cli, HelpForEverySubcommand) {
   for (const char* sub : {"train", "predict", "eval", "info", "demo", "bench"}) {
     const auto r = run_cli(std::string(sub) + " --help");

@@ -92,6 +92,33 @@ TEST(FederatedCli, SimulateWithDifferentialPrivacy) {
       << info.out;
 }
 
+// --dp-T auto: the rule's T (8·(ε/τ)/τ → 2^round(log2)) in the text, the JSON, the bytes
+// each party sends and the model; a word other than "auto" is a clear error.
+TEST(FederatedCli, DpTAutoPrintsTheResolvedT) {
+  test::TempDir dir;
+  const std::string csv = write_blobs_csv(dir, "blobs.csv", 60, 6, 4);
+  const auto r = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 2 --m 256 --rho 8 --dp-epsilon 8 --dp-T auto --json --model {}", csv,
+      dir.file("dp.model")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& dp = j["differential_privacy"];
+  EXPECT_EQ(dp["T"], 16);  // 8·(8/2)/2 = 16
+  EXPECT_EQ(dp["T_auto"], true);
+  for (const auto& p : j["parties_detail"]) EXPECT_EQ(p["aggregation_bytes"]["sent"].get<std::uint64_t>(), 4u + 16 * 8);
+  const auto info = test::run_cli("info --model " + dir.file("dp.model"));
+  EXPECT_NE(info.out.find("T=16, parties=2"), std::string::npos) << info.out;
+  const auto text = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 2 --m 256 --rho 8 --dp-epsilon 8 --dp-T auto", csv));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("T = 16 from --dp-T auto"), std::string::npos) << text.out;
+  const auto bad = test::run_cli(fmt::format(
+      "federated simulate --data {} --parties 2 --m 256 --rho 8 --dp-epsilon 8 --dp-T many", csv));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("flynn: error: dp-T = 'many': expected a count of entries or 'auto'"), std::string::npos)
+      << bad.err;
+}
+
 // The rule is FlyNN's (classifier.cpp), not the command's: update, merge and forget of a
 // DP release are each refused naming why, and the model file is left as it was.
 TEST(FederatedCli, DpModelRefusesUpdateMergeAndForget) {

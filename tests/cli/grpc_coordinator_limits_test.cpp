@@ -40,6 +40,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "federated/grpc_connection_gate.hpp"
+#include "federated/grpc_party_verifier.hpp"
 #include "federation.grpc.pb.h"
 #include "flynn/error.hpp"
 #include "flynn/federated/grpc.hpp"
@@ -79,13 +80,13 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // One more certificate of the CA in `dir`: "<file>.pem"/"<file>.key" with subject CN `cn`,
 // SAN 127.0.0.1 and the extension lines `ext` (e.g. "extendedKeyUsage=serverAuth").
 void sign_certificate(const std::string& dir, const std::string& cn, const std::string& file,
-                      const std::string& ext) {
+                      const std::string& ext, int days = 2) {
   test::write_text(dir + "/" + file + ".cnf", "subjectAltName=IP:127.0.0.1,DNS:localhost\n" + ext + "\n");
   const auto r = test::run_shell(fmt::format(
       "set -e; cd '{0}'; openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
       "-subj /CN={1} -keyout {2}.key -out {2}.csr 2>/dev/null; openssl x509 -req -in {2}.csr -CA "
-      "ca.pem -CAkey ca.key -CAcreateserial -out {2}.pem -days 2 -extfile {2}.cnf 2>/dev/null",
-      dir, cn, file));
+      "ca.pem -CAkey ca.key -CAcreateserial -out {2}.pem -days {3} -extfile {2}.cnf 2>/dev/null",
+      dir, cn, file, days));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
@@ -626,7 +627,7 @@ TEST(FederatedCoordinatorLimits, CoordinatorWithoutServerAuthIsRefusedByParties)
     std::vector<std::unique_ptr<Process>> joins;
     for (int p = 0; p < 3; ++p) joins.push_back(f.join(port, p, party_name(p), f.dir.file(fmt::format("p{}.model", p))));
     const std::string why = file == party_name(1)
-                                ? "the TLS handshake failed"
+                                ? "wrong extended key usage: the coordinator's certificate is not issued for serving"
                                 : "the coordinator: its certificate has no extended key usage; it must name "
                                   "serverAuth (TLS server): only a certificate issued for the coordinator may "
                                   "serve the federation: refusing to take part";
@@ -671,7 +672,101 @@ TEST(FederatedCoordinatorLimits, PartyWithoutClientAuthIsRefused) {
   expect_party_refused(f, "no-usage", {},
                        "party 'party02': its certificate has no extended key usage; it must name clientAuth");
   sign_certificate(f.pki, party_name(2), "server-usage", "extendedKeyUsage=serverAuth");
-  expect_party_refused(f, "server-usage", {}, "the TLS handshake failed", /*named_by_coordinator=*/false);
+  expect_party_refused(f, "server-usage", {}, "the coordinator refused this party's certificate",
+                       /*named_by_coordinator=*/false);
+}
+
+// The coordinator verifies a party's certificate itself in the TLS handshake, so that it can
+// name the cause and the CN (grpc_party_verifier.hpp). Everything gRPC's own verification
+// refused is refused still, tried by a client that checks nothing itself (a raw gRPC
+// client, not `flynn federated join`, which refuses most of these before connecting): a
+// certificate of another CA, a self-signed one with a party's name, an expired one, one
+// not valid yet, one issued for serving. No stream opens (UNAVAILABLE), nothing joins, and
+// each refusal is one coordinator line naming the cause and the CN. A valid certificate
+// still connects.
+TEST(FederatedCoordinatorLimits, TheHandshakeRefusesEveryCertificateThatIsNotAPartysOfTheCa) {
+  Federation f(3, "iid");
+  const std::string other = f.dir.file("other");
+  test::make_pki(other, {party_name(2)});
+  fs::copy_file(other + "/" + party_name(2) + ".pem", f.pki + "/foreign.pem");
+  fs::copy_file(other + "/" + party_name(2) + ".key", f.pki + "/foreign.key");
+  const auto self = test::run_shell(fmt::format(
+      "cd '{}' && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={} "
+      "-addext extendedKeyUsage=clientAuth -keyout self-signed.key -out self-signed.pem -days 2 2>/dev/null",
+      f.pki, party_name(2)));
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  sign_certificate(f.pki, party_name(2), "expired", "extendedKeyUsage=clientAuth", -1);
+  sign_certificate(f.pki, party_name(2), "server-usage", "extendedKeyUsage=serverAuth");
+  // Valid only from 2099 (openssl ca, the one command that sets a start date).
+  const auto future = test::run_shell(fmt::format(
+      "set -e; cd '{0}'; mkdir -p db; touch db/index.txt; openssl rand -hex 8 > db/serial; "
+      "printf '[ca]\ndefault_ca=x\n[x]\ndatabase=db/index.txt\nserial=db/serial\nnew_certs_dir=db\n"
+      "default_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n' > future-ca.cnf; "
+      "printf 'extendedKeyUsage=clientAuth\n' > future.cnf; "
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN={1} -keyout future.key "
+      "-out future.csr 2>/dev/null; "
+      "openssl ca -batch -config future-ca.cnf -cert ca.pem -keyfile ca.key -in future.csr -out future.pem "
+      "-startdate 20990101000000Z -enddate 20991231000000Z -extfile future.cnf -notext 2>/dev/null",
+      f.pki, party_name(2)));
+  ASSERT_EQ(future.exit_code, 0) << future.err;
+  int port = 0;
+  auto server = f.serve(3, {"--deadline", "30"}, &port);
+  ASSERT_GT(port, 0) << server->err();
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"foreign", "unknown CA: the party's certificate is not signed by --ca"},
+      {"self-signed", "unknown CA: the party's certificate is not signed by --ca"},
+      {"expired", "the party's certificate has expired"},
+      {"future", "the party's certificate is not valid yet"},
+      {"server-usage", "wrong extended key usage: the certificate is not a party's"}};
+  int id = 0;
+  for (const auto& [file, cause] : bad) {
+    SCOPED_TRACE(file);
+    RawParty r(port, f.pki, file, {++id});
+    r.open(10);
+    r.join(party_name(2));
+    const grpc::Status st = r.finish();
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::UNAVAILABLE) << st.error_message();
+    const std::string line = fmt::format("refused a connection in the TLS handshake: {}", cause);
+    EXPECT_FALSE(test::wait_for_text(f.serve_err, line, 10).empty()) << test::read_text(f.serve_err);
+  }
+  RawParty good(port, f.pki, party_name(0), {++id});
+  EXPECT_TRUE(good.connect(10));
+  server->kill_now();
+  server->wait(10);
+  const std::string err = test::read_text(f.serve_err);
+  for (const auto& [file, cause] : bad) EXPECT_NE(err.find(cause), std::string::npos) << err;
+  EXPECT_NE(err.find("(the certificate presented names '" + party_name(2) + "')"), std::string::npos) << err;
+  // Refused in the handshake, so never at stream open, and none joined.
+  EXPECT_EQ(err.find("refused party"), std::string::npos) << err;
+  EXPECT_EQ(err.find("joined ("), std::string::npos) << err;
+}
+
+// The verifier's own refusals of what a TLS handshake cannot even carry to it, and of a
+// chain that is not the CA's: unreadable or missing certificates are refused, never
+// accepted, and a valid one passes.
+TEST(PeerCertificate, TheHandshakeVerifierRefusesWhatItCannotRead) {
+  Federation f(3, "iid");
+  const std::string ca = test::read_text(f.pki + "/ca.pem");
+  const std::string good = test::read_text(f.cert(party_name(0)) + ".pem");
+  EXPECT_EQ(federated::party_certificate_refusal(ca, good, good), "");
+  EXPECT_EQ(federated::party_certificate_refusal(ca, good, ""), "");
+  EXPECT_NE(federated::party_certificate_refusal(ca, "", ""), "");
+  EXPECT_NE(federated::party_certificate_refusal(ca, "garbage", ""), "");
+  EXPECT_NE(federated::party_certificate_refusal(ca, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+                                                 ""), "");
+  // (The CA's own certificate passes here as it passes OpenSSL's TLS verification — this CA
+  // has no key usage to forbid it — and presenting it needs the CA's key; the identity check
+  // at stream open then refuses it: no clientAuth.)
+  // The coordinator's certificate (serverAuth only).
+  EXPECT_NE(federated::party_certificate_refusal(ca, test::read_text(f.cert("server") + ".pem"), ""), "");
+  // A chain that brings its own root along is still anchored in --ca only.
+  const std::string other = f.dir.file("other");
+  test::make_pki(other, {party_name(1)});
+  const std::string foreign = test::read_text(other + "/" + party_name(1) + ".pem");
+  EXPECT_NE(federated::party_certificate_refusal(ca, foreign, foreign + test::read_text(other + "/ca.pem")), "");
+  EXPECT_THROW(federated::party_certificate_refusal("", good, ""), Error);
+  EXPECT_EQ(federated::claimed_common_name(good), party_name(0));
+  EXPECT_EQ(federated::claimed_common_name("garbage"), "");
 }
 
 TEST(FederatedCoordinatorLimits, RevokedCertificatesAreRefusedWithCrl) {

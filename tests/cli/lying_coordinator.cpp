@@ -118,6 +118,19 @@ void LyingCoordinator::send(Slot& s, const std::string& bytes) {
   last_sent_[s.name] = Clock::now();
 }
 
+void LyingCoordinator::send_abort_once(Slot& s, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(s.write_mutex);
+    if (s.abort_sent || s.closed) return;
+    s.abort_sent = true;
+    grpc::Slice slice(abort_bytes(why));
+    grpc::ByteBuffer buffer(&slice, 1);
+    s.stream->Write(buffer);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_sent_[s.name] = Clock::now();
+}
+
 // Tells every party the federation stopped (like the real coordinator on a Failure): the
 // reason as given, raw.
 void LyingCoordinator::abort_all(const std::string& why) {
@@ -130,14 +143,7 @@ void LyingCoordinator::abort_all(const std::string& why) {
     for (auto& [name, s] : slots_) targets.push_back(s);
     cv_.notify_all();
   }
-  for (auto& s : targets) {
-    {
-      std::lock_guard<std::mutex> lock(s->write_mutex);
-      if (s->abort_sent) continue;
-      s->abort_sent = true;
-    }
-    send(*s, abort_bytes(why));
-  }
+  for (auto& s : targets) send_abort_once(*s, why);
 }
 
 // Called with the mutex held once every party joined: the (possibly lying) Welcomes.
@@ -302,13 +308,7 @@ grpc::Status LyingCoordinator::Federate(grpc::ServerContext* context, Stream* st
     if (!started_) {
       const std::string why = abort_reason_;
       lock.unlock();
-      bool sent = false;
-      {
-        std::lock_guard<std::mutex> w(me->write_mutex);
-        sent = me->abort_sent;
-        me->abort_sent = true;
-      }
-      if (!sent) send(*me, abort_bytes(why));
+      send_abort_once(*me, why);  // returns once the Abort is written, by this thread or abort_all
       return close(*me, {grpc::StatusCode::ABORTED, "stopped"});
     }
   }

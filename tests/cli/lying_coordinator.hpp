@@ -105,6 +105,9 @@ class LyingCoordinator final : public grpc::Service {
   Outgoing on_finish(const std::string& name);
   void abort_all(const std::string& why);
   void send(Slot& s, const std::string& bytes);
+  // Sends the Abort once per slot: whoever claims it (abort_all or the slot's handler) also
+  // writes it before releasing the slot, so the handler cannot close the stream first.
+  void send_abort_once(Slot& s, const std::string& why);
   grpc::Status park(Slot& me, grpc::ServerContext* context);
 
   Script script_;

@@ -77,6 +77,34 @@ TEST_F(FederatedMpi, ThreeRanksByteIdenticalToCentralTraining) {
   EXPECT_EQ(test::read_text(dir_.file("fed.model")), test::read_text(dir_.file("central.model")));
 }
 
+// Federated evaluation over MPI: each rank scores its own test rows (here its shard), the
+// ranks sum their confusion matrices, and the figures equal `flynn predict` on the pooled
+// rows with the central model.
+TEST_F(FederatedMpi, FederatedEvaluationEqualsCentralEvaluation) {
+  const std::string hyper = "--m 512 --rho 16 --seed 99";
+  const auto fed = test::run_shell(kMpirun + "-np 3 " +
+                                   train_args(fmt::format("--model {} {} --test {}/shard_{{rank}}.csv --json",
+                                                          dir_.file("fed.model"), hyper, dir_.path().string())));
+  ASSERT_EQ(fed.exit_code, 0) << fed.out << fed.err;
+  const auto j = nlohmann::json::parse(fed.out);
+  const auto& t = j["federation_test"];
+  EXPECT_EQ(t["parties_with_test_rows"], 3);
+  EXPECT_EQ(t["rows"], 120);
+  const auto central = test::run_cli(fmt::format("predict --model {} --data {} --json -q", dir_.file("fed.model"),
+                                                 dir_.file("all.csv")));
+  ASSERT_EQ(central.exit_code, 0) << central.err;
+  const auto c = nlohmann::json::parse(central.out);
+  EXPECT_DOUBLE_EQ(t["accuracy"].get<double>(), c["accuracy"].get<double>());
+  std::uint64_t total = 0, diagonal = 0;
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t k = 0; k < 3; ++k) {
+      total += t["confusion_matrix"][r][k].get<std::uint64_t>();
+      if (r == k) diagonal += t["confusion_matrix"][r][k].get<std::uint64_t>();
+    }
+  EXPECT_EQ(total, 120u);
+  EXPECT_DOUBLE_EQ(static_cast<double>(diagonal) / 120.0, c["accuracy"].get<double>());
+}
+
 TEST_F(FederatedMpi, MissingShardStopsEveryRankAndWritesNothing) {
   fs::remove(dir_.file("shard_1.csv"));
   const auto r = test::run_shell(kMpirun + "-np 3 " + train_args("--model " + dir_.file("x_{rank}.model")));

@@ -82,7 +82,10 @@ TEST_F(ReportCli, EvalOnABinaryTableHasItsCurves) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto out = nlohmann::json::parse(r.out);
   const nlohmann::json j = read_report(folder, true);
-  EXPECT_NEAR(j["accuracy"].get<double>(), out["accuracy_mean"].get<double>(), 1e-12);
+  // The report answers by predict's rule with the calibration fitted on these out-of-fold
+  // scores; cross-validation's accuracy is the score order's. They differ only on near-ties
+  // where the class frequencies decide (docs/guide/probabilities.md).
+  EXPECT_NEAR(j["accuracy"].get<double>(), out["accuracy_mean"].get<double>(), 0.01);
   EXPECT_NEAR(j["balanced_accuracy"].get<double>(), out["balanced_accuracy"].get<double>(), 0.01);
   EXPECT_GT(j["binary"]["roc_auc"].get<double>(), 0.75);
   EXPECT_GT(j["binary"]["average_precision"].get<double>(),

@@ -38,19 +38,26 @@ TEST_F(VariantsCli, TrainInfoPredictWithAVariant) {
   r = run_cli("predict --model " + model + " --data " + digits_ + " --json --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(nlohmann::json::parse(r.out)["accuracy"].get<double>(), 0.9);
-  EXPECT_EQ(read_text(model)[8], 6);  // format version 6: relative scoring, the default of every variant but paper
+  // Format version 10: a trained model carries its fitted calibration and missing-value policy.
+  EXPECT_EQ(read_text(model)[8], 10);
   r = run_cli("train --data " + digits_ + " --model " + model + " --variant zsign --m 4096 --filter-scoring absolute --quiet");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read_text(model)[8], 2);  // format version 2
+  EXPECT_EQ(read_text(model)[8], 10);
+  r = run_cli("info --model " + model + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["config"]["filter_scoring"], "absolute");
 }
 
-TEST_F(VariantsCli, PaperVariantFileIsTheFormatOneFile) {
+TEST_F(VariantsCli, PaperAndZsignVariantsWriteDifferentModels) {
   const std::string a = dir_.file("a.flynn"), b = dir_.file("b.flynn");
   const std::string hyper = " --m 4096 --s 8 --rho 16 --gamma 0.5 --quiet";
   ASSERT_EQ(run_cli("train --data " + digits_ + " --model " + a + " --variant paper" + hyper).exit_code, 0);
   ASSERT_EQ(run_cli("train --data " + digits_ + " --model " + b + " --variant zsign" + hyper).exit_code, 0);
-  EXPECT_EQ(read_text(a)[8], 1);
+  EXPECT_EQ(read_text(a)[8], 10);  // the oldest format that holds a fitted calibration
   EXPECT_NE(read_text(a), read_text(b));
+  const auto r = run_cli("info --model " + a + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["config"]["variant"], "paper");
 }
 
 TEST_F(VariantsCli, EvalWithAStandardisingVariant) {

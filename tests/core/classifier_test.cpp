@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
+#include <span>
 
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
@@ -69,13 +71,11 @@ TEST(FlyNN, HandComputedAlgorithm1) {
   EXPECT_DOUBLE_EQ(s[2], 2.0);
   EXPECT_DOUBLE_EQ(s[3], 0.5);
   EXPECT_EQ(model.predict(q), (std::vector<std::uint32_t>{0, 1}));
-  // Probabilities: equal priors (2 rows each), so softmax(-score/(rho·t)) →
-  // p_A(q1) = 1 / (1 + e^{-(2-.75)/(2t)}), t = Defaults::temperature by default, then a set t = 1.
+  // Probabilities: (1 − w)·softmax(-score/(rho·t)) + w·π with equal priors (2 rows each) →
+  // p_A(q1) = (1 − w) / (1 + e^{-(2-.75)/(2t)}) + w/2, at a set t = 1 and w = 0.2.
+  model.set_calibration(Calibration{1.0, 0.2, CalibrationSource::Given, 0});
   auto p = model.predict_proba(q);
-  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-1.25 / (2 * Defaults::temperature))), 1e-12);
-  model.set_temperature(1.0);
-  p = model.predict_proba(q);
-  EXPECT_NEAR(p[0], 1.0 / (1.0 + std::exp(-0.625)), 1e-12);
+  EXPECT_NEAR(p[0], 0.8 / (1.0 + std::exp(-0.625)) + 0.1, 1e-12);
   EXPECT_NEAR(p[0] + p[1], 1.0, 1e-12);
   EXPECT_NEAR(p[2] + p[3], 1.0, 1e-12);
 }
@@ -85,12 +85,12 @@ TEST(FlyNN, ClassesAndProbabilitiesFromScoresEqualPredictAndPredictProba) {
   model.fit(tiny_training_set());
   const Dataset q = make_dataset({{3, 2, 0.5f, 0}, {0, 0, 3, 2}}, {});
   std::vector<double> s = model.scores(q);
-  EXPECT_EQ(model.choose_classes(s, 2), model.predict(q));
   model.to_probabilities(s, 2);
   EXPECT_EQ(s, model.predict_proba(q));
+  EXPECT_EQ(model.classes_of_probabilities(s, 2), model.predict(q));
   // A score vector of the wrong shape is refused, not read past its end.
   std::vector<double> short_scores(3, 0.0);
-  EXPECT_THROW(model.choose_classes(short_scores, 2), Error);
+  EXPECT_THROW(model.classes_of_probabilities(short_scores, 2), Error);
   EXPECT_THROW(model.to_probabilities(short_scores, 2), Error);
 }
 
@@ -171,6 +171,48 @@ TEST(FlyNN, PartialFitEqualsFit) {
   parts.partial_fit(all.subset(first));
   parts.partial_fit(all.subset(second));
   EXPECT_EQ(whole.counts(), parts.counts());
+}
+
+// A call of one row adds its codes in place (a fresh table of counts would cost more than
+// hashing it): row by row, both forms, a standardising variant with pair cells, on every
+// SIMD target, the counts equal one fit of all the rows; a count that would overflow fails
+// and leaves the model unchanged.
+TEST(FlyNN, PartialFitRowByRowEqualsFitAndRefusesOverflow) {
+  const Dataset all = blobs(3, 40, 12, 7);
+  for (const char* variant : {"paper", "zsign-q+paper"}) {
+    SCOPED_TRACE(variant);
+    HyperParams h = paper_hyper();
+    h.variant = parse_variant(variant);
+    h.pairs = 2;
+    const FlyConfig c = h.resolve(12, 3);
+    FlyNN whole(c, all.classes, 1);
+    whole.fit(all);
+    FlyNN rows(c, all.classes, 2), views(c, all.classes, 1);
+    if (c.variant.standardize) {
+      rows.set_feature_stats(whole.feature_stats());
+      views.set_feature_stats(whole.feature_stats());
+    }
+    const std::vector<std::uint32_t> ids = all.row_class_ids_in(all.classes);
+    for (std::size_t i = 0; i < all.n_rows; ++i) {
+      rows.partial_fit(all.subset({i}));
+      views.partial_fit(DataView(all.row(i), 1, all.n_features), std::span(ids).subspan(i, 1));
+    }
+    EXPECT_EQ(rows.counts(), whole.counts());
+    EXPECT_EQ(views.counts(), whole.counts());
+  }
+  FlyNN full(paper_hyper().resolve(12, 3), all.classes, 1);
+  full.fit(all);
+  ClassCounts at_max = full.counts();
+  for (auto& v : at_max.values())
+    if (v) v = std::numeric_limits<std::uint32_t>::max();
+  full.set_counts(at_max);
+  try {
+    full.partial_fit(all.subset({0}));
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("count overflow"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(full.counts(), at_max);
 }
 
 TEST(FlyNN, ForgetIsExactUnlearning) {

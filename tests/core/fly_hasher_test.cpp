@@ -103,10 +103,17 @@ TEST(FlyHasher, IntegerKernelsMatchReferenceWithManyTies) {
 }
 
 TEST(FlyHasher, WideRowsUseHalfWidthBlocksWithTheSameWinners) {
-  // 1100 columns: a full-width float or int16 block would overflow L1, so the kernels
-  // switch to half-width vectors; results must not change.
-  ASSERT_TRUE(kernels::block_shape(kernels::Lane::F32, 1100).half ||
-              kernels::block_shape(kernels::Lane::F32, 1100).rows == 1);
+  // 1100 columns: where a full-width float block would overflow L1 (256-bit vectors and
+  // wider: 34 KiB and more), the kernels switch to half-width vectors; results must not
+  // change. (NEON's and SSE's 128-bit blocks fit: 17 KiB.)
+  const std::size_t full = kernels::block_shape(kernels::Lane::F32, 1).rows;
+  const kernels::BlockShape wide = kernels::block_shape(kernels::Lane::F32, 1100);
+  if (1100 * full * sizeof(float) > 32 * 1024) {
+    ASSERT_TRUE(wide.half) << full << " lanes";
+    EXPECT_LT(wide.rows, full);
+  } else {
+    EXPECT_FALSE(wide.half) << full << " lanes";
+  }
   const FlyHasher h(make_config(1100, 800, 40, 10, Preprocess::None), 1);
   const auto floats = test::normal_rows(40, 1100, 17);
   expect_matches_reference(h, floats, 40, 2);

@@ -31,6 +31,7 @@ std::string whole_file_model(const std::string& path, const io::LoadOptions& loa
               data.classes);
   model.fit(data);
   model.set_table_schema(data.schema);
+  model.set_missing_policy(load.missing);  // what training from a file records
   return io::serialize_model(model);
 }
 
@@ -169,6 +170,7 @@ TEST(TrainFromFile, IdxPixelsTakeTheInProcessUint8PathAndGiveItsModel) {
     const io::FileTrainingResult t = io::train_from_file(images, o);
     FlyNN in_process(hyper.resolve(12, 3), classes);
     in_process.fit(view, ids);
+    in_process.set_missing_policy(o.load.missing);
     EXPECT_EQ(io::serialize_model(t.model), io::serialize_model(in_process));
     EXPECT_EQ(io::serialize_model(t.model), whole_file_model(images, o.load, hyper));
     EXPECT_EQ(t.rows, 120u);
@@ -237,6 +239,7 @@ TEST(TrainFromFile, IntegerCsvTakesTheUint8KernelAndGivesTheInProcessModel) {
   FlyNN in_process(paper.resolve(12, 3), classes);
   in_process.fit(DataView(pixels.data(), names.size(), 12), ids);
   in_process.set_table_schema(t.model.table_schema());  // the CSV's columns
+  in_process.set_missing_policy(o.load.missing);
   EXPECT_EQ(io::serialize_model(t.model), io::serialize_model(in_process));
 }
 

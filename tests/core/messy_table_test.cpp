@@ -300,6 +300,7 @@ FlyNN train_on(const Dataset& data) {
   FlyNN model(h.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size()),
               data.classes, 1);
   model.fit(data);
+  model.clear_temperature();  // format 3 is that of a model without a calibration
   model.set_table_schema(data.schema);
   return model;
 }
@@ -330,6 +331,7 @@ TEST(TableSection, PositionalDataKeepsTheOldFormat) {
   h.variant = Variant{};  // paper
   FlyNN model(h.resolve(2, 2), d.classes, 1);
   model.fit(d);
+  model.clear_temperature();  // without a calibration (a later format)
   model.set_table_schema(d.schema);
   EXPECT_EQ(io::serialize_model(model)[8], 1);
 }

@@ -32,6 +32,7 @@ FlyNN paper_model(std::size_t classes = 3, std::uint32_t m = 300, std::uint32_t 
   p.variant = Variant{};  // format 1, whose offsets are fixed above
   FlyNN model(p.resolve(6, classes), data.classes, 1);
   model.fit(data);
+  model.clear_temperature();  // format 1 has no calibration
   return model;
 }
 

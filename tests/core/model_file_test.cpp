@@ -56,6 +56,7 @@ TEST(ModelFile, ByteIdenticalResaveAndDeterministic) {
   EXPECT_EQ(a, b);
   const io::ModelContents mc = io::parse_model(a, "m");
   FlyNN again(mc.config, mc.labels, mc.counts, 1);
+  again.set_calibration(mc.calibration);  // fitted by fit(), not derived from the counts
   EXPECT_EQ(io::serialize_model(again), a);
 }
 
@@ -109,6 +110,7 @@ TEST(ModelFile, RelativeScoringIsFormatSixAndItsByteIsChecked) {
   FlyNN model(p.resolve(8, 3), data.classes, 1);
   ASSERT_EQ(model.config().filter_scoring, FilterScoring::Relative);
   model.fit(data);
+  model.clear_temperature();  // format 6 is that of a model without a calibration
   const std::string bytes = io::serialize_model(model);
   EXPECT_EQ(bytes[8], 6);
   const io::ModelContents mc = io::parse_model(bytes, "m");
@@ -128,6 +130,25 @@ TEST(ModelFile, RelativeScoringIsFormatSixAndItsByteIsChecked) {
     named += error_of(bad).find("filter scoring 2 is not 1") != std::string::npos;
   }
   EXPECT_EQ(named, 1);
+}
+
+// A model that records its missing-value policy but fitted no calibration (made from
+// counts) is format 10 with the default calibration, and reads back as it was written.
+TEST(ModelFile, AMissingValuePolicyWithoutACalibrationRoundTrips) {
+  const Dataset data = test::blobs(3, 40, 6, 13);
+  HyperParams p;
+  p.m = 256;
+  p.rho = 8;
+  FlyNN model(p.resolve(6, 3), data.classes, 1);
+  model.partial_fit(data);  // counts only: no calibration
+  ASSERT_EQ(model.calibration().source, CalibrationSource::Default);
+  model.set_missing_policy(MissingPolicy::Zero);
+  const std::string bytes = io::serialize_model(model);
+  EXPECT_EQ(bytes[8], 10);
+  const FlyNN back = io::deserialize_model(bytes, "m");
+  EXPECT_EQ(back.missing_policy(), std::optional<MissingPolicy>(MissingPolicy::Zero));
+  EXPECT_EQ(back.calibration(), Calibration{});
+  EXPECT_EQ(io::serialize_model(back), bytes);
 }
 
 TEST(ModelFile, TrailingGarbageIsAnError) {

@@ -209,9 +209,10 @@ TEST(ValueTransform, TheModelFileCarriesItAsVersion9) {
   h.value_transform = ValueTransform::Log1p;
   FlyNN model(h.resolve(12, 3), data.classes, 2);
   model.fit(data);
+  model.clear_temperature();  // without a calibration (version 10)
   const std::string bytes = io::serialize_model(model);
   const io::ModelContents mc = io::parse_model(bytes, "m");
-  EXPECT_EQ(mc.format_version, io::kModelFormatVersion);
+  EXPECT_EQ(mc.format_version, io::kValueTransformModelFormatVersion);
   EXPECT_EQ(mc.format_version, 9u);
   EXPECT_EQ(mc.config, model.config());
   EXPECT_EQ(io::serialize_model(io::deserialize_model(bytes, "m", 1)), bytes);
@@ -220,10 +221,12 @@ TEST(ValueTransform, TheModelFileCarriesItAsVersion9) {
   h.value_transform.reset();
   FlyNN plain(h.resolve(12, 3), data.classes, 2);
   plain.fit(data);
+  plain.clear_temperature();
   EXPECT_EQ(io::parse_model(io::serialize_model(plain), "p").format_version, io::kRelativeModelFormatVersion);
   const Dataset wide_data = skewed_counts(7, 20, 20);
   FlyNN wide(h.resolve(20, 3), wide_data.classes, 1);
   wide.fit(wide_data);
+  wide.clear_temperature();
   EXPECT_EQ(io::parse_model(io::serialize_model(wide), "w").format_version, io::kPaperHalfRuleModelFormatVersion);
 }
 

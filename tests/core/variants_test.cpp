@@ -254,6 +254,7 @@ TEST_P(EachVariant, ModelFileRecordsVariantAndStatistics) {
   const FlyConfig c = variant_config(GetParam(), 5);
   FlyNN model(c, data.classes, 2);
   model.fit(data);
+  model.clear_temperature();  // the versions below are those of models without a calibration
   const std::string bytes = io::serialize_model(model);
   // Every variant but paper scores relatively by default: format 6.
   ASSERT_EQ(c.filter_scoring, FilterScoring::Relative);
@@ -264,6 +265,7 @@ TEST_P(EachVariant, ModelFileRecordsVariantAndStatistics) {
     a.filter_scoring = FilterScoring::Absolute;
     FlyNN absolute(a, data.classes, 2);
     absolute.fit(data);
+    absolute.clear_temperature();
     const std::string absolute_bytes = io::serialize_model(absolute);
     EXPECT_EQ(absolute_bytes[8], c.variant.anchors ? 5 : 2);
     EXPECT_EQ(io::parse_model(absolute_bytes, "mem").config, a);
@@ -359,7 +361,7 @@ TEST(Variant, StandardisationHelpsOnSkewedScales) {
   EXPECT_GT(thermo, 0.8);  // 8 threshold units per feature dilute s = 2 draws more
 }
 
-TEST(Temperature, StoredInVersion2AndScalesThePriorWeightedSoftmax) {
+TEST(Temperature, StoredWithTheCalibrationAndScalesTheSoftmax) {
   const Dataset data = skewed_blobs(14, 20);
   HyperParams h;
   h.m = 256;
@@ -367,38 +369,44 @@ TEST(Temperature, StoredInVersion2AndScalesThePriorWeightedSoftmax) {
   h.rho = 8;
   h.variant = Variant{};
   FlyNN model(h.resolve(5, 3), data.classes, 1);
-  model.fit(data);
+  model.set_counts(model.count(data));  // counts alone: no calibration fitted
   const std::string v1 = io::serialize_model(model);
-  EXPECT_EQ(v1[8], 1);  // paper without a set temperature: version 1, as before
+  EXPECT_EQ(v1[8], 1);  // paper without a calibration: version 1, as before
   EXPECT_FALSE(model.has_temperature());
   EXPECT_EQ(model.temperature(), Defaults::temperature);
-  EXPECT_FALSE(io::parse_model(v1, "mem").temperature.has_value());
+  EXPECT_EQ(io::parse_model(v1, "mem").calibration, Calibration{});
   const std::vector<double> p1 = model.predict_proba(data);
   model.set_temperature(2.0);
   const std::vector<double> p2 = model.predict_proba(data);
   const std::vector<double> s = model.scores(data);
-  // p_l ∝ π_l·exp(−score_l/(ρ·T)) with Laplace-smoothed class frequencies π.
+  // p = (1 − w)·softmax(−score/(ρ·T)) + w·π, w = Defaults::prior_weight, π the Laplace-
+  // smoothed class frequencies.
   const std::vector<std::uint64_t>& rows = model.counts().rows_per_class();
-  const double n = double(rows[0] + rows[1] + rows[2]);
+  const double n = double(rows[0] + rows[1] + rows[2]), w = Defaults::prior_weight;
   for (std::size_t r = 0; r < data.n_rows; ++r) {
     for (double t : {Defaults::temperature, 2.0}) {
       double total = 0;
       std::vector<double> expect(3);
-      for (int l = 0; l < 3; ++l)
-        total += expect[l] = (double(rows[l]) + 1) / (n + 3) * std::exp(-s[r * 3 + l] / (8 * t));
+      for (int l = 0; l < 3; ++l) total += expect[l] = std::exp(-s[r * 3 + l] / (8 * t));
       const std::vector<double>& p = t == 2.0 ? p2 : p1;
-      for (int l = 0; l < 3; ++l) EXPECT_NEAR(p[r * 3 + l], expect[l] / total, 1e-12);
+      for (int l = 0; l < 3; ++l)
+        EXPECT_NEAR(p[r * 3 + l], (1 - w) * expect[l] / total + w * (double(rows[l]) + 1) / (n + 3), 1e-12);
     }
   }
   EXPECT_NE(p1, p2);
-  const std::string v2 = io::serialize_model(model);
-  EXPECT_EQ(v2[8], 2);
-  const io::ModelContents mc = io::parse_model(v2, "mem");
-  EXPECT_EQ(mc.temperature, 2.0);
+  const std::string v10 = io::serialize_model(model);
+  EXPECT_EQ(v10[8], 10);
+  const io::ModelContents mc = io::parse_model(v10, "mem");
+  EXPECT_EQ(mc.calibration.temperature, 2.0);
+  EXPECT_EQ(mc.calibration.source, CalibrationSource::Given);
   EXPECT_TRUE(mc.config.variant.is_paper());
-  EXPECT_TRUE(io::deserialize_model(v2, "mem", 1).has_temperature());
+  EXPECT_TRUE(io::deserialize_model(v10, "mem", 1).has_temperature());
   model.clear_temperature();
   EXPECT_EQ(io::serialize_model(model), v1);
+  // fit() fits one on the rows: stored, and the same on reading.
+  model.fit(data);
+  EXPECT_EQ(model.calibration().source, CalibrationSource::LeaveOneOut);
+  EXPECT_EQ(io::deserialize_model(io::serialize_model(model), "mem", 1).calibration(), model.calibration());
   EXPECT_THROW(model.set_temperature(0.0), Error);
   EXPECT_THROW(model.set_temperature(-1.0), Error);
   EXPECT_THROW(model.set_temperature(std::nan("")), Error);

@@ -145,3 +145,26 @@ def test_guide_example(page, line, lang, code, fixtures, workdirs, monkeypatch):
     else:
         monkeypatch.chdir(cwd)
         exec(compile(code, f"{page}:{line}", "exec"), {"__name__": "__guide_example__"})
+
+
+def test_readme_mpirun_example_runs_as_written(fixtures, tmp_path):
+    """README's mpirun line, as written: no OMPI_* variables (this may run as root on a machine
+    with fewer cores than ranks, so the flags that allow it must be in the command)."""
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
+    text = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, l in enumerate(text) if l.startswith("mpirun "))
+    command = text[start]
+    while command.split("#")[0].rstrip().endswith("\\"):
+        start += 1
+        command += "\n" + text[start]
+    digits = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
+    lines = gzip.open(digits, "rt").read().splitlines(keepends=True)
+    for r in range(3):
+        (tmp_path / f"shard_{r}.csv").write_text("".join(lines[r::3]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMPI_")}
+    env["PATH"] = f"{fixtures / 'bin'}:{env['PATH']}"
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, f"{command}\n--- stderr\n{run.stderr[-3000:]}"
+    assert (tmp_path / "model.flynn").exists()

@@ -156,13 +156,13 @@ TEST(EvalClassificationReport, OutOfFoldAnswersAreWhatFoldModelsAnswer) {
       h.gamma = 0.3;
       const FlyConfig config =
           h.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
-      const double t = 0.37;
+      const Calibration calibration{0.37, 0.1, CalibrationSource::Given, 0};  // w > 0: priors matter
       const FoldAnswers a =
-          out_of_fold_answers(data, config, ev.out_of_fold_scores(config), folds, k, t);
+          out_of_fold_answers(data, config, ev.out_of_fold_scores(config), folds, k, calibration);
       for (const FoldRows& fr : fold_rows(folds, k)) {
         FlyNN model(config, data.classes);
         model.fit(data.subset(fr.train));
-        model.set_temperature(t);
+        model.set_calibration(calibration);
         const Dataset test = data.subset(fr.test);
         const std::vector<std::uint32_t> predicted = model.predict(test);
         const std::vector<double> proba = model.predict_proba(test);

@@ -133,6 +133,7 @@ TEST(PaperHalfRule, ModelFileVersion8KeepsTheRuleAndOlderFilesKeepTheRawHalf) {
   const FlyConfig c = default_config(loud);
   FlyNN model(c, loud.classes, 1);
   model.fit(loud);
+  model.clear_temperature();  // the versions below are those of models without a calibration
   const std::string bytes = io::serialize_model(model);
   const io::ModelContents mc = io::parse_model(bytes, "rule");
   EXPECT_EQ(mc.format_version, io::kPaperHalfRuleModelFormatVersion);
@@ -146,6 +147,7 @@ TEST(PaperHalfRule, ModelFileVersion8KeepsTheRuleAndOlderFilesKeepTheRawHalf) {
   off.paper_half_min_columns = 0;
   FlyNN old(off, loud.classes, 1);
   old.fit(loud);
+  old.clear_temperature();
   const std::string old_bytes = io::serialize_model(old);
   EXPECT_EQ(io::parse_model(old_bytes, "old").format_version, io::kRelativeModelFormatVersion);
   FlyNN old_loaded = io::deserialize_model(old_bytes, "old", 1);
@@ -156,6 +158,7 @@ TEST(PaperHalfRule, ModelFileVersion8KeepsTheRuleAndOlderFilesKeepTheRawHalf) {
   pairs.pairs = 2;
   FlyNN with_pairs(pairs, loud.classes, 1);
   with_pairs.fit(loud);
+  with_pairs.clear_temperature();
   const io::ModelContents both = io::parse_model(io::serialize_model(with_pairs), "pairs");
   EXPECT_EQ(both.format_version, io::kPaperHalfRuleModelFormatVersion);
   EXPECT_EQ(both.config, pairs);

@@ -346,10 +346,12 @@ TEST(SettingsTable, WithGivenOverridesEveryGivenField) {
 // The DP rows (flynn/federated/dp_settings.hpp): each reaches exactly its own member of
 // DpParams (adding a member breaks the binding below), and the flags, overrides and the
 // fingerprint made from them keep their meaning.
+// T and T_auto are one row's (dp_T: a count or "auto").
 std::vector<std::string> dp_members(const federated::DpParams& p) {
-  const auto& [epsilon, T, exponent, unit, postprocess] = p;
-  return {fmt::format("{}", epsilon), std::to_string(T), federated::dp_exponent_name(exponent),
-          federated::dp_unit_name(unit), federated::dp_postprocess_name(postprocess)};
+  const auto& [epsilon, T, exponent, unit, postprocess, T_auto] = p;
+  return {fmt::format("{}", epsilon), T_auto ? "auto " + std::to_string(T) : std::to_string(T),
+          federated::dp_exponent_name(exponent), federated::dp_unit_name(unit),
+          federated::dp_postprocess_name(postprocess)};
 }
 
 TEST(SettingsTable, DpRowsReachTheirMembers) {

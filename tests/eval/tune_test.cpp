@@ -45,29 +45,32 @@ TEST(Calibration, EceMatchesHandComputedValue) {
   EXPECT_THROW(expected_calibration_error(p, 2, y, 0), Error);
 }
 
-TEST(Calibration, ProbabilitiesWeighScoresByPriorsAndTemperature) {
-  // Scores of one row, ρ = 10, t = 0.5: logits −s/5 + log π.
+TEST(Calibration, ProbabilitiesMixTheScoresSoftmaxWithThePriors) {
+  // Scores of one row, ρ = 10, t = 0.5, prior weight 0.2: 0.8·softmax(−s/5) + 0.2·π.
   const std::vector<double> s = {2.0, 7.0, 2.0};
   const std::vector<double> pri = {0.5, 0.25, 0.25};
-  const auto p = scores_to_probabilities(s, 3, 10, 0.5, pri);
-  const double a = 0.5, b = 0.25 * std::exp(-1.0), c = 0.25;
-  EXPECT_NEAR(p[0], a / (a + b + c), 1e-12);
-  EXPECT_NEAR(p[1], b / (a + b + c), 1e-12);
-  EXPECT_NEAR(p[2], c / (a + b + c), 1e-12);
-  // Tied scores give the priors back.
-  const auto tie = scores_to_probabilities({3.0, 3.0, 3.0}, 3, 10, 0.5, pri);
-  for (std::size_t l = 0; l < 3; ++l) EXPECT_NEAR(tie[l], pri[l], 1e-12);
+  const Calibration cal{0.5, 0.2, CalibrationSource::Given, 0};
+  const auto p = scores_to_probabilities(s, 3, 10, cal, pri);
+  const double a = 1.0, b = std::exp(-1.0), c = 1.0;
+  EXPECT_NEAR(p[0], 0.8 * a / (a + b + c) + 0.2 * 0.5, 1e-12);
+  EXPECT_NEAR(p[1], 0.8 * b / (a + b + c) + 0.2 * 0.25, 1e-12);
+  EXPECT_NEAR(p[2], 0.8 * c / (a + b + c) + 0.2 * 0.25, 1e-12);
+  // Tied scores: the prior orders them.
+  const auto tie = scores_to_probabilities({3.0, 3.0, 3.0}, 3, 10, cal, pri);
+  for (std::size_t l = 0; l < 3; ++l) EXPECT_NEAR(tie[l], 0.8 / 3.0 + 0.2 * pri[l], 1e-12);
+  EXPECT_GT(tie[0], tie[1]);
   // Laplace-smoothed priors.
   const auto pr = class_priors(std::vector<std::uint64_t>{3, 0, 1});
   EXPECT_NEAR(pr[0], 4.0 / 7.0, 1e-12);
   EXPECT_NEAR(pr[1], 1.0 / 7.0, 1e-12);
   EXPECT_EQ(class_priors(std::vector<std::uint32_t>{0, 0, 0, 2}, 3), pr);
-  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 0.0, pri), Error);
-  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 1.0, {0.5, 0.5}), Error);
-  EXPECT_THROW(scores_to_probabilities(s, 3, 10, 1.0, {0.5, 0.5, 0.0}), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, Calibration{0.0, 0.0, CalibrationSource::Given, 0}, pri), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, Calibration{0.5, 1.0, CalibrationSource::Given, 0}, pri), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, cal, {0.5, 0.5}), Error);
+  EXPECT_THROW(scores_to_probabilities(s, 3, 10, cal, {0.5, 0.5, 0.0}), Error);
 }
 
-TEST(Calibration, FittedTemperatureMinimisesLogLoss) {
+TEST(Calibration, TheFitOnHeldOutScoresTakesTheGridsLeastLoss) {
   const Dataset data = test::blobs(3, 60, 8, 3, 1.5);
   const auto folds = stratified_folds(data.labels, 3, 5, 0);
   FlyConfig c;
@@ -80,13 +83,19 @@ TEST(Calibration, FittedTemperatureMinimisesLogLoss) {
   const FlyCvEvaluator ev(data, folds, 5);
   const auto scores = ev.out_of_fold_scores(c, 1);
   const auto pri = class_priors(data.labels, 3);
-  const TemperatureFit fit = fit_temperature(scores, 3, c.rho, pri, data.labels);
-  auto loss = [&](double t) { return log_loss(scores_to_probabilities(scores, 3, c.rho, t, pri), 3, data.labels); };
-  EXPECT_NEAR(fit.log_loss, loss(fit.temperature), 1e-9);
-  for (double f : {0.5, 0.9, 1.1, 2.0}) EXPECT_LE(fit.log_loss, loss(fit.temperature * f) + 1e-12) << f;
-  EXPECT_LT(fit.log_loss, loss(1.0));  // the historical softmax(−score/ρ) is far too flat
-  EXPECT_GE(fit.temperature, kMinTemperature);
-  EXPECT_LE(fit.temperature, kMaxTemperature);
+  const CalibrationFit fit = fit_calibration(scores, 3, c.rho, data.labels);
+  auto loss = [&](const Calibration& k) {
+    return log_loss(scores_to_probabilities(scores, 3, c.rho, k, pri), 3, data.labels);
+  };
+  EXPECT_NEAR(fit.log_loss, loss(fit.calibration), 1e-9);
+  // No candidate of prior weight 0 (always allowed) has a smaller loss (to the fixed-point
+  // sums' rounding).
+  for (const Calibration& k : calibration_grid())
+    if (k.prior_weight == 0.0) {
+      EXPECT_LE(fit.log_loss, loss(k) + 1e-6) << k.temperature;
+    }
+  EXPECT_LT(fit.log_loss, loss(Calibration{1.0, 0.0, CalibrationSource::Given, 0}));  // softmax(−score/ρ): too flat
+  EXPECT_EQ(fit.calibration.rows, data.n_rows);
 }
 
 TEST(Calibration, CrossFittedTemperatureLowersHeldOutLogLoss) {
@@ -105,7 +114,9 @@ TEST(Calibration, CrossFittedTemperatureLowersHeldOutLogLoss) {
   const auto scores = ev.out_of_fold_scores(c, 1);
   const CalibrationReport rep = calibrate_out_of_fold(scores, 4, c.rho, data.labels, folds, 5);
   const auto pri = class_priors(data.labels, 4);
-  const double at_one = log_loss(scores_to_probabilities(scores, 4, c.rho, 1.0, pri), 4, data.labels);
+  const double at_one =
+      log_loss(scores_to_probabilities(scores, 4, c.rho, Calibration{1.0, 0.0, CalibrationSource::Given, 0}, pri), 4,
+               data.labels);
   EXPECT_LT(rep.heldout_log_loss, at_one);
   EXPECT_GE(rep.heldout_log_loss, rep.fit.log_loss - 1e-12);  // held out cannot beat in-sample
   EXPECT_LT(rep.heldout_ece, 0.1);
@@ -219,7 +230,7 @@ TEST(Tune, PicksTheBestOfATinySpaceDeterministically) {
   EXPECT_EQ(b.config, a.config);
   EXPECT_EQ(b.cv.fold_accuracy, a.cv.fold_accuracy);
   ASSERT_TRUE(a.calibration && b.calibration);
-  EXPECT_DOUBLE_EQ(a.temperature(), b.temperature());
+  EXPECT_EQ(a.calibration->fit.calibration, b.calibration->fit.calibration);
   // The saved model's predictions agree with the configuration's CV (trained on all rows).
   const FlyNN model = train_tuned_model(data, data.classes, a, 1);
   EXPECT_EQ(model.config(), a.config);
@@ -361,7 +372,7 @@ TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
                                  class_weights_of_rows(c, data.classes, data.labels));
         EXPECT_EQ(with[g].fold_log_loss, direct.fold_log_loss);
         EXPECT_DOUBLE_EQ(with[g].log_loss, direct.log_loss);
-        EXPECT_DOUBLE_EQ(with[g].temperature, direct.temperature);
+        EXPECT_EQ(with[g].calibration, direct.calibration);
         EXPECT_DOUBLE_EQ(with[g].metric(CvMetric::LogLoss), -direct.log_loss);
         EXPECT_GT(direct.log_loss, 0.0);
         EXPECT_LT(direct.log_loss, std::log(3.0));  // better than the uniform guess
@@ -380,7 +391,7 @@ TEST(Tune, LogLossMetricIsTheCalibratedOutOfFoldLogLoss) {
   }
   EXPECT_DOUBLE_EQ(r.cv.log_loss, lowest);
   ASSERT_TRUE(r.calibration);
-  EXPECT_DOUBLE_EQ(r.calibration->fit.temperature, r.cv.temperature);
+  EXPECT_EQ(r.calibration->fit.calibration, r.cv.calibration);
   // Judged by log-loss, the choice is at least as good as the accuracy search's choice.
   o.search.metric = CvMetric::Accuracy;
   const TuneResult by_accuracy = tune_flynn(data, folds, k, o);

@@ -214,12 +214,13 @@ TEST(DpPublicSchema, CategoryOfOneRowIsInNoMessageAndNoModel) {
     EXPECT_TRUE(model.provenance().differentially_private);
   }
   // The test has power: without DP or schema the category travels in the agreement's
-  // fingerprint (and d with it: the others refuse party 1, "d 6 vs 5"), and party 1
-  // alone would store it in its model.
+  // fingerprint (the others refuse party 1, naming the text column whose categories differ),
+  // and party 1 alone would store it in its model.
   Recorder rec;
   const std::vector<Dataset> own = tables(nullptr);
   const ColonyRun run = run_recorded(inputs_of(own), settings_for(false), false, rec);
-  EXPECT_NE(run.errors[0].find("d (input dimension) differs"), std::string::npos) << run.errors[0];
+  EXPECT_NE(run.errors[0].find("the categories of its text column 'colour' differ"), std::string::npos)
+      << run.errors[0];
   EXPECT_TRUE(rec.contains(kSecret));
   Recorder alone_rec;
   const ColonyRun alone = run_recorded({PartyInput{&own[1], ""}}, settings_for(false), false, alone_rec);
@@ -523,9 +524,10 @@ TEST(DpPublicSchemaGrpc, CoordinatorReceivesNoCategoryOfTheRows) {
   EXPECT_EQ(run.coordinator_model, run.models[0]);
   EXPECT_EQ(run.coordinator_model.find(kSecret), std::string::npos);
   // Power: without DP and schema the coordinator reads the category in the agreement
-  // (whose d then differs: the federation is refused, after the coordinator saw it).
+  // (whose tables then differ: the federation is refused, after the coordinator saw it).
   const GrpcRun clear = grpc_run(dir.file("pki"), tables(nullptr), settings_for(false));
-  EXPECT_NE(clear.errors[0].find("d (input dimension) differs"), std::string::npos) << clear.errors[0];
+  EXPECT_NE(clear.errors[0].find("the categories of its text column 'colour' differ"), std::string::npos)
+      << clear.errors[0];
   EXPECT_TRUE(any_contains(clear.payloads, kSecret));
 }
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "flynn/classifier.hpp"
 #include "flynn/federated/dp.hpp"
 #include "flynn/federated/dp_postprocess.hpp"
+#include "flynn/federated/dp_settings.hpp"
 #include "flynn/federated/party.hpp"
 #include "flynn/federated/simulate.hpp"
 #include "flynn/federated/split.hpp"
@@ -162,6 +164,83 @@ TEST(DpUnits, PostProcessingRunsInTheProtocolOnEveryParty) {
   const auto theta = static_cast<std::uint32_t>(std::ceil(mech.noise_scale.to_double()));
   for (std::uint32_t v : out.model.counts().values()) EXPECT_TRUE(v == 0 || v >= theta) << v;
   for (const PartyReport& r : out.reports) EXPECT_EQ(r.model_crc32, out.reports[0].model_crc32);
+}
+
+// --dp-T auto (dp.hpp, auto_dp_T): T = 2^round(log2(8·ε'/τ)) within [1, 1024] and m·L,
+// from public quantities only, fixed once (DpParams::resolved) and the same on every party.
+TEST(DpUnits, AutoTIsTheRuleOfPublicQuantities) {
+  DpParams p;
+  p.T_auto = true;
+  const auto T = [&p](double eps, std::uint32_t parties, std::uint64_t cells = 1u << 20) {
+    p.epsilon = eps;
+    return auto_dp_T(p, parties, cells);
+  };
+  EXPECT_EQ(T(4, 3), 4u);         // 8·(4/3)/3 = 3.6 → 2^2
+  EXPECT_EQ(T(16, 3), 16u);       // 14.2 → 2^4
+  EXPECT_EQ(T(1, 3), 1u);         // 0.89 → 2^0
+  EXPECT_EQ(T(0.5, 10), 1u);      // 0.04: at least one entry
+  EXPECT_EQ(T(16, 10), 1u);       // 1.28 → 2^0
+  EXPECT_EQ(T(64, 10), 4u);       // 5.12 → 2^2
+  EXPECT_EQ(T(1e6, 1), kAutoTMax);
+  EXPECT_EQ(T(1e6, 1, 100), 100u);  // never more than the m·L cells
+  p.unit = DpUnit::Record;         // ε' = ε: the same rule in the party's budget
+  EXPECT_EQ(T(4, 4), 8u);          // 8·4/4 = 8
+  EXPECT_THROW(auto_dp_T(p, 0, 10), Error);
+  EXPECT_THROW(auto_dp_T(p, 2, 0), Error);
+}
+
+TEST(DpUnits, AutoTIsResolvedOnceAndReported) {
+  DpParams p{2.0, 0};
+  p.T_auto = true;
+  p.validate();                           // not a number yet, and not an error
+  EXPECT_THROW(DpMechanism(p, 2), Error);  // a mechanism needs the number
+  const DpParams r = p.resolved(1000, 2);
+  EXPECT_TRUE(r.T_auto);
+  EXPECT_EQ(r.T, auto_dp_T(p, 2, 1000));
+  DpParams given{2.0, 40};
+  EXPECT_EQ(given.resolved(1000, 2).T, 40u);
+  EXPECT_THROW(given.resolved(30, 2), Error);  // T > m·L, as validate says
+
+  // The flag's row: a count or "auto", on the wire and in the fingerprint as given.
+  const DpParamField& row = *find_dp_param("dp_T");
+  DpParams q;
+  row.set(q, std::string("auto"));
+  EXPECT_TRUE(q.T_auto);
+  EXPECT_EQ(setting_text(*row.get(q)), "auto");
+  row.set(q, std::string("25"));
+  EXPECT_FALSE(q.T_auto);
+  EXPECT_EQ(q.T, 25u);
+  row.set(q, std::uint64_t{30});
+  EXPECT_EQ(setting_text(*row.get(q)), "30");
+  for (const char* bad : {"", "-3", "1.5", "automatic", "25 "}) {
+    try {
+      row.set(q, std::string(bad));
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("dp-T"), std::string::npos) << e.what();
+    }
+  }
+  DpGiven given_flags(dp_param_fields().size());
+  given_flags[0] = 1.0;
+  given_flags[1] = std::string("auto");
+  const auto from_flags = dp_params_from_given(given_flags);
+  ASSERT_TRUE(from_flags);
+  EXPECT_TRUE(from_flags->T_auto);
+  const auto fp = dp_fingerprint(*from_flags);
+  EXPECT_NE(std::find(fp.begin(), fp.end(), std::pair<std::string, std::string>{"dp-T", "auto"}), fp.end());
+
+  // Through the protocol: every party releases the rule's T, and the account and the
+  // model's provenance say which.
+  Federation f;
+  DpParams dp{2.0, 0};
+  dp.T_auto = true;
+  dp.unit = DpUnit::Record;
+  const ColonyOutcome out = f.run(dp);
+  const std::uint32_t want = auto_dp_T(dp, 2, std::uint64_t(f.config.m) * 2);
+  EXPECT_EQ(want, 8u);  // 8·2/2, within the m·L = 32 cells
+  ASSERT_TRUE(out.privacy);
+  EXPECT_EQ(out.privacy->T, want);
+  EXPECT_EQ(out.model.provenance().dp_T, want);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "flynn/calibration.hpp"
 #include "flynn/classifier.hpp"
 #include "flynn/error.hpp"
 #include "flynn/federated/simulate.hpp"
@@ -63,7 +64,12 @@ TEST(FeatureStatsFederated, PublicStatisticsGiveTheCentralModelWithThemByteForBy
     const fed::ColonyOutcome out = fed::run_colony(split.ptrs, settings);
     FlyNN central(settings.hyper.resolve(9, data.classes.size()), data.classes, 1);
     central.set_feature_stats(stats_for(9));
-    central.partial_fit(data);
+    // fit() with the statistics given: the rows, then the calibration on their leave-one-out
+    // scores; the federation records its missing-value policy as file training does.
+    CalibrationSample sample(central.config(), data.n_rows);
+    central.partial_fit(data, {}, &sample);
+    central.calibrate(sample);
+    central.set_missing_policy(settings.missing);
     EXPECT_EQ(out.model.feature_stats(), stats_for(9)) << variant;
     EXPECT_EQ(out.model_file, io::serialize_model(central)) << variant;
   }

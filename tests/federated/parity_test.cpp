@@ -48,6 +48,7 @@ void expect_parity(const Dataset& data, const std::vector<std::vector<std::size_
   const FlyConfig config = hyper.resolve(static_cast<std::uint32_t>(data.n_features), data.classes.size());
   FlyNN central(config, data.classes, 1);
   central.fit(data);
+  central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
   ASSERT_EQ(fed.model.counts(), central.counts()) << what;
   ASSERT_EQ(fed.model_file, io::serialize_model(central)) << what;
   // Every party reported the same checksum and its own rows.
@@ -114,6 +115,7 @@ TEST(FederatedParity, ThePaperHalfRuleDecidesFromThePooledStatistics) {
   ASSERT_EQ(config.paper_half_min_columns, Defaults::paper_half_min_columns);
   FlyNN central(config, data.classes, 1);
   central.fit(data);
+  central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
   ASSERT_FALSE(central.hasher().second_half_hashes_raw_row());
   std::vector<std::size_t> loud, quiet;
   for (std::size_t r = 0; r < data.n_rows; ++r) (r % 3 == 0 ? loud : quiet).push_back(r);
@@ -330,6 +332,67 @@ TEST(FederatedDp, ReleaseShapeProvenanceAndAccounting) {
   EXPECT_EQ(io::parse_model(pairs.model_file, "dp pairs").config.pairs, 2u);
   s.dp->T = c.cells() * 2 + 1;
   EXPECT_THROW(run_colony({&shards[0], &shards[1]}, s), FederationError);
+}
+
+}  // namespace
+}  // namespace flynn::federated
+
+namespace flynn::federated {
+namespace {
+
+// Under DP each party checks the released model on its own rows (locally) and warns when
+// it is no better than the party's most frequent class; the released model records the
+// parties' missing-value policy and a calibration from public quantities only.
+TEST(FederatedDp, EachPartyChecksTheReleaseOnItsRowsAndTheModelKeepsItsInputPolicy) {
+  // 300 rows of c0 and 75 of c1: a release must beat answering c0 (0.8) to be useful.
+  const Dataset both = test::blobs(2, 300, 6, 21, 0.4);
+  std::vector<std::size_t> kept;
+  for (std::size_t r = 0; r < both.n_rows; ++r)
+    if (r % 2 == 0 || r % 8 == 1) kept.push_back(r);
+  const Dataset data = both.subset(kept);
+  std::vector<Dataset> shards(3);
+  for (int p = 0; p < 3; ++p) {
+    std::vector<std::size_t> rows;
+    for (std::size_t r = static_cast<std::size_t>(p); r < data.n_rows; r += 3) rows.push_back(r);
+    shards[static_cast<std::size_t>(p)] = data.subset(rows);
+  }
+  std::vector<const Dataset*> ptrs;
+  for (const Dataset& d : shards) ptrs.push_back(&d);
+  FederationSettings s;
+  s.hyper.variant = Variant{};  // the paper's method: no statistics of the rows
+  s.hyper.m = 64;
+  s.hyper.rho = 4;
+  s.hyper.seed = 3;
+  s.labels = data.classes;
+  s.threads = 1;
+  s.missing = MissingPolicy::Zero;
+  s.dp = DpParams{1000.0, 128};  // every entry, at a budget at which the release keeps the counts
+  const ColonyOutcome useful = run_colony(ptrs, s);
+  EXPECT_EQ(useful.model.calibration().source, CalibrationSource::Public);
+  EXPECT_EQ(useful.model.missing_policy(), MissingPolicy::Zero);
+  EXPECT_EQ(io::deserialize_model(useful.model_file, "dp", 1).missing_policy(), MissingPolicy::Zero);
+  ASSERT_EQ(useful.release_warnings.size(), 3u);
+  for (const std::string& w : useful.release_warnings) EXPECT_EQ(w, "");
+  // Control: parties of one class each, whose rows nothing can answer better than their
+  // one class, under noise far above every count: each party is told, with what would help.
+  std::vector<Dataset> one_class(3);
+  for (int p = 0; p < 3; ++p) {
+    std::vector<std::size_t> rows;
+    for (std::size_t r = 0; r < data.n_rows; ++r) {
+      const bool c0 = data.labels[r] == 0;
+      if (p == 2 ? !c0 : (c0 && r % 2 == static_cast<std::size_t>(p))) rows.push_back(r);
+    }
+    one_class[static_cast<std::size_t>(p)] = data.subset(rows);
+  }
+  std::vector<const Dataset*> single;
+  for (const Dataset& d : one_class) single.push_back(&d);
+  s.dp = DpParams{0.001, 1};
+  const ColonyOutcome useless = run_colony(single, s);
+  ASSERT_EQ(useless.release_warnings.size(), 3u);
+  for (const std::string& w : useless.release_warnings) {
+    EXPECT_NE(w.find("no better than always answering its most frequent class"), std::string::npos) << w;
+    EXPECT_NE(w.find("--dp-epsilon"), std::string::npos) << w;
+  }
 }
 
 }  // namespace

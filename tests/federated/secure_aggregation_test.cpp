@@ -100,8 +100,9 @@ TEST(SecureAggregation, PadsAreBoundToTheSumTheyHide) {
   const std::vector<std::uint64_t> a = pad(base, 64);
   EXPECT_EQ(a, pad(base, 64)) << "the same sum, the same pad";
   std::vector<SumLabel> others(7, base);
+  const std::string other_config(32, 'd');  // outlives the labels that view it
   others[0].federation_id = "fedcba9876543210";
-  others[1].configuration = std::string(32, 'd');
+  others[1].configuration = other_config;
   others[2].seq = 5;
   others[3].word_bytes = 4;
   others[4].values = 768;

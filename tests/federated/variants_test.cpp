@@ -65,6 +65,7 @@ TEST(VariantsFederated, ByteIdenticalToCentralOverRandomSplits) {
       const ColonyOutcome fed = federate_split(data, settings, tau, how, split_seed);
       FlyNN central(settings.hyper.resolve(6, data.classes.size()), data.classes, 2);
       central.fit(data);
+      central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
       ASSERT_EQ(fed.model.feature_stats(), central.feature_stats()) << variant << " " << trial;
       ASSERT_EQ(fed.model_file, io::serialize_model(central)) << variant << " " << trial;
     }
@@ -89,6 +90,7 @@ TEST(VariantsFederated, LowDimensionalDefaultsAreByteIdenticalToCentral) {
       const ColonyOutcome fed = federate_split(data, settings, 3, how, rng.next_u64());
       FlyNN central(resolved, data.classes, 2);
       central.fit(data);
+      central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
       ASSERT_EQ(fed.model.config(), resolved) << d << " " << how;
       ASSERT_EQ(fed.model_file, io::serialize_model(central)) << d << " " << how;
     }
@@ -113,6 +115,7 @@ TEST(VariantsFederated, ValueTransformsAreByteIdenticalToCentral) {
         const ColonyOutcome fed = federate_split(data, settings, 3, how, split_seed);
         FlyNN central(settings.hyper.resolve(6, data.classes.size()), data.classes, 2);
         central.fit(data);
+        central.set_missing_policy(MissingPolicy::Mean);  // what the federation (and flynn train) records
         ASSERT_EQ(fed.model.config().value_transform, t);
         ASSERT_EQ(fed.model.feature_stats(), central.feature_stats()) << variant << " " << how;
         ASSERT_EQ(fed.model_file, io::serialize_model(central)) << variant << " " << how;

@@ -50,3 +50,24 @@ def digits_split(digits):
 def small_params():
     """Hyper-parameters that keep tests fast (m = 2048) while every code path runs."""
     return dict(m=2048, s=12, rho=32, gamma=0.7, seed=11)
+
+
+def same_counts(a, b):
+    """Whether two fitted estimators hold the same model but for its calibration: the same
+    configuration, classes and counts. The model algebra (partial_fit, merge, forget,
+    from_counts) is exact on those; the calibration is fitted by fit() on its rows' leave-one-
+    out scores, and an edit keeps the edited model's (docs/guide/probabilities.md)."""
+    ca, ra = a._model.counts()
+    cb, rb = b._model.counts()
+    return (a._model.config == b._model.config and list(a.classes_) == list(b.classes_)
+            and np.array_equal(ca, cb) and np.array_equal(ra, rb))
+
+
+def probabilities_of(scores, rows, rho, calibration):
+    """predict_proba recomputed from the scores: softmax(-score / (rho * t)) mixed with the
+    class frequencies (n_l + 1) / (n + L) at the calibration's prior weight w."""
+    t, w = calibration["temperature"], calibration["prior_weight"]
+    e = np.exp(-(scores - scores.min(axis=1, keepdims=True)) / (rho * t))
+    q = e / e.sum(axis=1, keepdims=True)
+    priors = (rows + 1.0) / (rows.sum() + len(rows))
+    return (1 - w) * q + w * priors

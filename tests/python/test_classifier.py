@@ -1,5 +1,7 @@
 """FlyNNClassifier itself: input layouts, exact model algebra, pickling, threads, errors."""
 import io
+import json
+import os
 import pickle
 
 import joblib
@@ -8,6 +10,7 @@ import pandas as pd
 import pytest
 
 import flynn
+from conftest import probabilities_of, same_counts
 
 
 @pytest.fixture()
@@ -22,6 +25,26 @@ def test_version_matches_the_cmake_project(repo):
     assert flynn.__version__ == re.search(r"project\(flynn VERSION ([0-9.]+)", cmake).group(1)
     pyproject = (repo / "pyproject.toml").read_text()
     assert f'version = "{flynn.__version__}"' in pyproject
+
+
+def test_build_info_says_which_simd_target_and_kernels_run():
+    import subprocess
+    import sys
+    info = flynn.build_info()
+    assert info["version"] == flynn.__version__
+    assert info["block_kernels"] is True and info["block_rows"] >= 1
+    assert info["simd_target"] and info["simd_target"] in info["cpu_targets"].split()
+    assert info["one_row_kernel"] == (info["one_row_kernel_name"] != "none")
+    if "AVX2" not in info["cpu_targets"].split():
+        return
+    # Pinned to AVX2 (read once per process, hence a fresh interpreter): the shuffle kernel.
+    code = "import flynn, json; print(json.dumps(flynn.build_info()))"
+    env = dict(os.environ, FLYNN_SIMD_TARGET="avx2")
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    pinned = json.loads(out)
+    assert pinned["simd_target"] == "AVX2" and pinned["simd_pinned"] == "AVX2"
+    assert pinned["one_row_kernel_name"] == "byte shuffle (Shuffle16)"
 
 
 def test_every_input_layout_gives_the_same_model(digits_split, small_params):
@@ -82,20 +105,17 @@ def test_predict_outputs_are_consistent(fitted, digits_split):
     decision = fitted.decision_function(Xte)
     scores = fitted.scores(Xte)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
-    # The probabilities weigh the scores by the class frequencies, so the most probable
-    # class is the predicted one except where scores (nearly) tie: then the more frequent
-    # class is more probable while predict keeps its tie rule (the first class).
-    assert np.mean(fitted.classes_[proba.argmax(axis=1)] == pred) > 0.98
+    # One decision rule: predict is the first class of highest probability, and the
+    # decision function's logits order the classes as the probabilities do.
+    np.testing.assert_array_equal(fitted.classes_[proba.argmax(axis=1)], pred)
     np.testing.assert_array_equal(fitted.classes_[decision.argmax(axis=1)], pred)
-    np.testing.assert_array_equal(decision, -scores)
     assert fitted.score(Xte, yte) > 0.85
-    # Calibrated: the class frequencies (n_l + 1)/(n + L) weigh softmax(−score/(ρ·t)), with
-    # the default t of a model no one tuned (the library's, 0.054).
-    rho = fitted.config_["rho"]
+    # Calibrated at fit: softmax(−score/(ρ·t)) mixed with the class frequencies at the
+    # prior weight w, both fitted on the training rows' leave-one-out scores.
+    cal = fitted.calibration_
+    assert cal["source"] == "leave-one-out" and cal["rows"] > 0
     _, rows = fitted._model.counts()
-    priors = (rows + 1.0) / (rows.sum() + len(rows))
-    e = priors * np.exp(-(scores - scores.min(axis=1, keepdims=True)) / (rho * flynn._flynn.default_temperature))
-    np.testing.assert_allclose(proba, e / e.sum(axis=1, keepdims=True), rtol=1e-9)
+    np.testing.assert_allclose(proba, probabilities_of(scores, rows, fitted.config_["rho"], cal), rtol=1e-9)
 
 
 def test_hash_is_what_the_model_counts_and_scores(fitted, digits_split):
@@ -140,15 +160,17 @@ def test_partial_fit_forget_and_merge_are_exact(digits_split, small_params):
 
     stream = flynn.FlyNNClassifier(**small_params)
     stream.partial_fit(Xtr[A], ytr[A], classes=classes).partial_fit(Xtr[B], ytr[B])
-    assert stream.to_bytes() == whole.to_bytes()
+    # Exact on the counts; fit() also fits the calibration on the rows, partial_fit cannot.
+    assert same_counts(stream, whole)
 
     a = flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[A], ytr[A], classes=classes)
     b = flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[B], ytr[B], classes=classes)
-    assert a.merge(b).to_bytes() == whole.to_bytes()
+    assert a.merge(b).to_bytes() == stream.to_bytes()  # neither fitted a calibration
+    assert same_counts(a, whole)
 
     only_a = flynn.FlyNNClassifier(**small_params).partial_fit(Xtr[A], ytr[A], classes=classes)
     before = whole.to_bytes()
-    assert whole.forget(Xtr[B], ytr[B]).to_bytes() == only_a.to_bytes()
+    assert same_counts(whole.forget(Xtr[B], ytr[B]), only_a)
     # Forgetting rows that were never learned: an error, and the model is unchanged.
     after_forget = whole.to_bytes()
     with pytest.raises(ValueError, match="cannot forget"):

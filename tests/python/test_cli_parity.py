@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import flynn
+from conftest import probabilities_of
 
 
 def write_csv(path, X, y=None):
@@ -55,9 +56,9 @@ def test_model_bytes_and_predictions_equal_the_cli(cli, digits_split, tmp_path, 
 
 def test_cli_and_package_probabilities_are_equal(cli, digits_split, tmp_path, small_params):
     """`flynn predict --proba` and predict_proba are both the library's
-    FlyNN::predict_proba: prior-weighted softmax(-score / (rho * t)) with the default t (no
-    temperature set) and priors (n_l + 1)/(n + L) (flynn/scoring.hpp). Recomputed from the
-    package's scores, they match the CLI's to its 6 significant digits."""
+    FlyNN::predict_proba: softmax(-score / (rho * t)) mixed with the priors (n_l + 1)/(n + L)
+    at the model's prior weight, its calibration fitted at training (flynn/scoring.hpp).
+    Recomputed from the package's scores, they match the CLI's to its 6 significant digits."""
     Xtr, ytr, Xte, _ = digits_split
     write_csv(tmp_path / "train.csv", Xtr, ytr)
     write_csv(tmp_path / "test.csv", Xte[:50])
@@ -71,10 +72,7 @@ def test_cli_and_package_probabilities_are_equal(cli, digits_split, tmp_path, sm
 
     scores = clf.scores(Xte[:50])
     _, rows = clf._model.counts()
-    priors = (rows + 1.0) / (rows.sum() + len(rows))
-    weights = priors * np.exp(-(scores - scores.min(axis=1, keepdims=True))
-                              / (clf.config_["rho"] * flynn._flynn.default_temperature))
-    np.testing.assert_allclose(weights / weights.sum(axis=1, keepdims=True), cli_proba,
+    np.testing.assert_allclose(probabilities_of(scores, rows, clf.config_["rho"], clf.calibration_), cli_proba,
                                rtol=1e-5, atol=1e-9)
     np.testing.assert_allclose(clf.predict_proba(Xte[:50]), cli_proba, rtol=1e-5, atol=1e-9)
 

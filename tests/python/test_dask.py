@@ -60,6 +60,14 @@ def central(X, y, **params):
     return flynn.FlyNNClassifier(**params).fit(X, y)
 
 
+def calibrate_as_fit(clf, X, y):
+    """The calibration fit() adds to partial_fit's counts (the one flynn.dask.fit fits): the
+    leave-one-out loss sums of the rows, then the candidate of least loss."""
+    ids = np.searchsorted(clf.classes_, np.asarray(y, dtype=clf.classes_.dtype))
+    clf._model.calibrate_from_losses(*clf._model.calibration_loss(np.asarray(X, np.float32),
+                                                                   ids.astype(np.uint32), len(X)))
+
+
 def frame_parts(df, sizes):
     """A Dask DataFrame of df's rows in partitions of the given sizes (0 allowed)."""
     bounds = np.cumsum((0,) + tuple(sizes))
@@ -166,6 +174,7 @@ def test_string_labels_given_classes_and_threads(client, table):
     classes = list(np.unique(names)) + ["ten"]
     clf = flynn.dask.fit(Xd, yd, classes=classes, n_jobs=2, **PARAMS)
     ref = flynn.FlyNNClassifier(**PARAMS).partial_fit(X, names, classes=classes)
+    calibrate_as_fit(ref, X, names)
     assert clf.to_bytes() == ref.to_bytes()
     assert clf.n_jobs == 2
     np.testing.assert_array_equal(flynn.dask.predict(clf, Xd).compute(), ref.predict(X))
@@ -238,6 +247,7 @@ def test_named_dataframe_without_missing_cells_stores_the_means(client, table):
     yd = dd.from_pandas(ys, npartitions=5)
     clf = flynn.dask.fit(ddf, yd, classes=range(10), variant="paper", **PARAMS)
     ref = flynn.FlyNNClassifier(variant="paper", **PARAMS).partial_fit(df, ys, classes=range(10))
+    calibrate_as_fit(ref, X, y)
     assert clf.to_bytes() == ref.to_bytes()
     assert len(clf.table_.fill) == 64
     # Integer column names are no names (positional), as at fit: no schema without NaN.

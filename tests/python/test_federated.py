@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import flynn
+from conftest import same_counts
 from flynn import federated
 
 
@@ -35,6 +36,39 @@ def test_simulate_matches_the_cli_model(cli, digits_split, small_params, tmp_pat
     assert fed.to_bytes() == (tmp_path / "fed.flynn").read_bytes()
 
 
+def test_simulate_federated_evaluation_equals_the_pooled_test_rows(cli, digits_split, small_params, tmp_path):
+    import json
+    import subprocess
+    from test_cli_parity import write_csv
+    Xtr, ytr, Xte, yte = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=3, X_test=Xte, y_test=yte, **small_params)
+    t = fed.federation_report_["federation_test"]
+    predicted = fed.predict(Xte)
+    assert t["rows"] == len(Xte) and t["parties_with_test_rows"] == 3
+    assert t["accuracy"] == pytest.approx(np.mean(predicted == yte), abs=1e-12)
+    classes = list(fed.classes_)
+    expected = np.zeros((len(classes), len(classes)), dtype=np.uint64)
+    for truth, guess in zip(yte, predicted):
+        expected[classes.index(truth), classes.index(guess)] += 1
+    np.testing.assert_array_equal(t["confusion_matrix"], expected)
+    # The same figures as the CLI's `federated simulate --test` on the same rows.
+    write_csv(tmp_path / "d.csv", Xtr, ytr)
+    write_csv(tmp_path / "t.csv", Xte, yte)
+    args = [f"--{k}={v}" for k, v in small_params.items()]
+    out = subprocess.run([cli, "federated", "simulate", "--data", str(tmp_path / "d.csv"), "--test",
+                          str(tmp_path / "t.csv"), "--parties", "3", "--json", "--quiet", *args],
+                         check=True, capture_output=True, text=True).stdout
+    cli_test = json.loads(out)["federation_test"]
+    assert cli_test["accuracy"] == pytest.approx(t["accuracy"], abs=1e-12)
+    np.testing.assert_array_equal(np.array(cli_test["confusion_matrix"], dtype=np.uint64), t["confusion_matrix"])
+    # Without test rows there is no evaluation; labels y never had are refused.
+    assert "federation_test" not in federated.simulate(Xtr, ytr, parties=3, **small_params).federation_report_
+    with pytest.raises(ValueError, match="y_test has labels"):
+        federated.simulate(Xtr, ytr, parties=3, X_test=Xte[:5], y_test=np.array([99] * 5), **small_params)
+    with pytest.raises(ValueError, match="go together"):
+        federated.simulate(Xtr, ytr, parties=3, X_test=Xte, **small_params)
+
+
 def test_simulate_with_dp(digits_split, small_params):
     Xtr, ytr, Xte, yte = digits_split
     fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1e4, dp_T=4000, **small_params)
@@ -49,6 +83,18 @@ def test_simulate_with_dp(digits_split, small_params):
         fed.forget(Xtr[:5], ytr[:5])
     with pytest.raises(ValueError, match="dp_T"):
         federated.simulate(Xtr, ytr, parties=2, dp_epsilon=1.0, **small_params)
+
+
+def test_simulate_with_dp_T_auto(digits_split, small_params):
+    """dp_T="auto": T from the rule of public quantities (2^round(log2(8·ε'/τ))), reported
+    as the T used; the settings say "auto"."""
+    Xtr, ytr, _, _ = digits_split
+    fed = federated.simulate(Xtr, ytr, parties=2, dp_epsilon=8.0, dp_T="auto", **small_params)
+    privacy = fed.federation_report_["privacy"]
+    assert privacy["T"] == 16 and privacy["settings"]["dp_T"] == "auto"  # 8·(8/2)/2 = 16
+    assert fed._model.provenance["dp_T"] == 16
+    with pytest.raises(flynn.FlynnError, match="expected a count of entries or 'auto'"):
+        federated.simulate(Xtr, ytr, parties=2, dp_epsilon=8.0, dp_T="many", **small_params)
 
 
 def test_a_loaded_dp_model_refuses_exact_rows(digits_split, small_params, tmp_path):
@@ -119,8 +165,9 @@ def test_party_counts_aggregate_to_central_training(digits_split, small_params):
         parts.append(pickle.loads(pickle.dumps(party.export_counts())))  # any transport
     fed = flynn.FlyNNClassifier.from_counts(parts)
     central = flynn.FlyNNClassifier(**small_params).fit(Xtr, ytr)
-    assert fed.to_bytes() == central.to_bytes()
-    np.testing.assert_array_equal(fed.predict(Xte), central.predict(Xte))
+    # A model from counts alone has no rows to fit a calibration on: the counts are central's.
+    assert same_counts(fed, central)
+    np.testing.assert_array_equal(fed.scores(Xte), central.scores(Xte))
     assert parts[0].counts.shape == (10, small_params["m"])
     assert parts[0].counts.sum() == parts[0].rows_per_class.sum() * small_params["rho"]
 
@@ -135,11 +182,11 @@ def test_party_counts_with_pairs_aggregate_to_central_training(digits_split, sma
              for rows in np.array_split(np.arange(len(Xtr)), 2)]
     fed = flynn.FlyNNClassifier.from_counts(parts)
     central = flynn.FlyNNClassifier(**params).fit(Xtr, ytr)
-    assert fed.to_bytes() == central.to_bytes()
+    assert same_counts(fed, central)
     assert fed.config_["pairs"] == 2
     assert parts[0].counts.shape == (10, 9 * params["m"])
     assert parts[0].counts.sum() == parts[0].rows_per_class.sum() * params["rho"] * 3
-    np.testing.assert_array_equal(fed.predict(Xte), central.predict(Xte))
+    np.testing.assert_array_equal(fed.scores(Xte), central.scores(Xte))
     # The file keeps the option: a model read back predicts the same and refits the same.
     loaded = flynn.FlyNNClassifier.from_bytes(central.to_bytes())
     assert loaded.get_params()["pairs"] == 2

@@ -37,6 +37,9 @@ struct CommandResult {
 
 /// Runs an arbitrary shell command line, capturing stdout and stderr.
 CommandResult run_shell(const std::string& command_line);
+/// A free TCP port on 127.0.0.1 (bound, then released), for processes that need a fixed
+/// port up front (a kit names the coordinator's address).
+int free_port();
 
 /// The repository root (compile-time constant).
 std::string source_dir();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "flynn/calibration.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/progress.hpp"
@@ -58,12 +59,12 @@ struct CvResult {
   /// empty otherwise.
   std::vector<double> fold_balanced_accuracy, fold_macro_f1;
   double balanced_accuracy = 0.0, macro_f1 = 0.0;
-  /// Log-loss of each fold and their mean, at `temperature` fitted on all out-of-fold
-  /// scores (out_of_fold_log_loss): filled only by FlyNN's CV when asked
-  /// (FlyCvEvaluator::evaluate with_log_loss); NaN and empty otherwise.
+  /// Log-loss of each fold and their mean, under the `calibration` fitted on all
+  /// out-of-fold scores (out_of_fold_log_loss): filled only by FlyNN's CV when asked
+  /// (FlyCvEvaluator::evaluate with_log_loss); NaN, empty and Calibration{} otherwise.
   std::vector<double> fold_log_loss;
   double log_loss = std::numeric_limits<double>::quiet_NaN();
-  double temperature = std::numeric_limits<double>::quiet_NaN();
+  Calibration calibration;
   /// The mean of `metric` over the folds (accuracy: `mean`; log-loss: −log_loss, so that
   /// higher is better for every metric).
   double metric(CvMetric m) const;

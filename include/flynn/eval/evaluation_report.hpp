@@ -39,12 +39,12 @@ TestFileEvaluation evaluate_test_file(io::RowStream& rows, const FlyNN& model, i
 /// known), "rows_with_unknown_label" (when some is not)}.
 nlohmann::json to_json(const TestFileEvaluation& e);
 
-/// The temperature fitted on out-of-fold scores, with its own, the cross-fitted and the
-/// default temperature's log-loss and ECE.
+/// The calibration (temperature, prior weight) fitted on out-of-fold scores, with its own,
+/// the cross-fitted and the default calibration's log-loss and ECE.
 nlohmann::json to_json(const CalibrationReport& c);
 
-/// The calibration as one line of text: the fitted temperature, its cross-fitted log-loss
-/// and ECE, and the default temperature's.
+/// The calibration as one line of text: the fitted temperature and prior weight, their
+/// cross-fitted log-loss and ECE, and the default calibration's.
 std::string calibration_text(const CalibrationReport& c);
 
 /// A search's design, budget, seed and time limit with what it did: evaluations (planned,

@@ -28,6 +28,13 @@ std::string privacy_line(const std::optional<federated::PrivacyAccount>& account
 
 /// The model every party holds: config, seed_drawn_by_party_0, model_bytes, model_crc32,
 /// identical_on_all_parties.
+/// The federated evaluation (federated::evaluate_together) as JSON ("federation_test"): the
+/// parties that gave test rows, and the accuracy, balanced accuracy and confusion matrix
+/// (rows: true class) over `labels`, or why it was skipped; under DP `covered_by_dp` false.
+nlohmann::json federation_test_json(const federated::FederatedEvaluation& evaluation, const LabelSet& labels, bool dp);
+/// Its line for the text output ("" when no party gave test rows).
+std::string federation_test_text(const federated::FederatedEvaluation& evaluation, bool dp);
+
 nlohmann::json federation_model_json(const federated::PartyResult& result, const std::string& model_file);
 
 /// A simulation (`flynn federated simulate`): everything but the command and the data path.

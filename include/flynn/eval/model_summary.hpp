@@ -30,4 +30,10 @@ ModelFileSummary model_file_summary(const std::string& path, std::uint64_t max_i
 /// `flynn info` and `flynn train` report it.
 Report paper_half_report(const FlyConfig& config, const FeatureStats& stats);
 
+/// This machine's SIMD target and FlyHash kernels (flynn/simd.hpp, after any pin): JSON
+/// {simd_target, simd_pinned, cpu_targets, block_kernels, block_rows, one_row_kernel,
+/// one_row_kernel_name} and simd::kernel_report_text's lines. `flynn info` without a model
+/// and `flynn bench` report it.
+Report machine_kernels_report();
+
 }  // namespace flynn::eval

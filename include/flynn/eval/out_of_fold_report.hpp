@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "flynn/calibration.hpp"
 #include "flynn/config.hpp"
 #include "flynn/dataset.hpp"
 #include "flynn/eval/classification_report.hpp"
@@ -27,13 +28,13 @@ struct FoldAnswers {
 FoldAnswers out_of_fold_answers(const Dataset& data, const FlyConfig& config,
                                 const std::vector<double>& scores,
                                 const std::vector<std::uint32_t>& fold_of_row, std::uint32_t k,
-                                double temperature);
+                                const Calibration& calibration);
 
 /// The report of those answers against the rows' classes, titled `title`, described as
-/// the out-of-fold answers of k-fold cross-validation at `temperature`.
+/// the out-of-fold answers of k-fold cross-validation with `calibration`.
 ClassificationReport out_of_fold_report(const Dataset& data, const FlyConfig& config,
                                         const std::vector<double>& scores,
                                         const std::vector<std::uint32_t>& fold_of_row,
-                                        std::uint32_t k, double temperature, std::string title);
+                                        std::uint32_t k, const Calibration& calibration, std::string title);
 
 }  // namespace flynn::eval

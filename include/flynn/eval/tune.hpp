@@ -7,9 +7,11 @@
 //      an optional wall-clock limit (SearchOptions::time_limit_seconds); then, optionally
 //      (TuneOptions::keep_default_unless_beaten), the defaults' own configuration on the
 //      same folds, kept unless the search's best scores higher;
-//   2. calibration (optional): the chosen configuration's out-of-fold scores
-//      (FlyCvEvaluator::out_of_fold_scores) and the temperature of minimum log-loss on them
-//      (calibration.hpp), so the temperature is chosen on data the scores' models never saw;
+//   2. calibration figures (optional): the model's calibration fit (flynn/calibration.hpp)
+//      on the chosen configuration's out-of-fold scores (FlyCvEvaluator::out_of_fold_scores),
+//      cross-fitted, so its log-loss and ECE are judged on rows it was not fitted on (the
+//      model train_tuned_model trains fits its own calibration, on its rows' leave-one-out
+//      scores, as every trained model does);
 //   3. a comparison (optional): a caller's classifier cross-validated on the same folds
 //      (`flynn tune --knn` passes flynn::baselines' tuned kNN, compare_tuned_knn); a hook,
 //      so that evaluation needs no baseline and no FAISS.
@@ -50,7 +52,7 @@ struct TuneOptions {
     o.space.variants = tune_variants();
     return o;
   }();
-  bool calibrate = true;            ///< fit the probability temperature on out-of-fold scores
+  bool calibrate = true;            ///< report the calibration on out-of-fold scores
   TuneComparison comparison;        ///< run on the same folds when set
   /// Also cross-validate, on the same folds, the configuration `flynn train` gives these
   /// data (default_rule_config), and keep it unless the search's best scores higher: the
@@ -126,8 +128,6 @@ struct TuneResult {
   /// "value_transform", "pairs", "calibration", "comparison".
   std::vector<std::string> skipped;
   double seconds = 0.0;                 ///< wall time of tune_flynn
-  /// The temperature to store in the model: the fitted one, else Defaults::temperature.
-  double temperature() const { return calibration ? calibration->fit.temperature : Defaults::temperature; }
 };
 
 /// Stages tune_flynn reports through `progress`, in units of rows processed: the search's

@@ -104,11 +104,33 @@ struct DpParams {
   /// What every party does to the aggregated release before it becomes the model (free:
   /// post-processing). None, the paper's model, by default.
   DpPostprocess postprocess = DpPostprocess::None;
+  /// `--dp-T auto`: T is auto_dp_T's, from public quantities only; it is fixed by
+  /// resolved() once the federation's m·L is known (T stays 0 until then).
+  bool T_auto = false;
 
-  /// Throws flynn::Error naming the parameter when ε is not in [1e-6, 1e6] or T = 0,
-  /// or T > m·L (when `cells` > 0: the party's m·L entries).
+  /// Throws flynn::Error naming the parameter when ε is not in [1e-6, 1e6] or T = 0
+  /// (unless T_auto and not yet resolved), or T > m·L (when `cells` > 0: the party's m·L
+  /// entries).
   void validate(std::uint64_t cells = 0) const;
+  /// These parameters with T fixed: under T_auto, T = auto_dp_T(*this, parties, cells)
+  /// (T_auto stays set, so reports can say where T came from); otherwise unchanged. The
+  /// one place `--dp-T auto` becomes a number. Throws as validate(cells) does.
+  DpParams resolved(std::uint64_t cells, std::uint32_t parties) const;
 };
+
+/// The rule behind `--dp-T auto` (docs/guide/privacy.md, "Choosing T"): the T that gave
+/// (near) the best balanced accuracy at each ε on the selection half of the OpenML sets
+/// (research/dp-utility/README.md), from quantities every party knows identically, never
+/// from rows: the per-party budget ε' (ε/τ under DpUnit::Paper, ε under DpUnit::Record),
+/// the number of parties τ and the m·L cells a party holds (T ≤ cells). Rows per party
+/// are not among them: under DP the federation does not share them.
+///   T = 2^round(log2(kAutoTScale · ε'/τ)), within [1, kAutoTMax] and at most m·L
+/// (ε'/τ: the party's budget times its share 1/τ of the rows, as if the parties held equal
+/// shares; under the paper's unit ε/τ²).
+std::uint32_t auto_dp_T(const DpParams& params, std::uint32_t parties, std::uint64_t cells);
+/// The rule's scale and cap (research/dp-utility/README.md, "The rule for T").
+inline constexpr double kAutoTScale = 8.0;
+inline constexpr std::uint32_t kAutoTMax = 1024;
 
 /// An exact positive rational num/den (128-bit).
 struct Rational {
@@ -149,7 +171,8 @@ struct DpMechanism {
   double exponent_coefficient = 0;  ///< a: weights ∝ exp(a·c)
   Rational noise_scale;             ///< b = 2T/ε' (= 2Tτ/ε under Paper), exactly
 
-  /// Validates the parameters (see DpParams::validate).
+  /// Validates the parameters (see DpParams::validate); T must be resolved
+  /// (DpParams::resolved) when T_auto is set.
   DpMechanism(const DpParams& params, std::uint32_t parties);
 
   /// Privacy spent by one pick's selection: 2·a for the paper's exponent (general

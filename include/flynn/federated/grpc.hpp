@@ -190,7 +190,9 @@ class Coordinator {
 
   /// Runs the federation to its end. Throws FederationError with the reason every party
   /// was told when it fails (a party refused to start, disconnected, missed a deadline,
-  /// reported an error, or the parties' models differ).
+  /// reported an error, or the parties' models differ), or, before the start, as soon as
+  /// it can no longer begin: every party that joined left and none is connected, or a
+  /// party of `allow` is revoked by `crl` and fewer than τ allowed names remain.
   CoordinatorOutcome run();
 
   struct State;  ///< implementation detail

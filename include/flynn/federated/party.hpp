@@ -94,7 +94,14 @@ inline constexpr std::string_view kFeatureSums = "feature sums";       ///< step
 inline constexpr std::string_view kTrainingStatus = "local training";  ///< step 3
 inline constexpr std::string_view kCounts = "counts";                  ///< step 4 without DP
 inline constexpr std::string_view kDpRelease = "dp release";           ///< step 4 with DP
+/// Step 5 without DP: the calibration's loss sums of every party's rows against the
+/// aggregated counts (calibration.hpp), so the model's calibration is central training's.
+inline constexpr std::string_view kCalibration = "calibration";
 inline constexpr std::string_view kReport = "report";                  ///< compare_models
+/// Federated evaluation (evaluate_together): which parties give test rows, and whether
+/// each could score them; then their confusion matrices' sum.
+inline constexpr std::string_view kEvaluationStatus = "evaluation";
+inline constexpr std::string_view kEvaluation = "test confusion matrix";
 inline constexpr std::string_view kWriting = "writing the model";      ///< the model is staged
 }  // namespace purpose
 
@@ -149,6 +156,26 @@ struct FederationSettings {
   std::function<void(const PrivacyAccount&)> approve_release;
 };
 
+/// What a party's data lacks for a federation of these settings: every problem found
+/// locally, each named, and the configuration the settings resolve to for this data (its
+/// seed not yet agreed) when they do. The protocol runs it before the agreement (and stops
+/// every party with its problems); `flynn federated join --check` runs it alone, before
+/// any coordinator is involved (check_party_files).
+struct DataExamination {
+  std::vector<std::string> problems;
+  /// Whether a problem quotes the rows (an unknown label): under DP or secure aggregation
+  /// its text stays with this party.
+  bool quotes_rows = false;
+  std::optional<FlyConfig> config;
+  /// The DP settings with T fixed (--dp-T auto resolved for this configuration), under DP.
+  std::optional<DpParams> dp_params;
+};
+/// Checks `data` against `settings` with the class names `labels`, for a federation of
+/// `parties` (the DP noise scale depends on it): labels, public schema and text columns,
+/// missing cells under DP, hyper-parameters, public statistics, DP settings.
+DataExamination examine_party_data(const FederationSettings& settings, const LabelSet& labels, int parties,
+                                   const Dataset& data);
+
 /// This party's rows, or why it has none.
 struct PartyInput {
   const Dataset* data = nullptr;  ///< the party's rows (not owned); null when unreadable
@@ -189,6 +216,10 @@ struct PartyResult {
   Traffic control_traffic;      ///< agreement + status all-gathers
   Traffic aggregate_traffic;    ///< the counts all-reduce or the DP all-gather
   std::optional<PrivacyAccount> privacy;  ///< with DP: Theorem 6's accounting
+  /// With DP: this party's check of the release on its own rows (federated/dp_utility.hpp;
+  /// computed locally, never sent): the warning when the release is no better than the
+  /// party's most frequent class, "" when it is (and without DP).
+  std::string release_warning;
 };
 
 /// Runs this party's side of FlyNNFL over `comm` (see the header comment). Throws
@@ -222,6 +253,36 @@ struct PartyReport {
 /// Returns the reports, indexed by rank.
 std::vector<PartyReport> compare_models(Communicator& comm, const PartyResult& result,
                                         std::string& model_file);
+
+/// The federation's evaluation of its model on the parties' held-out rows (evaluate_together).
+struct FederatedEvaluation {
+  std::size_t classes = 0;
+  /// classes × classes row counts, row-major: the true class, then the predicted class;
+  /// the sum over the parties that gave test rows.
+  std::vector<std::uint64_t> confusion;
+  std::uint64_t rows = 0;        ///< the federation's test rows
+  int parties_with_rows = 0;     ///< parties that gave test rows (of `parties`)
+  int parties = 0;
+  double accuracy = 0;           ///< correct / rows
+  double balanced_accuracy = 0;  ///< mean recall over the classes with test rows
+  /// Why nothing was summed ("" when the matrix is the sum): no party gave test rows, or
+  /// one of several only (the sum would be its own matrix, which the others must not learn).
+  std::string skipped;
+};
+
+/// Federated evaluation, after compare_models, on every party (a collective, like training):
+/// each party scores its own held-out rows (`test`, labelled, read for this model; null =
+/// this party gives none) with the federation's model, and the parties learn which of them
+/// gave rows (one all-gather, which also stops every party when one could not read or score
+/// its rows: `local_error`). When at least two did (or the federation is one party), their
+/// classes × classes confusion matrices are summed by one all-reduce (masked under secure
+/// aggregation), so every party learns the federation's matrix, accuracy and balanced
+/// accuracy, and no party's own beyond what the sum tells (with two parties giving rows,
+/// each can subtract its own). Test rows are not training rows: under DP the matrix is
+/// exact and not covered by the release's ε; a party that gives no test rows adds nothing.
+/// Throws FederationError (the same on every party) when a party failed.
+FederatedEvaluation evaluate_together(Communicator& comm, const FlyNN& model, const Dataset* test,
+                                      const std::string& local_error = "");
 
 // ---- the checks on the aggregate (train_party's, and the party-level API's: Python's
 // flynn.federated.aggregate) --------------------------------------------------------------

@@ -38,6 +38,9 @@ struct PartyFiles {
   std::string schema;         ///< public schema file (public_schema.hpp); "" = none
   std::string feature_stats;  ///< public standardisation statistics (io/feature_stats_file.hpp); "" = none
   std::string model;          ///< where this party writes the model; "" = it writes none
+  /// This party's held-out rows (labelled) for the federated evaluation (evaluate_together),
+  /// read for the federation's model once it is trained; "" = none.
+  std::string test;
   /// With DP: this data's budget ledger (budget_ledger.hpp), charged before the release
   /// leaves the party; "" = none. Refused without DP.
   std::string ledger;
@@ -45,11 +48,32 @@ struct PartyFiles {
   std::string ledger_note;    ///< the note of the ledger's entry
 };
 
+/// What a party's files lack for a federation (`flynn federated join --check`): every
+/// problem found without a coordinator, each named.
+struct PartyFilesCheck {
+  std::size_t rows = 0;      ///< rows of the data, when it could be read
+  std::size_t features = 0;  ///< its d
+  std::vector<std::string> classes;
+  std::vector<std::string> problems;
+  /// What could not be checked here, and what would check it.
+  std::vector<std::string> unchecked;
+};
+
+/// Reads `files` as run_party_from_files would (the data, the public schema and statistics,
+/// the test rows, the model's folder, the ledger) and examines the data against `settings`
+/// (with the files' missing-value policy, schema and statistics added) for a federation of
+/// `parties` (examine_party_data). With no labels in `settings`, the data's own classes
+/// stand in for the federation's list (said in `unchecked`); without DP settings, the
+/// checks that only DP makes are said in `unchecked` too. Never throws for a problem of the
+/// files: each becomes an entry of `problems`.
+PartyFilesCheck check_party_files(const PartyFiles& files, FederationSettings settings, int parties);
+
 /// What the run gives.
 struct PartyRun {
   PartyResult result;
   std::vector<PartyReport> reports;   ///< every party's, by rank (compare_models)
   std::string model_file;             ///< the model's bytes, identical on every party
+  FederatedEvaluation evaluation;     ///< on the parties' test rows (evaluate_together)
   std::optional<double> ledger_spent; ///< ε the ledger's data has spent, this run included
 };
 
@@ -57,6 +81,10 @@ struct PartyRun {
 /// added. `local_error` is a failure the caller met before (a flag that did not parse); it
 /// stops every party like a file that cannot be read. Throws FederationError (the same on
 /// every party) when any party fails.
+///
+/// After the comparison, the federated evaluation (evaluate_together) on files.test, read
+/// for the model as `flynn predict` reads rows (its features, table and missing-value
+/// policy); a test file that cannot be read or scored stops every party, no model written.
 ///
 /// The model is written only at the very end: once every party holds the same model
 /// (compare_models: the same SHA-256 from every party), it is staged beside files.model

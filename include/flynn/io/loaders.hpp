@@ -126,6 +126,10 @@ struct LoadOptions {
   /// Missing cells in feature columns (empty, "NA", "?", "nan", any case): an error, 0,
   /// or (default) the training mean of the feature. Labels may not be missing.
   MissingPolicy missing = MissingPolicy::Mean;
+  /// Whether `missing` was given (a --missing flag): when not, reading rows for a model
+  /// (io::model_load_options) takes the policy the model was trained with, when it
+  /// recorded one (FlyNN::missing_policy).
+  bool missing_given = false;
   /// MissingPolicy::Mean without `schema`: when true (default) the loader fills missing
   /// cells with the file's own means (complete_table); when false it leaves them NaN so
   /// that a federation can fill them with the means of all parties (ImputationSums

@@ -23,7 +23,8 @@
 //                                     bit 3 (version 5) anchor units)
 //     levels K                  u16  (thermometer K, or anchors K with bit 3; 0 = off)
 //     quantize Q                u16  (0 = off)
-//     temperature               f64  (> 0: set by tune; 0: not set, Defaults::temperature)
+//     temperature               f64  (> 0: fitted or set; 0: not set, Defaults::temperature;
+//                                     before version 10 a set one has prior weight 1)
 //     has_stats                 u8   (1 when the variant standardises)
 //     d × { f32 mean, f32 scale }    when has_stats
 //     -- versions 4 to 6: has_table u8 (1: the table section follows) --
@@ -38,6 +39,11 @@
 //     -- version 7 on: pairs u32 (> 0 in version 7, written with pairs only) --
 //     -- version 8 on: paper_half_min_columns u32 (> 0 in version 8) --
 //     -- version 9: value_transform u8 (1 sqrt, 2 log1p; written with a transform only) --
+//     -- version 10: filter_scoring u8, pairs u32, paper_half_min_columns u32 and
+//        value_transform u8 (0 none) for every model, then the calibration (calibration.hpp):
+//        prior weight f64 (≥ 0), source u8 (0 default, 1 leave-one-out, 2 given, 3 public),
+//        rows u64 (rows the fit scored); then the missing-value policy u8 (0 not recorded,
+//        1 error, 2 mean, 3 zero); the temperature is the version-2 field --
 //     -- every version: --
 //     n_classes L               u32
 //     L × { u32 length, bytes } class names (UTF-8)
@@ -73,7 +79,8 @@
 
 namespace flynn::io {
 
-inline constexpr std::uint32_t kModelFormatVersion = 9;  ///< the newest version this build reads; written with a value transform
+inline constexpr std::uint32_t kModelFormatVersion = 10;  ///< the newest version this build reads; written with a calibration or a missing-value policy
+inline constexpr std::uint32_t kValueTransformModelFormatVersion = 9;  ///< written with a value transform, without a calibration
 inline constexpr std::uint32_t kPaperHalfRuleModelFormatVersion = 8;  ///< written with paper_half_min_columns, without a value transform
 inline constexpr std::uint32_t kPairsModelFormatVersion = 7;  ///< written with pairs, without paper_half_min_columns
 inline constexpr std::uint32_t kRelativeModelFormatVersion = 6;  ///< written with relative scoring, without pairs
@@ -91,7 +98,8 @@ struct ModelContents {
   ClassCounts counts;
   Provenance provenance;
   FeatureStats stats;         ///< standardising variants only
-  std::optional<double> temperature;  ///< probability temperature, when the file sets one
+  Calibration calibration;    ///< Calibration{} when the file sets none
+  std::optional<MissingPolicy> missing_policy;  ///< when the file records one (version 10)
   TableSchema schema;         ///< the table section (version 3 files; else empty)
   std::uint32_t format_version = 0;  ///< the version the file was written in, not the newest
 };

@@ -19,7 +19,8 @@ namespace flynn::io {
 
 /// `options` for reading rows a trained model will see (predict, update, forget, a test
 /// file): the model's features (expected_features), its table schema (columns matched by
-/// name, its categories and fill means), labels optional. The model must outlive them.
+/// name, its categories and fill means), labels optional, and, unless
+/// options.missing_given, the model's missing-value policy. The model must outlive them.
 LoadOptions model_load_options(LoadOptions options, const FlyNN& model);
 
 /// The class id a row's label has in a model's label list when the model does not know the
@@ -74,7 +75,9 @@ FilePrediction predict_file(RowStream& rows, const FlyNN& model,
 std::string predictions_csv_header(const FlyNN& model, const Dataset& first_chunk, bool proba);
 
 /// The CSV lines of one chunk's predictions: each row's id when the chunk has them, else its
-/// 1-based number in the file; the class name; the probabilities when computed (%.6g).
+/// 1-based number in the file; the class name; the probabilities when computed (each in
+/// the shortest text that reads back as the same double, so the printed probabilities
+/// rank the classes as the model does).
 /// Formatted into one string and written at once.
 void write_predictions_csv(std::ostream& out, const FlyNN& model, const PredictedChunk& chunk);
 

@@ -170,7 +170,7 @@ void write_variant(ByteWriter& body, const FlyNN& model) {
   // One levels field: anchors and thermometer exclude each other (bit 3 says which).
   body.u16(static_cast<std::uint16_t>(c.variant.anchors ? c.variant.anchors : c.variant.thermometer));
   body.u16(static_cast<std::uint16_t>(c.variant.quantize));
-  body.f64(model.has_temperature() ? model.temperature() : 0.0);
+  body.f64(model.calibration().source != CalibrationSource::Default ? model.temperature() : 0.0);
   const FeatureStats& st = model.feature_stats();
   const bool has_stats = c.variant.standardize;
   if (has_stats && (st.mean.size() != c.input_dim || st.scale.size() != c.input_dim))
@@ -211,7 +211,12 @@ void read_variant(ByteReader& r, ModelContents& mc, std::uint32_t version) {
   if (t != 0.0) {
     if (!(t > 0.0) || !std::isfinite(t))
       r.fail(fmt::format("temperature {} is neither 0 (not set) nor a finite positive number", t));
-    mc.temperature = t;
+    // Before version 10 a stored temperature was set by tune, and the probabilities were
+    // the softmax times the class priors, with the lowest score as the decision. The
+    // mixture of version 10 has no such form: the temperature is kept with the priors'
+    // share 0, whose decisions are those files' (the score order). Version 10's
+    // calibration section, read next, says more.
+    mc.calibration = Calibration{t, 0.0, CalibrationSource::Given, 0};
   }
   const std::uint8_t has_stats = r.u8("feature statistics flag");
   if (has_stats != (c.variant.standardize ? 1 : 0))
@@ -256,6 +261,58 @@ void read_class_weight(ByteReader& r, ClassWeight& cw, std::uint32_t version) {
     cw.validate();
   } catch (const Error& e) {
     r.fail(e.what());
+  }
+}
+
+// Version 10: the calibration (its temperature is the version-2 field) and the
+// missing-value policy the model was trained with.
+constexpr std::uint8_t kNoMissingPolicy = 0;
+
+std::uint8_t missing_policy_code(const std::optional<MissingPolicy>& p) {
+  if (!p) return kNoMissingPolicy;
+  switch (*p) {
+    case MissingPolicy::Error: return 1;
+    case MissingPolicy::Mean: return 2;
+    case MissingPolicy::Zero: return 3;
+  }
+  return kNoMissingPolicy;
+}
+
+void write_calibration(ByteWriter& body, const FlyNN& model) {
+  const Calibration& c = model.calibration();
+  body.f64(c.prior_weight);
+  body.u8(static_cast<std::uint8_t>(c.source));
+  body.u64(c.rows);
+  body.u8(missing_policy_code(model.missing_policy()));
+}
+
+void read_calibration(ByteReader& r, ModelContents& mc) {
+  const double weight = r.f64("prior weight");
+  const std::uint8_t source = r.u8("calibration source");
+  const std::uint64_t rows = r.u64("calibration rows");
+  if (source > static_cast<std::uint8_t>(CalibrationSource::Public))
+    r.fail(fmt::format("calibration source {} is not 0 to 3", source));
+  const bool set = mc.calibration.source != CalibrationSource::Default;  // the temperature field
+  if (set != (source != 0))
+    r.fail(fmt::format("calibration source {} does not match the temperature field", source));
+  if (set) {
+    Calibration c{mc.calibration.temperature, weight, static_cast<CalibrationSource>(source), rows};
+    try {
+      c.validate();
+    } catch (const Error& e) {
+      r.fail(e.what());
+    }
+    mc.calibration = c;
+  } else if (weight != Defaults::prior_weight || rows != 0) {
+    r.fail(fmt::format("a calibration that is not set has prior weight {} and no rows", Defaults::prior_weight));
+  }
+  const std::uint8_t missing = r.u8("missing-value policy");
+  switch (missing) {
+    case kNoMissingPolicy: break;
+    case 1: mc.missing_policy = MissingPolicy::Error; break;
+    case 2: mc.missing_policy = MissingPolicy::Mean; break;
+    case 3: mc.missing_policy = MissingPolicy::Zero; break;
+    default: r.fail(fmt::format("missing-value policy {} is not 0 to 3", missing));
   }
 }
 
@@ -447,7 +504,8 @@ std::string serialize_model(const FlyNN& model) {
   ByteWriter body;
   write_config(body, c);
   write_provenance(body, model.provenance());
-  const bool version9 = c.value_transform != ValueTransform::None;
+  const bool version10 = model.calibration().source != CalibrationSource::Default || model.missing_policy();
+  const bool version9 = version10 || c.value_transform != ValueTransform::None;
   const bool version8 = version9 || c.paper_half_min_columns != 0;
   const bool version7 = version8 || c.pairs != 0;
   const bool version6 = version7 || c.filter_scoring != FilterScoring::Absolute;
@@ -463,9 +521,11 @@ std::string serialize_model(const FlyNN& model) {
   if (version7) body.u32(c.pairs);
   if (version8) body.u32(c.paper_half_min_columns);
   if (version9) body.u8(static_cast<std::uint8_t>(c.value_transform));
+  if (version10) write_calibration(body, model);
   write_labels(body, model);
   write_counts(body, model.counts());
-  return write_envelope(version9   ? kModelFormatVersion
+  return write_envelope(version10  ? kModelFormatVersion
+                        : version9 ? kValueTransformModelFormatVersion
                         : version8 ? kPaperHalfRuleModelFormatVersion
                         : version7 ? kPairsModelFormatVersion
                         : version6 ? kRelativeModelFormatVersion
@@ -518,12 +578,15 @@ ModelContents parse_model(std::string_view bytes, const std::string& source,
         r.fail("paper_half_min_columns 0 in a version 8 model (written only with it)");
     }
     if (version >= 9) {
-      // Version 9 is written only with a value transform.
+      // Version 9 is written only with a value transform; version 10 with any.
       const std::uint8_t transform = r.u8("value transform");
-      if (transform < 1 || transform > 2)
-        r.fail(fmt::format("value transform {} is not 1 (sqrt) or 2 (log1p)", transform));
+      const std::uint8_t lowest = version >= 10 ? 0 : 1;
+      if (transform < lowest || transform > 2)
+        r.fail(fmt::format("value transform {} is not {}1 (sqrt) or 2 (log1p)", transform,
+                           lowest == 0 ? "0 (none), " : ""));
       mc.config.value_transform = static_cast<ValueTransform>(transform);
     }
+    if (version >= 10) read_calibration(r, mc);
     try {
       mc.config.validate();
     } catch (const Error& e) {
@@ -594,7 +657,8 @@ FlyNN deserialize_model(std::string_view bytes, const std::string& source, int t
   FlyNN model(mc.config, std::move(mc.labels), std::move(mc.counts), threads);
   model.set_provenance(mc.provenance);
   model.set_feature_stats(std::move(mc.stats));
-  if (mc.temperature) model.set_temperature(*mc.temperature);
+  model.set_calibration(mc.calibration);
+  model.set_missing_policy(mc.missing_policy);
   model.set_table_schema(std::move(mc.schema));
   return model;
 }

@@ -16,6 +16,7 @@ LoadOptions model_load_options(LoadOptions options, const FlyNN& model) {
   options.expected_features = model.config().input_dim;
   options.schema = &model.table_schema();
   options.require_labels = false;
+  if (!options.missing_given && model.missing_policy()) options.missing = *model.missing_policy();
   return options;
 }
 
@@ -46,13 +47,11 @@ FilePrediction predict_file(RowStream& rows, const FlyNN& model,
   std::vector<std::uint32_t> truth;
   while (rows.next(chunk)) {
     po.first_row = tally.rows;
-    // Each row is hashed and scored once; classes and probabilities both come from the scores.
-    std::vector<double> scores = model.scores(chunk, po);
-    const std::vector<std::uint32_t> predicted = model.choose_classes(scores, chunk.n_rows, po);
-    if (options.proba) {
-      model.to_probabilities(scores, chunk.n_rows);
-      proba = std::move(scores);
-    }
+    // Each row is hashed and scored once; the classes are those of highest probability.
+    std::vector<double> p = model.scores(chunk, po);
+    model.to_probabilities(p, chunk.n_rows);
+    const std::vector<std::uint32_t> predicted = model.classes_of_probabilities(p, chunk.n_rows, po);
+    if (options.proba) proba = std::move(p);
     truth.clear();
     if (chunk.has_labels) {
       std::size_t unknown = 0;
@@ -96,7 +95,9 @@ void write_predictions_csv(std::ostream& out, const FlyNN& model, const Predicte
     fmt::format_to(std::back_inserter(text), ",{}", csv_field(labels.name(chunk.classes[r])));
     if (!chunk.proba.empty())
       for (std::size_t l = 0; l < labels.size(); ++l)
-        fmt::format_to(std::back_inserter(text), ",{:.6g}", chunk.proba[r * labels.size() + l]);
+        // Shortest text that reads back as the same double: the printed probabilities
+        // rank the classes as the model does, so the prediction is their first maximum.
+        fmt::format_to(std::back_inserter(text), ",{}", chunk.proba[r * labels.size() + l]);
     text += '\n';
   }
   out.write(text.data(), static_cast<std::streamsize>(text.size()));

@@ -92,13 +92,17 @@ FileTrainingResult train_in_memory(const std::string& path, const FileTrainingOp
                        .rows = data.n_rows,
                        .n_features = data.n_features,
                        .load_seconds = load_seconds};
-  // partial_fit on the new model is fit(), except that it keeps public statistics.
+  // partial_fit on the new model, then the calibration, is fit(), except that it keeps
+  // public statistics.
   {
     const Phase phase(o, "training");
-    t.model.partial_fit(data, phase.callback());
+    CalibrationSample sample(t.model.config(), data.n_rows);
+    t.model.partial_fit(data, phase.callback(), &sample);
+    t.model.calibrate(sample);
   }
   note_row_path(t, DataView(data));
   t.model.set_table_schema(data.schema);
+  t.model.set_missing_policy(o.load.missing);
   t.train_seconds = seconds_since(t_train);
   return t;
 }
@@ -208,10 +212,14 @@ FileTrainingResult train_whole(const std::string& path, const RowStream::WholeFi
                        .n_features = whole.rows.n_cols(),
                        .load_seconds = load_seconds};
   {
-    // partial_fit on the new model is fit(), except that it keeps public statistics.
+    // partial_fit on the new model, then the calibration, is fit(), except that it keeps
+    // public statistics.
     const Phase phase(o, "training");
-    t.model.partial_fit(whole.rows, class_ids, phase.callback());
+    CalibrationSample sample(t.model.config(), whole.rows.n_rows());
+    t.model.partial_fit(whole.rows, class_ids, phase.callback(), &sample);
+    t.model.calibrate(sample);
   }
+  t.model.set_missing_policy(o.load.missing);
   t.train_seconds = seconds_since(t_train);
   note_row_path(t, whole.rows);
   return t;
@@ -275,15 +283,20 @@ FileTrainingResult train_streaming(const std::string& path, const FileTrainingOp
   {
     RowStream rows(path, counting, limits);
     const Phase phase(o, "training");
+    // The rows the calibration scores, chosen as fit() chooses them (a function of each
+    // row and the file's row count), whichever chunk holds them.
+    CalibrationSample sample(t.model.config(), s.rows);
     Dataset chunk;
     while (rows.next(chunk)) {
       if (s.fill_chunks) fill_missing(chunk, s.schema.fill);
-      t.model.partial_fit(chunk);
+      t.model.partial_fit(chunk, {}, &sample);
       if (t.row_elements.empty()) note_row_path(t, DataView(chunk));
       report(phase.callback(), rows);
     }
+    t.model.calibrate(sample);
   }
   t.model.set_table_schema(std::move(s.schema));
+  t.model.set_missing_policy(o.load.missing);
   t.train_seconds = seconds_since(t_train);
   return t;
 }

@@ -53,17 +53,22 @@ struct BenchRequest {
   /// --file-path: `flynn train`'s path against in-process training (file_path_benchmark.hpp).
   bool file_path = false;
   std::uint32_t file_repeats = 2;     ///< alternated runs of each path
+  /// --simd: the SIMD target to pin for the whole run (simd::pin_target, e.g. "avx2"); ""
+  /// keeps the best one (or FLYNN_SIMD_TARGET's).
+  std::string simd;
 };
 
 /// --fashion-dir (hidden alias --data-dir), --repeats, --knn-repeats, --skip-knn-1t,
-/// --smoke, --keep-blas-core, --peers, --peer-repeats, --out, --file-path, --file-repeats.
+/// --smoke, --keep-blas-core, --peers, --peer-repeats, --out, --file-path, --file-repeats,
+/// --simd.
 const OptionTable<BenchRequest>& bench_fields();
 
 /// The speed benchmark (speed_benchmark.hpp) with the paper's setting, peers in the same
 /// run: {"command": "bench", smoke, openblas_coretype, the measurements, speed-ups against
 /// the reference on the full split} and its text. With --peers the peer comparison
 /// instead (its files written under request.out, the Pareto plot drawn when matplotlib is
-/// there), with --file-path the file-vs-in-process comparison. `log` hears a line as each
+/// there), with --file-path the file-vs-in-process comparison. Every report says which SIMD
+/// target and kernels ran (eval::machine_kernels_report). `log` hears a line as each
 /// step of those begins (may be empty).
 Report run_bench_command(const BenchRequest& request, int threads,
                          const std::function<void(const std::string&)>& log = {});

@@ -75,6 +75,7 @@ struct PrivacyPoint {
   federated::DpUnit unit = federated::DpUnit::Paper;                  ///< (DP points)
   federated::DpPostprocess postprocess = federated::DpPostprocess::None;  ///< (DP points)
   double balanced_accuracy = 0;
+  double accuracy = 0;
   std::uint64_t bytes_sent_per_party = 0;  ///< the aggregation message one party sends
 };
 

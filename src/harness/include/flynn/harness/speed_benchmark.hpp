@@ -82,9 +82,9 @@ SpeedBenchmarkReport run_speed_benchmark(const Dataset& train, const Dataset& te
 /// the model and data sizes (what `flynn bench --json` prints, beside its own fields).
 nlohmann::json to_json(const SpeedBenchmarkReport& report);
 
-/// Timings of the Python reference and scikit-learn measured on one core of the benchmark's
-/// machine type (issue 5); flynn does not run them, it only states the ratios, and only for
-/// the full 60000/10000 split.
+/// Timings of the Python reference and scikit-learn measured once on one core of the
+/// benchmark's machine type (docs/guide/performance.md); flynn does not run them, it only
+/// states the ratios, and only for the full 60000/10000 split.
 inline constexpr double kReferenceTrainSeconds = 1070.0;
 inline constexpr double kReferencePredictSeconds = 172.0;
 inline constexpr double kSklearnKnnPredictSeconds = 63.0;

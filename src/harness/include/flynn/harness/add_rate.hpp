@@ -1,7 +1,6 @@
 #pragma once
-// The machine's peak addition rate: the roofline the speed benchmark (`flynn bench`)
-// compares the FlyHash kernel with. The benchmark's own measure, so it lives in the
-// harness, not in the installed library.
+// The machine's peak addition rate: the roofline `flynn bench` compares the FlyHash kernel
+// with (src/harness/add_rate_kernel.cpp).
 #include "flynn/detail/simd.hpp"
 
 namespace flynn::detail::simd {
