@@ -60,9 +60,40 @@ void check_request(const ProvisionRequest& r) {
                             r.parties.size(), r.parties.size() == 1 ? "y" : "ies", r.min_parties));
   for (const std::string& n : names)
     if (fs::exists(fs::symlink_status(fs::path(r.out) / n)))
-      throw Error(fmt::format("{}: exists; a kit is never overwritten (revoke it with 'flynn federated revoke' and "
-                              "provision another name, or remove the folder)",
+      throw Error(fmt::format("{}: exists; a kit is never overwritten (provision another name, or revoke it with "
+                              "'flynn federated revoke' and remove the folder to issue the name again)",
                               (fs::path(r.out) / n).string()));
+}
+
+// Every serial the CA revoked, in sites.json's "revoked_serials" (a name issued again after
+// its revocation keeps its old serial there), and the revoked sites' own serials (lists
+// written before "revoked_serials" existed).
+std::vector<std::string> revoked_serials(const nlohmann::json& sites) {
+  std::vector<std::string> serials;
+  if (sites.contains("revoked_serials"))
+    for (const auto& s : sites.at("revoked_serials")) serials.push_back(s.get<std::string>());
+  for (const auto& [n, v] : sites.at("sites").items()) {
+    if (!v.value("revoked", false)) continue;
+    const std::string serial = v.at("serial").get<std::string>();
+    if (std::find(serials.begin(), serials.end(), serial) == serials.end()) serials.push_back(serial);
+  }
+  return serials;
+}
+
+// A name issued before may be issued again only once its certificate is revoked (whoever
+// holds the old kit would otherwise join as that name too); its old serial stays revoked.
+void retire_earlier_certificates(nlohmann::json& sites, const ProvisionRequest& r) {
+  std::vector<std::string> names = r.parties;
+  names.push_back(r.coordinator_name);
+  for (const std::string& n : names) {
+    if (!sites.at("sites").contains(n)) continue;
+    const nlohmann::json& earlier = sites.at("sites").at(n);
+    if (!earlier.value("revoked", false))
+      throw Error(fmt::format("site '{}' was provisioned under {} before (serial {}) and its certificate is not revoked: "
+                              "revoke it first ('flynn federated revoke {} --out {}'), or provision another name",
+                              n, r.out, earlier.value("serial", std::string("?")), n, r.out));
+    sites["revoked_serials"] = revoked_serials(sites);
+  }
 }
 
 // The CA of DIR/ca, created (and put in place whole) when there is none.
@@ -88,7 +119,12 @@ std::string sites_path(const std::string& dir) { return dir + "/ca/sites.json"; 
 
 nlohmann::json read_sites(const std::string& dir) {
   try {
-    return nlohmann::json::parse(read_all(sites_path(dir)));
+    nlohmann::json j = nlohmann::json::parse(read_all(sites_path(dir)));
+    if (!j.is_object() || !j.contains("sites") || !j.at("sites").is_object() ||
+        (j.contains("revoked_serials") && !j.at("revoked_serials").is_array()))
+      throw Error(fmt::format("{}: not the CA's list of sites (expected {{\"sites\": {{...}}, \"revoked_serials\": [...]}})",
+                              sites_path(dir)));
+    return j;
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not the CA's list of sites ({})", sites_path(dir), e.what()));
   }
@@ -105,6 +141,7 @@ ProvisionOutcome provision(const ProvisionRequest& r) {
   const CertificateIssuer issuer(ca.certificate, ca.key);
   const std::string crl = out.ca_created ? issuer.revocation_list({}, r.days) : read_all(out.ca_dir + "/crl.pem");
   nlohmann::json sites = out.ca_created ? nlohmann::json{{"sites", nlohmann::json::object()}} : read_sites(r.out);
+  retire_earlier_certificates(sites, r);
 
   KitSpec spec{r.coordinator, r.parties, r.min_parties, r.labels};
   std::vector<StagedFolder> kits;
@@ -151,9 +188,8 @@ std::vector<std::string> revoke(const std::string& dir, const std::string& name,
     throw Error(fmt::format("no site '{}' was provisioned under {} (sites: {})", name, dir, known));
   }
   sites["sites"][name]["revoked"] = true;
-  std::vector<std::string> serials;
-  for (const auto& [n, v] : sites["sites"].items())
-    if (v.value("revoked", false)) serials.push_back(v.at("serial").get<std::string>());
+  const std::vector<std::string> serials = revoked_serials(sites);
+  sites["revoked_serials"] = serials;
   const CertificateIssuer issuer(read_all(ca_dir + "/ca.pem"), read_all(ca_dir + "/ca.key"));
   const std::string crl = issuer.revocation_list(serials, crl_days);
   replace_file(ca_dir + "/crl.pem", crl, 0644);

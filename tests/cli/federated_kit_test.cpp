@@ -184,6 +184,38 @@ TEST(FederationKits, ARevokedPartyIsRefusedByTheCoordinator) {
   EXPECT_FALSE(fs::exists(t.dir.file("b.model")));
 }
 
+// A name is issued again only after its certificate is revoked, and the old certificate
+// stays revoked through every later revocation (the CRL is rebuilt from every serial the CA
+// revoked, not from the sites' current certificates).
+TEST(FederationKits, ANameIssuedAgainKeepsItsOldCertificateRevoked) {
+  Tables t;
+  const std::string out = t.dir.file("fed");
+  ASSERT_EQ(test::run_cli(provision_cmd(out, 7000)).exit_code, 0);
+  const std::string old_b = test::read_text(out + "/b/cert.pem");
+  const std::string again = fmt::format(
+      "federated provision --out {} --coordinator 127.0.0.1:7000 --coordinator-name coordinator2 --parties b "
+      "--min-parties 1", out);
+  // Not revoked: the name is refused (whoever holds the old kit would join as 'b' too).
+  fs::remove_all(out + "/b");
+  test::expect_clean_error(test::run_cli(again), "its certificate is not revoked");
+  EXPECT_FALSE(fs::exists(out + "/b"));
+  EXPECT_FALSE(fs::exists(out + "/coordinator2"));
+  // Revoked, then issued again: a new certificate, the old one still listed.
+  ASSERT_EQ(test::run_cli(fmt::format("federated revoke b --out {}", out)).exit_code, 0);
+  const auto r = test::run_cli(again);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string new_b = test::read_text(out + "/b/cert.pem");
+  EXPECT_NE(new_b, old_b);
+  // Another revocation rebuilds the CRL: the old 'b' stays in it, the new one is not.
+  ASSERT_EQ(test::run_cli(fmt::format("federated revoke c --out {}", out)).exit_code, 0);
+  for (const char* kit : {"a", "b", "coordinator", "coordinator2"}) {
+    const auto crl = federated::RevocationList::load(fmt::format("{}/{}/crl.pem", out, kit), out + "/ca/ca.pem");
+    EXPECT_EQ(crl.size(), 2u) << kit;
+    EXPECT_THROW(crl.check(old_b, "the old b"), Error) << kit;
+    EXPECT_NO_THROW(crl.check(new_b, "the new b")) << kit;
+  }
+}
+
 // No line of gRPC's own log format ("E1207 12:00:00.000000000 123 file.cc:42] ...").
 void expect_no_grpc_log_line(const std::string& err) {
   std::istringstream in(err);
