@@ -82,7 +82,7 @@ json settings_json() {
   for (const federated::DpParamField& f : federated::dp_param_fields())
     s["dp_params"].push_back({{"name", f.name},
                               {"flag", f.flag},
-                              {"kind", setting_kind_name(f.kind)},
+                              {"kind", f.values ? f.values : setting_kind_name(f.kind)},
                               {"help", f.help},
                               {"fingerprint", f.fingerprint}});
   for (const ConfigField& f : config_fields())

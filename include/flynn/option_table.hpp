@@ -68,6 +68,9 @@ struct OptionField {
   /// Its name on the wire, in JSON and in Python ("m", "dp_epsilon"); null: a CLI-only option.
   const char* name = nullptr;
   SettingKind kind = SettingKind::Choice;
+  /// What the reference calls its values when the kind's name would mislead (dp_T takes a
+  /// count or the word "auto", its kind Choice: "count or 'auto'"); null: the kind's name.
+  const char* values = nullptr;
   /// The value when given (Choice: its canonical name), else none.
   std::optional<SettingValue> (*get)(const T&) = nullptr;
   /// Gives the member `value` (of the row's kind; a Choice name is parsed, aliases

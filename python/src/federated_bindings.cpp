@@ -60,7 +60,7 @@ py::list dp_param_table() {
     row["name"] = f.name;
     row["flag"] = f.flag;
     row["help"] = f.help;
-    row["kind"] = setting_kind_name(f.kind);
+    row["kind"] = f.values ? f.values : setting_kind_name(f.kind);
     row["enables"] = f.enables;
     rows.append(row);
   }

@@ -22,6 +22,7 @@ OptionField<DpParams> dp_T_row() {
        "Entries each party releases (with --dp-epsilon): a count, or 'auto' for the rule that chooses T from "
        "epsilon, the parties and m x classes (docs/guide/privacy.md, \"Choosing T\")",
        "dp-T", nullptr, /*enables=*/true});
+  f.values = "count or 'auto'";
   f.get = [](const DpParams& p) -> std::optional<SettingValue> {
     return p.T_auto ? SettingValue(std::string("auto")) : SettingValue(std::uint64_t{p.T});
   };
