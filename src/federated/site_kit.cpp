@@ -1,5 +1,6 @@
 #include "federated/site_kit.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -79,20 +80,38 @@ std::vector<KitFile> kit_files(const KitSpec& spec, const std::string& name, boo
           {kit_file_name, config.dump(2) + "\n", 0644}, {"README.txt", readme(spec, name, coordinator), 0644}};
 }
 
+namespace {
+
+// A whole number of kit.json in [low, high]. Read only once it is known to be one: a number
+// too large for 64 bits parses as a double, and converting that to an int is undefined.
+int kit_whole_number(const nlohmann::json& j, const char* key, long long low, long long high) {
+  const nlohmann::json& v = j.at(key);
+  const bool in_range = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(high) &&
+                                                      static_cast<long long>(v.get<std::uint64_t>()) >= low
+                        : v.is_number_integer() ? v.get<long long>() >= low && v.get<long long>() <= high
+                                                : false;
+  if (!in_range) throw Error(fmt::format("\"{}\" must be a whole number from {} to {}", key, low, high));
+  return static_cast<int>(v.get<long long>());
+}
+
+}  // namespace
+
 SiteKit parse_kit_config(std::string_view text, const std::string& dir) {
   SiteKit k;
   try {
     if (text.size() > kMaxSiteFileBytes)
       throw Error(fmt::format("{} is {} bytes, more than a kit's {}", kit_file_name, text.size(), kMaxSiteFileBytes));
     const nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_object() || j.value("flynn_kit", 0) != 1) throw Error("not a flynn kit of a version this build reads");
+    if (!j.is_object() || !j.contains("flynn_kit") || !j.at("flynn_kit").is_number_integer() ||
+        kit_whole_number(j, "flynn_kit", 0, 1 << 30) != 1)
+      throw Error("not a flynn kit of a version this build reads");
     k.dir = std::filesystem::absolute(dir).lexically_normal().string();
     k.role = j.at("role").get<std::string>();
     k.name = j.at("name").get<std::string>();
     k.coordinator = j.at("coordinator").get<std::string>();
     k.server_name = j.at("server_name").get<std::string>();
     k.parties = j.at("parties").get<std::vector<std::string>>();
-    k.min_parties = j.at("min_parties").get<int>();
+    k.min_parties = kit_whole_number(j, "min_parties", 0, 1 << 30);
     k.labels = j.value("labels", std::string());
     auto file = [&](const char* key) { return k.dir + "/" + j.at(key).get<std::string>(); };
     k.ca = file("ca");

@@ -87,6 +87,19 @@ TEST(ProvisionProject, AKitConfigurationIsReadOnlyWhenSmallAndWellFormed) {
                                      kit),
                Error);
   EXPECT_THROW(fed::parse_kit_config(R"({"flynn_kit": "1"})", kit), Error);
+  // Numbers too large for 64 bits parse as doubles: refused, never converted (found by
+  // fuzz_site_files).
+  EXPECT_THROW(fed::parse_kit_config(R"({"flynn_kit": 1333333333333333333333333333333})", kit), Error);
+  EXPECT_THROW(fed::parse_kit_config(R"({"flynn_kit": 1, "role": "party", "name": "a", "coordinator": "h:1",
+                                         "server_name": "h", "parties": [], "min_parties": 1e300, "ca": "c",
+                                         "cert": "c", "key": "k", "crl": "r"})",
+                                     kit),
+               Error);
+  EXPECT_THROW(fed::parse_kit_config(R"({"flynn_kit": 1, "role": "party", "name": "a", "coordinator": "h:1",
+                                         "server_name": "h", "parties": [], "min_parties": 18446744073709551615,
+                                         "ca": "c", "cert": "c", "key": "k", "crl": "r"})",
+                                     kit),
+               Error);
   // A kit.json grown past the bound is refused, not read whole.
   write(kit + "/kit.json", std::string(fed::kMaxSiteFileBytes + 1, ' '));
   const auto r = test::run_cli(fmt::format("federated join --kit {} --data x.csv --check", kit));
