@@ -376,7 +376,7 @@ namespace {
 
 // resolve()'s steps for the three sizes, each from its own forms (m or expansion_factor; s
 // or connection_sparsity; rho, wta_nnz or wta_ratio) or the defaults for the config so far
-// (`wide_relative`: the tenth round's rule for d > low_dim_max under relative scoring).
+// (`wide_relative`: the wide-units rule for d > low_dim_max under relative scoring).
 std::uint32_t resolved_m(const HyperParams& h, const FlyConfig& c, bool wide_relative) {
   const std::uint32_t d = c.input_dim;
   std::uint64_t mm;
