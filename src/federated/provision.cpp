@@ -85,6 +85,7 @@ std::vector<std::string> revoked_serials(const nlohmann::json& sites) {
 void retire_earlier_certificates(nlohmann::json& sites, const ProvisionRequest& r) {
   std::vector<std::string> names = r.parties;
   names.push_back(r.coordinator_name);
+  bool reissued = false;
   for (const std::string& n : names) {
     if (!sites.at("sites").contains(n)) continue;
     const nlohmann::json& earlier = sites.at("sites").at(n);
@@ -92,8 +93,10 @@ void retire_earlier_certificates(nlohmann::json& sites, const ProvisionRequest& 
       throw Error(fmt::format("site '{}' was provisioned under {} before (serial {}) and its certificate is not revoked: "
                               "revoke it first ('flynn federated revoke {} --out {}'), or provision another name",
                               n, r.out, earlier.value("serial", std::string("?")), n, r.out));
-    sites["revoked_serials"] = revoked_serials(sites);
+    reissued = true;
   }
+  // Before the new certificates replace the entries: the old serials, kept for every CRL.
+  if (reissued) sites["revoked_serials"] = revoked_serials(sites);
 }
 
 // The CA of DIR/ca, created (and put in place whole) when there is none.
