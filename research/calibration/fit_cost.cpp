@@ -7,7 +7,7 @@
 //
 // Build (from the repository root, after `cmake --build build --target flynn`):
 //   c++ -std=c++20 -O2 -DFMT_SHARED -Iinclude -Ibuild/include research/calibration/fit_cost.cpp \
-//     -o build/fit_cost build/libflynn_core.a -lhwy -lz -lfmt -lpthread
+//     -o build/fit_cost build/src/core/libflynn_core.a -lhwy -lz -lfmt -lpthread
 // Run:
 //   build/fit_cost FILE [reps] [threads]
 //   (prints: file, rows, median CPU seconds without and with, their ratio, the ratio of the minima)

@@ -6,7 +6,7 @@
 //
 // Build (from the repository root, after building the flynn_federated target):
 //   c++ -std=c++20 -O2 -DFMT_SHARED -Iinclude -Ibuild/include research/dp-utility/release_check.cpp \
-//     -o build/release_check build/libflynn_federated.a build/libflynn_core.a -lcrypto -lhwy -lz -lfmt -lpthread
+//     -o build/release_check build/src/federated/libflynn_federated.a build/src/core/libflynn_core.a -lcrypto -lhwy -lz -lfmt -lpthread
 // Run:
 //   build/release_check FILE PARTIES T EPS[,EPS...] [SEEDS]
 //   (prints a TSV row per ε and seed: the figures, then each warning on stderr)
