@@ -13,6 +13,8 @@
 //   build/dp_study --data FILE --name NAME --out OUT.tsv [--m 512,2048,default] [--rho 16,64]
 //                  [--parties 3,10] [--eps 0.5,1,2,4,8] [--T 1,2,4,...] [--reps 3]
 //                  [--postprocess all|noise-units,none,...] [--unit paper|record|paper,record]
+//                  [--exponent paper|reference]
+// Writes one row per point; the last column names the exponent ("-" for the non-private model).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -73,7 +75,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> a = {{"--m", "default"},  {"--rho", "default"}, {"--parties", "3,10"},
                                           {"--eps", "0.5,1,2,4,8"}, {"--T", "1,2,4,8,16,32,64,128,256,512"},
                                           {"--reps", "3"},        {"--name", ""}, {"--gamma", "default"},
-                                          {"--postprocess", "all"}, {"--unit", "paper"}};
+                                          {"--postprocess", "all"}, {"--unit", "paper"},
+                                          {"--exponent", "paper"}};
   for (int i = 1; i + 1 < argc; i += 2) a[argv[i]] = argv[i + 1];
   if (!a.count("--data") || !a.count("--out")) {
     std::cerr << "usage: dp_study --data FILE --name NAME --out OUT.tsv [--m ...] [--rho ...] [--parties ...] "
@@ -86,7 +89,7 @@ int main(int argc, char** argv) {
     std::ofstream out(a["--out"], std::ios::app);
     if (fresh)
       out << "dataset\tn_train\tn_test\td\tclasses\tmajority\tm\ts\trho\tgamma\tparties\trep\tunit\tpostprocess\t"
-             "epsilon\tT\taccuracy\tbalanced_accuracy\n";
+             "epsilon\tT\taccuracy\tbalanced_accuracy\texponent\n";
     const int reps = std::stoi(a["--reps"]);
     for (int rep = 0; rep < reps; ++rep) {
       const auto [train_rows, test_rows] = split_rows(data, static_cast<std::uint64_t>(rep));
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
             spec.config = config;
             spec.parties = parties;
             spec.epsilons = numbers<double>(a["--eps"]);
+            spec.exponent = federated::parse_dp_exponent(a["--exponent"]);
             spec.Ts = numbers<std::uint32_t>(a["--T"]);
             spec.units.clear();
             for (const std::string& unit : split(a["--unit"])) spec.units.push_back(federated::parse_dp_unit(unit));
@@ -122,12 +126,13 @@ int main(int argc, char** argv) {
                 spec.postprocesses.push_back(federated::parse_dp_postprocess(how));
             spec.split_seed = static_cast<std::uint64_t>(rep);
             for (const harness::PrivacyPoint& p : harness::privacy_trial(train, test, spec))
-              out << fmt::format("{}\t{}\t{}\t{}\t{}\t{:.4f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.5f}\t{:.5f}\n",
+              out << fmt::format("{}\t{}\t{}\t{}\t{}\t{:.4f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:.5f}\t{:.5f}\t{}\n",
                                  a["--name"], train.n_rows, test.n_rows, data.n_features, data.classes.size(),
                                  majority_share(test), config.m, config.s, config.rho, config.gamma, parties, rep,
                                  p.epsilon > 0 ? federated::dp_unit_name(p.unit) : "-",
                                  p.epsilon > 0 ? federated::dp_postprocess_name(p.postprocess) : "-", p.epsilon, p.T,
-                                 p.accuracy, p.balanced_accuracy);
+                                 p.accuracy, p.balanced_accuracy,
+                                 p.epsilon > 0 ? federated::dp_exponent_name(spec.exponent) : "-");
             out.flush();
             std::cerr << a["--name"] << " rep " << rep << " m " << config.m << " rho " << config.rho << " parties "
                       << parties << " done\n";
