@@ -5,6 +5,7 @@
 #include <functional>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -179,10 +180,18 @@ const OptionTable<JoinRequest>& join_option_fields() {
   return table;
 }
 
-JoinOptions join_options_with_kit(const JoinRequest& request) {
+namespace {
+
+// The kit of --kit, read once (none without the flag).
+std::optional<SiteKit> requested_kit(const JoinRequest& request) {
+  if (request.kit.empty()) return std::nullopt;
+  return read_kit(request.kit);
+}
+
+JoinOptions join_options_with(const JoinRequest& request, const std::optional<SiteKit>& kit) {
   JoinOptions jo = request.join;
-  if (!request.kit.empty()) {
-    const SiteKit k = read_kit(request.kit);
+  if (kit) {
+    const SiteKit& k = *kit;
     if (k.role != "party")
       throw Error(fmt::format("--kit {}: the coordinator's kit, not a party's (use it with 'flynn federated serve "
                               "--kit')",
@@ -203,19 +212,32 @@ JoinOptions join_options_with_kit(const JoinRequest& request) {
   return jo;
 }
 
+}  // namespace
+
+JoinOptions join_options_with_kit(const JoinRequest& request) {
+  return join_options_with(request, requested_kit(request));
+}
+
 PartyFilesCheck check_before_joining(const JoinRequest& request, const JoiningParty& party) {
   std::vector<std::string> problems;
+  // Runs one check; false (its error listed) when it threw.
   const auto attempt = [&](const std::function<void()>& step) {
     try {
       step();
+      return true;
     } catch (const std::exception& e) {
       problems.emplace_back(e.what());
+      return false;
     }
   };
   FederationSettings settings;
   int parties = std::max(request.join.min_parties, static_cast<int>(request.join.expect_parties.size()));
-  attempt([&] {
-    const JoinOptions jo = join_options_with_kit(request);
+  // The kit is read once: one that cannot be read is one problem, and the options it would
+  // give are then not checked.
+  std::optional<SiteKit> kit;
+  const bool kit_readable = attempt([&] { kit = requested_kit(request); });
+  const auto check_options = [&] {
+    const JoinOptions jo = join_options_with(request, kit);
     parties = std::max(jo.min_parties, static_cast<int>(jo.expect_parties.size()));
     const PartyPems pems{read_text(jo.tls.ca), read_text(jo.tls.cert), read_text(jo.tls.key)};
     for (const auto& [flag, path, text] : {std::tuple{"--ca", jo.tls.ca, pems.ca}, {"--cert", jo.tls.cert, pems.cert},
@@ -225,12 +247,9 @@ PartyFilesCheck check_before_joining(const JoinRequest& request, const JoiningPa
     if (cert.empty()) return;
     check_own_validity(cert);
     check_join_policy(jo, certificate_common_name(cert));
-  });
-  if (!request.kit.empty())
-    attempt([&] {
-      const SiteKit k = read_kit(request.kit);
-      if (!k.labels.empty()) settings.labels = LabelSet::parse_list(k.labels);
-    });
+  };
+  if (kit_readable) attempt(check_options);
+  if (kit && !kit->labels.empty()) attempt([&] { settings.labels = LabelSet::parse_list(kit->labels); });
   if (!request.ledger.empty() != request.budget_given) problems.emplace_back("--dp-ledger and --dp-budget go together");
   if (!party.local_error.empty()) problems.push_back(party.local_error);
   attempt([&] {

@@ -104,6 +104,21 @@ TEST(PartyReadyCheck, KitAndFileProblemsAreListedTogether) {
   EXPECT_NE(all.find("is not a directory"), std::string::npos) << all;
 }
 
+TEST(PartyReadyCheck, AKitThatCannotBeReadIsOneProblem) {
+  Kits k;
+  write_messy_table(k.dir.file("messy.csv"));
+  // The kit is read once: its error is listed once, not again for each thing it would give
+  // (the connection options, the labels).
+  const auto r = test::run_cli(fmt::format("federated join --kit {} --data {} --check --json",
+                                           k.dir.file("no-such-kit"), k.dir.file("messy.csv")));
+  EXPECT_NE(r.exit_code, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("ready"), false);
+  std::size_t kit_problems = 0;
+  for (const auto& p : j.at("problems")) kit_problems += p.get<std::string>().find("not a kit folder") != std::string::npos;
+  EXPECT_EQ(kit_problems, 1u) << j.at("problems").dump();
+}
+
 TEST(FederationColumns, APartyWhoseTableLacksAColumnIsToldWhichOne) {
   Kits k;
   write_numeric_table(k.dir.file("a.csv"), true, 0);
