@@ -11,7 +11,7 @@ or flynn's defaults) and saved for the C++ side, the same thread count. Rounds a
 C++ and Python so that load on a shared machine hits both alike; each measure is the
 median over rounds of per-round medians, in wall time and in process CPU time (all
 threads). one_row_predict also holds the one-row latency against a row of the batch
-(issue 21: at most 1.5x) and Python's one row against C++'s (at most 20 microseconds more).
+(the bound: at most 1.5x) and Python's one row against C++'s (at most 20 microseconds more).
 """
 import argparse
 import gzip

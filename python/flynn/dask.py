@@ -355,11 +355,11 @@ def _training_schema(clf, columns, n_features, label_name):
     "zero", so that an unnamed table keeps its schema for completed_schema to decide, zeros
     under "error". Sets clf's n_features_in_ and feature_names_in_ as fit does. An empty
     schema or None when fit would store none."""
-    probe = np.full((1, n_features), 0.0 if clf.missing == "error" else np.nan, np.float32)
+    sample = np.full((1, n_features), 0.0 if clf.missing == "error" else np.nan, np.float32)
     if columns is not None:
         import pandas as pd
-        probe = pd.DataFrame(probe, columns=columns)
-    _, _, schema = clf._training_rows(probe, np.zeros(1, np.int64), reset=True,
+        sample = pd.DataFrame(sample, columns=columns)
+    _, _, schema = clf._training_rows(sample, np.zeros(1, np.int64), reset=True,
                                       label_name=label_name)
     return schema
 

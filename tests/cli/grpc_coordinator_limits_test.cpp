@@ -1,5 +1,5 @@
 // The coordinator cannot be held or flooded, and identities are checked beyond the TLS
-// handshake (issue 18, items 4, 6 and 7), with real `flynn federated serve` / `join`
+// handshake, with real `flynn federated serve` / `join`
 // processes on 127.0.0.1 and, where a test needs a party that misbehaves at the wire
 // level, a client in this process speaking proto/federation.proto itself:
 //   * a party that never reads its stream (a tiny HTTP/2 window, so even the Welcome

@@ -1,5 +1,5 @@
 // The CLI never destroys what it reads and never reports success for output that was not
-// written (issue 13): output == input is refused, links and devices are honoured, write
+// written: output == input is refused, links and devices are honoured, write
 // errors on standard output give a non-zero exit.
 #include <gtest/gtest.h>
 

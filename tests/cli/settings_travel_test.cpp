@@ -1,4 +1,4 @@
-// Every setting travels (issue 18, item 2; issue 19's acceptance): for each row of the
+// Every setting travels: for each row of the
 // federation's table of settings (flynn/federated/settings.hpp) the coordinator alone is
 // given a non-default value — the parties get no hyper-parameter flag — and every party's
 // model is byte-identical to `flynn train` with the same flag on the pooled rows (3 parties,

@@ -1,5 +1,5 @@
 // `flynn train` and `flynn predict` read their data in chunks (io::RowStream): the model
-// and the predictions must equal whole-file ones, whatever the chunk size (issue 13).
+// and the predictions must equal whole-file ones, whatever the chunk size.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>

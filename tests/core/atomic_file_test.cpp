@@ -1,4 +1,4 @@
-// Output safety of write_file_atomic / ensure_output_is_not_an_input (issue 13): links
+// Output safety of write_file_atomic / ensure_output_is_not_an_input: links
 // followed, non-regular files never replaced, nothing left behind on errors.
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-// Class weights (issue 20): the text form, the weights "balanced" takes from the counts,
+// Class weights: the text form, the weights "balanced" takes from the counts,
 // the weighted filters (table and bit-packed forms agree), exactness under merge and
 // forget, thread independence, the model file, and that "balanced" does what it is for:
 // an imbalanced table whose minority class the unweighted model never predicts.

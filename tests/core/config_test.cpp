@@ -70,7 +70,7 @@ TEST(HyperParams, DefaultRulesForMSAndRho) {
                         Case{4, 16384, 8, 128, "anchor"}, Case{5, 16384, 10, 128, "anchor"},
                         Case{8, 16384, 16, 128, "anchor"}, Case{10, 16384, 20, 128, "anchor"},
                         Case{11, 16384, 22, 128, "anchor"}, Case{16, 16384, 32, 128, "anchor"},
-                        // d > 16, relative scoring (tenth round): m = 512·d capped,
+                        // d > 16, relative scoring (the wide-units rule): m = 512·d capped,
                         // ρ = max(128, ⌊m/(2d)⌋): 256 up to d = 256, then down to 128
                         Case{17, 8704, 5, 256, "zsign-q+paper"}, Case{40, 20480, 12, 256, "zsign-q+paper"},
                         Case{256, 131072, 64, 256, "zsign-q+paper"}, Case{300, 131072, 64, 218, "zsign-q+paper"},

@@ -1,4 +1,4 @@
-// Hostile inputs from issue 13 that the loaders must refuse cheaply: each ends in a clear
+// Hostile inputs that the loaders must refuse cheaply: each ends in a clear
 // error naming the cause, in bounded time and memory.
 #include <gtest/gtest.h>
 

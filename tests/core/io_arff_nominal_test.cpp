@@ -1,4 +1,4 @@
-// ARFF nominal and string attributes as features (issue 22): one-hot encoded exactly like
+// ARFF nominal and string attributes as features: one-hot encoded exactly like
 // CSV text columns, so that an ARFF file and the same table as CSV give the same rows, the
 // same schema; '?' under --missing; sparse rows with nominal values; streaming equal to
 // whole-file loading. The same files through the CLI: tests/cli/arff_test.cpp.

@@ -1,4 +1,4 @@
-// CSV header detection (issue 22): the pure decision (decide_header) over tables with and
+// CSV header detection: the pure decision (decide_header) over tables with and
 // without a header of every column mix, and the loaders (parse_csv, RowStream) on the
 // all-text table that used to lose its header (the CLI's note: tests/cli/header_decision_test.cpp).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Labels are normalised the same way in every format (issue 13): one canonical spelling
+// Labels are normalised the same way in every format: one canonical spelling
 // for integer-valued names, printable names only, names a model file can hold.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Model loader bounds (issue 13): impossible metadata is refused, every allocation a file
+// Model loader bounds: impossible metadata is refused, every allocation a file
 // drives is estimated and bounded first, and whatever training writes reads back.
 #include <gtest/gtest.h>
 

@@ -92,7 +92,7 @@ TEST(ModelFile, ForeignAndFutureFiles) {
             std::string::npos);
   EXPECT_NE(error_of("").find("not a flynn model"), std::string::npos);
   std::string future = io::serialize_model(trained_model());
-  // One past the newest version this build reads (3, the table section, since issue 13).
+  // One past the newest version this build reads (3, the one with the table section).
   future[8] = static_cast<char>(io::kModelFormatVersion + 1);
   const std::string e = error_of(future);
   EXPECT_NE(e.find("version " + std::to_string(io::kModelFormatVersion + 1)), std::string::npos) << e;

@@ -1,4 +1,4 @@
-// The model footprint estimate and the model-memory limit (issue 22): what a model costs
+// The model footprint estimate and the model-memory limit: what a model costs
 // is known from its header, in saturating arithmetic, and a model file that claims more
 // than it can justify is refused before its counts are inflated.
 #include <gtest/gtest.h>
@@ -118,7 +118,7 @@ TEST(ModelFootprint, DefaultShapesFitTheFloor) {
 
 TEST(ModelFootprint, TheDefaultLimitTellsALegitimateModelFromAnInflatedOne) {
   FakeMemory machine(24 * GiB);
-  // The 2500-class model of issue 13 (10000 rows × 256 features, m = 65536): 2.2 MB on
+  // A 2500-class model (10000 rows × 256 features, m = 65536): 2.2 MB on
   // disk, ~1.9 GiB to load and predict; a file a sixteenth of that size with the same
   // header does not hold what it declares.
   HyperParams p;

@@ -1,4 +1,4 @@
-// Method variants (issue 9): exact feature sums, the encoder, signed lifting rows, and the
+// Method variants: exact feature sums, the encoder, signed lifting rows, and the
 // FlyNN properties every variant must keep — fast kernels equal the reference, thread-count
 // independence, merge/forget exactness, model files (variant recorded, paper files
 // unchanged), temperature.

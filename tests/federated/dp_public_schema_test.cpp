@@ -1,5 +1,5 @@
-// Under DP nothing derived from a party's rows leaves it except the noised release
-// (issue 18, item 3): a category that occurs in one row of one party is in no message and
+// Under DP nothing derived from a party's rows leaves it except the noised release: a
+// category that occurs in one row of one party is in no message and
 // no file once the federation reads its tables against a public schema, and without one a
 // DP federation over a table with text columns is refused naming --schema. Also: messages
 // that quote rows stay at their party, per-party timings are withheld under DP and secure

@@ -1,4 +1,4 @@
-// The privacy unit through the whole protocol (issue 12): `--dp-unit paper` and
+// The privacy unit through the whole protocol: `--dp-unit paper` and
 // `--dp-unit record` on the thread backend that `flynn federated simulate` and (one party
 // per rank) `flynn federated train` run, with the documented noise scale for each unit,
 // the paper's unit as the default, and a post-processing applied identically on every

@@ -1,4 +1,4 @@
-// The DP budget ledger knows the records, not the file (issue 18, item 5): the same rows
+// The DP budget ledger knows the records, not the file: the same rows
 // reordered, reformatted or recompressed share one budget, a different record set has its
 // own, and ledgers keyed by the file's bytes (older flynn) still count for that very file.
 // End to end over the CLI: tests/cli/dp_ledger_records_test.cpp.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile-input regression suite (issue 13): every case of the issue's "Why" list.
+"""Hostile-input regression suite: every kind of hostile input a user reported.
 
 Each case crafts its input files in a fresh folder, runs the flynn CLI once (or a few
 times) and checks the outcome the issue asks for: either a clean error (exit 1, one
@@ -309,7 +309,7 @@ def model_with_a_consistent_count_of_2_to_28_predicts_in_bounds(s):
 def model_with_m_2_to_29_is_bounded(s):
     """About 0.5 MB, m = 2^29. Inconsistent counts are refused while streaming (no table is
     allocated) when the model-memory limit lets the counts be read at all (by default, the
-    2 GiB they claim are more than 0.5 MB justifies: issue 22); consistent ones of 3
+    2 GiB they claim are more than 0.5 MB justifies); consistent ones of 3
     classes (6 GiB of counts) are refused by the estimate."""
     m, chunk = 1 << 29, 1 << 24
     zeros = bytes(chunk)
@@ -331,7 +331,7 @@ def model_with_m_2_to_29_is_bounded(s):
 def inflated_model(m, classes=2, chunk=1 << 24):
     """A consistent model file (rho 1, one row per class, its one count at unit 0) whose
     m × classes table of 1-byte varints deflates ~1032:1 at zlib level 9: a few bytes of
-    file per kilobyte of declared counts (issue 22)."""
+    file per kilobyte of declared counts."""
     zeros = bytes(chunk)
     first = b"\x01" + zeros[1:]
     runs = []
@@ -356,7 +356,7 @@ def expect_model_memory_refusal(s, f, needles):
 
 @case
 def model_130kb_declaring_m_2_to_26_is_refused_by_its_estimate(s):
-    """Issue 22: ~130 KB, m = 2^26, two classes, consistent counts. Used to run past 20 s
+    """~130 KB, m = 2^26, two classes, consistent counts. Used to run past 20 s
     (2.3 GB when stopped); now refused from the header before anything is built. info
     still reads it (its counts fit the limit) and says predict would refuse it."""
     f = s.write("m26.flynn", inflated_model(1 << 26))
@@ -382,7 +382,7 @@ def model_130kb_declaring_m_2_to_26_is_refused_by_its_estimate(s):
 
 @case
 def model_1mb_declaring_m_2_to_29_is_refused_by_its_estimate(s):
-    """Issue 22: ~1 MB, m = 2^29, two classes: 4 GiB of counts, within --max-input-bytes,
+    """~1 MB, m = 2^29, two classes: 4 GiB of counts, within --max-input-bytes,
     used to end in an error only after 19.8 s at 4.2 GB. info refuses it too: its counts
     alone are above the limit."""
     f = s.write("m29.flynn", inflated_model(1 << 29))
