@@ -9,13 +9,14 @@ as measured.
 Usage: python3 research/dp-utility/analyse_m_exponent.py research/dp-utility/m_exponent_grid.tsv
 """
 import csv
-import math
 import sys
 from collections import defaultdict
 
+import analyse  # this folder's: the T rule
+
 
 def rule_T(eps, tau):
-    return min(1024, max(1, 2 ** round(math.log2(8 * eps / tau**2))))  # as federated::auto_dp_T
+    return analyse.rule_T(8, 2, eps, tau)  # as federated::auto_dp_T
 
 
 def main(path):

@@ -9,28 +9,21 @@ default (256·d), and the non-private model's mean balanced accuracy.
 Usage: python3 research/dp-utility/analyse_m_halves.py research/dp-utility/m_halves_grid.tsv
 """
 import csv
-import math
 import os
 import sys
 from collections import defaultdict
+
+import analyse  # this folder's: the halves and the T rule
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def rule_T(eps, tau):
-    return min(1024, max(1, 2 ** round(math.log2(8 * eps / tau**2))))  # as federated::auto_dp_T
-
-
-def halves():
-    h = {}
-    with open(os.path.join(HERE, "..", "common", "heldout_split.tsv")) as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            h[row["did"]] = row["half"]
-    return h
+    return analyse.rule_T(8, 2, eps, tau)  # as federated::auto_dp_T
 
 
 def main(path):
-    h = halves()
+    h = analyse.halves()
     ba = defaultdict(list)  # (set, tau, mult, eps) -> [bacc at the rule's T]
     plain = defaultdict(list)  # (set, mult) -> [non-private bacc]
     with open(path) as f:

@@ -19,11 +19,8 @@ DATA=/work/shared/data/openml
 EPS=0.5,1,2,4,8,16
 TS=1,2,4,8,16,32,64,100,128,256,512,1024
 FASHION_CSV=${FASHION_CSV:-build/fashion20k.csv}
-# selection half first (the rule is chosen there), then validation, then Fashion-MNIST
-SETS="28_optdigits 60_waveform-5000 722_pol 734_ailerons 761_cpu-act 979_waveform-5000
-1475_first-order-theorem-proving 1497_wall-robot-navigation 4538_GesturePhaseSegmentationProcessed
-40499_texture 40900_Satellite
-182_satimage 752_puma32H 833_bank32nh 980_optdigits 1496_ringnorm 1507_twonorm 40666_clean2 41146_sylvine"
+# the sets (selection half first), then Fashion-MNIST
+source research/dp-utility/grid_sets.sh
 done_sets() { [ -f "$OUT" ] && cut -f1 "$OUT" | sort -u || true; }
 for s in $SETS; do
   if done_sets | grep -qx "$s"; then continue; fi

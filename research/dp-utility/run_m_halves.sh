@@ -12,10 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-research/dp-utility/m_halves_grid.tsv}
 DATA=/work/shared/data/openml
-SETS="28_optdigits 60_waveform-5000 722_pol 734_ailerons 761_cpu-act 979_waveform-5000
-1475_first-order-theorem-proving 1497_wall-robot-navigation 4538_GesturePhaseSegmentationProcessed
-40499_texture 40900_Satellite
-182_satimage 752_puma32H 833_bank32nh 980_optdigits 1496_ringnorm 1507_twonorm 40666_clean2 41146_sylvine"
+source research/dp-utility/grid_sets.sh
 done_sets() { [ -f "$OUT" ] && cut -f1 "$OUT" | sort -u || true; }
 for s in $SETS; do
   if done_sets | grep -qx "$s"; then continue; fi
