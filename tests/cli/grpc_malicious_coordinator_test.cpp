@@ -381,6 +381,9 @@ TEST(MaliciousCoordinator, CoordinatorThatStopsReadingCannotHoldTheParties) {
 // next write is larger than HTTP/2 flow control lets through unread, so it would block
 // for ever without the write watchdog. It fails after its deadline instead.
 TEST(MaliciousCoordinator, WriteToACoordinatorThatStopsReadingTimesOut) {
+  // Long enough for three mutual-TLS joins in one process under the sanitizers on a
+  // loaded 2-core machine (3 s was not: a join itself ran out of time there).
+  constexpr int kDeadline = 10;
   Federation f(3, "iid");
   Script s;
   s.stop_reading_after_transcript = true;
@@ -392,7 +395,7 @@ TEST(MaliciousCoordinator, WriteToACoordinatorThatStopsReadingTimesOut) {
         federated::JoinOptions j;
         j.server = fmt::format("127.0.0.1:{}", c.port());
         j.tls = {f.pki + "/ca.pem", f.cert(party_name(p)) + ".pem", f.cert(party_name(p)) + ".key"};
-        j.deadline_seconds = 3;
+        j.deadline_seconds = kDeadline;
         auto comm = federated::GrpcParty::join(j);
         // Party 0 writes more than flow control lets through unread; the others' small
         // blocks go through and they wait for an answer that never comes.
@@ -408,9 +411,12 @@ TEST(MaliciousCoordinator, WriteToACoordinatorThatStopsReadingTimesOut) {
     ASSERT_EQ(parties[p].wait_for(std::chrono::seconds(60)), std::future_status::ready) << "party " << p;
     errors.push_back(parties[p].get());
   }
-  EXPECT_NE(errors[0].find("did not accept this party's message within 3 s"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find(fmt::format("did not accept this party's message within {} s", kDeadline)),
+            std::string::npos)
+      << errors[0];
   for (int p : {1, 2})
-    EXPECT_NE(errors[p].find("no answer from the coordinator within 3 s"), std::string::npos) << errors[p];
+    EXPECT_NE(errors[p].find(fmt::format("no answer from the coordinator within {} s", kDeadline)), std::string::npos)
+        << errors[p];
 }
 
 // --expect-parties: a consistent federation of other parties than the ones this party
