@@ -102,8 +102,8 @@ SiteKit parse_kit_config(std::string_view text, const std::string& dir) {
     if (text.size() > kMaxSiteFileBytes)
       throw Error(fmt::format("{} is {} bytes, more than a kit's {}", kit_file_name, text.size(), kMaxSiteFileBytes));
     const nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_object() || !j.contains("flynn_kit") || !j.at("flynn_kit").is_number_integer() ||
-        kit_whole_number(j, "flynn_kit", 0, 1 << 30) != 1)
+    // A JSON comparison: no number of any size is converted.
+    if (!j.is_object() || !j.contains("flynn_kit") || j.at("flynn_kit") != 1)
       throw Error("not a flynn kit of a version this build reads");
     k.dir = std::filesystem::absolute(dir).lexically_normal().string();
     k.role = j.at("role").get<std::string>();
