@@ -77,11 +77,17 @@ int take(Pending& p, int x, int W, int per_list) {
   return taken;
 }
 
+// The smallest pending column of any list, −1 when none is left.
+int lowest_pending(const Pending& p) {
+  int lowest = -1;
+  for (const auto& v : p)
+    if (!v.empty() && (lowest < 0 || v[0] < lowest)) lowest = v[0];
+  return lowest;
+}
+
 int sweep_steps(Pending p, int W, int per_list) {
   for (int steps = 0;; ++steps) {
-    int lowest = -1;
-    for (const auto& v : p)
-      if (!v.empty() && (lowest < 0 || v[0] < lowest)) lowest = v[0];
+    const int lowest = lowest_pending(p);
     if (lowest < 0) return steps;
     take(p, lowest, W, per_list);
   }
@@ -108,9 +114,7 @@ int max_fill_steps(Pending p, int W, int per_list) {
 // each list taking up to per_half of its pending columns in each.
 int halves_steps(Pending p, int H, int per_half) {
   for (int steps = 0;; ++steps) {
-    int lowest = -1;
-    for (const auto& v : p)
-      if (!v.empty() && (lowest < 0 || v[0] < lowest)) lowest = v[0];
+    const int lowest = lowest_pending(p);
     if (lowest < 0) return steps;
     take(p, lowest + H, H, per_half);  // the upper half first: take() erases what it takes
     take(p, lowest, H, per_half);
@@ -128,9 +132,7 @@ int sign_weights_steps(Pending p, unsigned G) {
     return t;
   };
   for (int steps = 0;; ++steps) {
-    int lowest = -1;
-    for (const auto& v : p)
-      if (!v.empty() && (lowest < 0 || v[0] < lowest)) lowest = v[0];
+    const int lowest = lowest_pending(p);
     if (lowest < 0) return steps;
     for (std::size_t g = 0; g < p.size(); g += 2 * G) {
       const std::size_t e = std::min(p.size(), g + 2 * G);
